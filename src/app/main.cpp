@@ -1,0 +1,57 @@
+// tilegen: the command-line program. Dispatches to a subcommand; see `tilegen --help`.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+
+namespace {
+
+const char* kHelp = R"(tilegen - 2D tile maps with autotiling
+
+Usage:
+  tilegen generate [RECIPE] [-o OUT.tmx] [--png OUT.png] [--seed N] [--size WxH] [--classes FILE.txt] [--json]
+  tilegen paint DESCRIPTION.toml [-o DIR]
+  tilegen --help | --version
+  tilegen COMMAND --help
+
+Commands:
+  generate   Make a map from a recipe: heightfield -> terrain classes -> descriptor rules -> TMX + PNG.
+             Without RECIPE, the built-in default overworld (samples/overworld.toml).
+  paint      Paint a tileset (PNG + manifest) from a procedural description.
+
+Exit codes: 0 success, 1 bad input file, 2 bad command line.
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    using namespace tilegen::app;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kHelp;
+        return kExitUsage;
+    }
+    const std::string command = args.front();
+    Args rest(args.begin() + 1, args.end());
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::cout << kHelp;
+        return kExitOk;
+    }
+    if (command == "--version") {
+        std::cout << "tilegen " << TILEGEN_VERSION << '\n';
+        return kExitOk;
+    }
+    try {
+        if (command == "generate") return run_generate(rest);
+        if (command == "paint") return run_paint(rest);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "tilegen: error: out of memory\n";
+        return kExitInput;
+    } catch (const std::exception& e) {
+        std::cerr << "tilegen: error: " << e.what() << '\n';
+        return kExitInput;
+    }
+    return usage_error("", "unknown command '" + command + "'");
+}
