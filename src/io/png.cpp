@@ -1,6 +1,7 @@
 #include "io/png.hpp"
 
 #include <SFML/Graphics/Image.hpp>
+#include <SFML/System/Err.hpp>
 #include <cstring>
 #include <system_error>
 

@@ -1,0 +1,207 @@
+// tilegen generate: recipe -> TMX + TSX + atlas + PNG preview.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/json_writer.hpp"
+#include "core/classes/class_map_text.hpp"
+#include "core/pipeline.hpp"
+#include "io/file_source.hpp"
+#include "io/files.hpp"
+#include "io/png.hpp"
+#include "io/project_loader.hpp"
+#include "io/tmx_writer.hpp"
+
+namespace tilegen::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kGenerateHelp = R"(Usage: tilegen generate [RECIPE] [options]
+
+Makes a map from a recipe: heightfield -> terrain classes -> descriptor rules -> TMX + PNG.
+Without RECIPE, the built-in default overworld (the same as samples/overworld.toml).
+
+Options:
+  -o, --output OUT.tmx   the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and
+                         OUT-tiles.png are written beside it
+  --png OUT.png          the PNG preview (default: beside the TMX, OUT.png)
+  --seed N               seed (default: the recipe's [map] seed)
+  --size WxH             map size in cells (default: the recipe's [map] width and height)
+  --classes FILE.txt     skip the noise: autotile this class map (one line of terrain symbols per row)
+  --json                 print a JSON summary on stdout
+  -h, --help             this help
+
+Exit codes: 0 success, 1 bad input, 2 bad usage.
+)";
+
+using Clock = std::chrono::steady_clock;
+
+} // namespace
+
+int run_generate(const Args& args) {
+    const auto t_start = Clock::now();
+    std::optional<std::string> recipe_arg, tmx_arg, png_arg, classes_arg;
+    std::optional<std::uint64_t> seed;
+    std::optional<std::pair<int, int>> size;
+    bool json = false;
+
+    ArgReader in(args);
+    while (!in.done()) {
+        std::string a = in.next();
+        auto need = [&](const std::string& opt) -> std::optional<std::string> {
+            auto v = in.value();
+            if (!v) usage_error("generate", opt + " needs a value");
+            return v;
+        };
+        if (a == "-h" || a == "--help") {
+            std::cout << kGenerateHelp;
+            return kExitOk;
+        } else if (a == "-o" || a == "--output") {
+            if (!(tmx_arg = need(a))) return kExitUsage;
+        } else if (a == "--png") {
+            if (!(png_arg = need(a))) return kExitUsage;
+        } else if (a == "--classes") {
+            if (!(classes_arg = need(a))) return kExitUsage;
+        } else if (a == "--seed") {
+            auto v = need(a);
+            if (!v) return kExitUsage;
+            auto n = parse_integer(*v);
+            if (!n || *n < 0) return usage_error("generate", "--seed takes a whole number >= 0, not '" + *v + "'");
+            seed = static_cast<std::uint64_t>(*n);
+        } else if (a == "--size") {
+            auto v = need(a);
+            if (!v) return kExitUsage;
+            size = parse_size(*v);
+            if (!size) return usage_error("generate", "--size takes WxH with both from 1 to 65536, not '" + *v + "'");
+        } else if (a == "--json") {
+            json = true;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usage_error("generate", "unknown option '" + a + "'");
+        } else if (!recipe_arg) {
+            recipe_arg = a;
+        } else {
+            return usage_error("generate", "more than one recipe given ('" + *recipe_arg + "' and '" + a + "')");
+        }
+    }
+    if (classes_arg && size) return usage_error("generate", "--size and --classes exclude each other (the class map sets the size)");
+
+    Diagnostics diags;
+    io::DiskFiles disk;
+    io::EmbeddedFiles embedded;
+    const io::FileSource& files = recipe_arg ? static_cast<const io::FileSource&>(disk) : embedded;
+    const fs::path recipe_path = recipe_arg ? fs::path(*recipe_arg) : fs::path(io::kDefaultRecipePath);
+
+    auto t0 = Clock::now();
+    auto project = io::load_project(recipe_path, files, diags);
+    if (!project) {
+        print_diagnostics(diags);
+        return kExitInput;
+    }
+    GenerateOptions options;
+    options.seed = seed;
+    if (size) {
+        options.width = size->first;
+        options.height = size->second;
+    }
+    if (classes_arg) {
+        auto text = io::read_file(*classes_arg, diags);
+        if (text) options.classes = parse_class_map(*text, *classes_arg, project->symbols, diags);
+        if (!options.classes) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
+    }
+    const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+
+    // Output paths (checked before the work, so a bad path fails fast).
+    const fs::path tmx_path = tmx_arg ? fs::path(*tmx_arg) : fs::path("out") / (project->recipe.name + ".tmx");
+    fs::path png_path = png_arg ? fs::path(*png_arg) : fs::path(tmx_path).replace_extension(".png");
+    if (tmx_path.extension() != ".tmx")
+        return usage_error("generate", "-o must name a .tmx file, not '" + tmx_path.string() + "'");
+    if (png_path.extension() != ".png")
+        return usage_error("generate", "--png must name a .png file, not '" + png_path.string() + "'");
+    if (!tmx_arg) {
+        std::error_code ec;
+        fs::create_directories(tmx_path.parent_path(), ec);
+    }
+    for (const fs::path& p : {tmx_path, png_path}) {
+        fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) {
+            std::cerr << p.string() << ": error: cannot write: directory '" << dir.string() << "' does not exist\n";
+            return kExitInput;
+        }
+    }
+
+    GenerateResult result = generate_map(*project, options);
+
+    t0 = Clock::now();
+    if (!io::write_tmx_bundle(result.map, tmx_path, diags) || !io::save_png(png_path, render_map(result.map), diags)) {
+        print_diagnostics(diags);
+        return kExitInput;
+    }
+    const double write_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    const double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+    const auto bundle = io::tmx_bundle_paths(tmx_path);
+
+    if (result.unmatched > 0) {
+        // Report the first unmatched cell of each layer so the user can find it.
+        for (std::size_t li = 0; li < result.decisions.size(); ++li) {
+            const Grid<int>& d = result.decisions[li];
+            std::uint64_t count = 0;
+            int fx = -1, fy = -1;
+            for (int y = 0; y < d.height(); ++y)
+                for (int x = 0; x < d.width(); ++x)
+                    if (d(x, y) == kNoRule) {
+                        if (count++ == 0) fx = x, fy = y;
+                    }
+            if (count > 0)
+                std::cerr << "tilegen: warning: " << count << " cell" << (count == 1 ? "" : "s") << " of layer '"
+                          << result.layers[li].name << "' matched no rule (error tile); first at x=" << fx
+                          << " y=" << fy << "\n";
+        }
+    }
+
+    if (json) {
+        JsonWriter j;
+        j.begin_object();
+        j.key("width").value(result.map.width);
+        j.key("height").value(result.map.height);
+        j.key("seed").value(result.seed);
+        j.key("classes").begin_object();
+        for (std::size_t i = 0; i < project->recipe.terrain.size(); ++i)
+            j.key(project->recipe.terrain[i].name).value(result.class_fractions[i]);
+        j.end_object();
+        j.key("unmatched").value(result.unmatched);
+        j.key("rules").begin_array();
+        for (const auto& r : result.rule_hits) {
+            j.begin_object();
+            j.key("file").value(r.file).key("line").value(r.line).key("layer").value(r.layer).key("hits").value(r.hits);
+            j.end_object();
+        }
+        j.end_array();
+        j.key("timings_ms").begin_object();
+        j.key("load").value(load_ms);
+        for (const auto& t : result.timings)
+            if (t.stage != "total") j.key(t.stage).value(t.ms);
+        j.key("write").value(write_ms);
+        j.key("total").value(total_ms);
+        j.end_object();
+        j.key("outputs").begin_array();
+        j.value(bundle.tmx.generic_string()).value(bundle.tsx.generic_string()).value(bundle.atlas.generic_string());
+        j.value(png_path.generic_string());
+        j.end_array();
+        j.end_object();
+        std::cout << j.str() << '\n';
+    } else {
+        std::cerr << "wrote " << tmx_path.string() << " and " << png_path.string() << " (" << result.map.width << "x"
+                  << result.map.height << ", seed " << result.seed << ", " << static_cast<long>(total_ms) << " ms)\n";
+    }
+    return kExitOk;
+}
+
+} // namespace tilegen::app

@@ -1,0 +1,37 @@
+// Terrain classes: Heightfield -> ClassGrid.
+// Input: a heightfield (values in [0, 1]) and per-class shares (lowest class first, adding up to 1).
+// Output: thresholds read off the heightfield's histogram, and a ClassGrid where cell = index of its class.
+// Invariant: each class gets its share of cells to within one cell per class, except where equal heights straddle
+// a threshold (ties go to the higher class). Near-linear time: a histogram pass, then a selection inside the one
+// bucket that holds each threshold (no full sort).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/grid.hpp"
+
+namespace tilegen {
+
+using ClassId = std::uint8_t;
+using ClassGrid = Grid<ClassId>;
+
+inline constexpr int kMaxClasses = 32; // class masks in rules are 32-bit
+
+struct TerrainClass {
+    std::string name;  // e.g. "water"
+    char symbol = '?'; // one character used in rule files; never '?', '!', '[', ']', '@', '*', '#' or space
+    double share = 0;  // fraction of cells, in [0, 1]; the shares of a recipe add up to 1
+};
+
+// thresholds[i] is the smallest height of class i + 1 (size: classes - 1), non-decreasing.
+std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares);
+
+// Class of a height: the number of thresholds it reaches (height >= threshold).
+ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds);
+
+// Fraction of cells in each class (size: class_count).
+std::vector<double> class_fractions(const ClassGrid& classes, int class_count);
+
+} // namespace tilegen

@@ -1,0 +1,43 @@
+#include "core/map.hpp"
+
+namespace tilegen {
+
+namespace {
+Rgba over(Rgba src, Rgba dst) {
+    if (src.a == 255 || dst.a == 0) return src;
+    if (src.a == 0) return dst;
+    const int sa = src.a, da = dst.a * (255 - sa) / 255;
+    const int oa = sa + da;
+    auto mix = [&](int s, int d) { return static_cast<std::uint8_t>((s * sa + d * da + oa / 2) / oa); };
+    return {mix(src.r, dst.r), mix(src.g, dst.g), mix(src.b, dst.b), static_cast<std::uint8_t>(oa)};
+}
+} // namespace
+
+Image render_map(const Map& map) {
+    const Atlas& atlas = map.atlas;
+    const int tw = atlas.tile_width, th = atlas.tile_height;
+    Image out(map.width * tw, map.height * th);
+    for (const TileLayer& layer : map.layers) {
+        for (int cy = 0; cy < map.height; ++cy)
+            for (int cx = 0; cx < map.width; ++cx) {
+                const Gid gid = layer.tiles(cx, cy);
+                const int index = atlas_index_of(gid);
+                if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
+                const int sx0 = (index % atlas.columns) * tw, sy0 = (index / atlas.columns) * th;
+                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical, fd = gid & kFlipDiagonal;
+                for (int v = 0; v < th; ++v)
+                    for (int u = 0; u < tw; ++u) {
+                        // Tiled applies the diagonal flip first, then horizontal, then vertical: undo in reverse.
+                        int a = fh ? tw - 1 - u : u;
+                        int b = fv ? th - 1 - v : v;
+                        if (fd) std::swap(a, b);
+                        if (a >= tw || b >= th) continue;
+                        const int px = cx * tw + u, py = cy * th + v;
+                        out.set(px, py, over(atlas.image.get(sx0 + a, sy0 + b), out.get(px, py)));
+                    }
+            }
+    }
+    return out;
+}
+
+} // namespace tilegen

@@ -1,0 +1,156 @@
+#include "core/pipeline.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <sstream>
+
+#include "core/heightfield/harmonic_noise.hpp"
+#include "core/rules/rule_matcher.hpp"
+
+namespace tilegen {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::string float_text(float v) {
+    std::ostringstream s;
+    s.precision(9);
+    s << v;
+    return s.str();
+}
+
+} // namespace
+
+SymbolTable symbol_table(const Recipe& recipe) {
+    SymbolTable t;
+    for (std::size_t i = 0; i < recipe.terrain.size(); ++i) t[recipe.terrain[i].symbol] = static_cast<int>(i);
+    return t;
+}
+
+std::vector<LayerRules> build_layers(const Project& project, const std::vector<int>& atlas_index_of_image,
+                                     int error_index) {
+    std::map<std::string, int> image_slot;
+    for (std::size_t i = 0; i < project.images.size(); ++i) image_slot[project.images[i].first] = static_cast<int>(i);
+
+    // Rules grouped by layer, in order of first appearance, each rule with its resolved targets.
+    std::vector<LayerRules> layers;
+    std::vector<std::vector<std::pair<Rule, ResolvedTargets>>> grouped;
+    for (std::size_t r = 0; r < project.rules.size(); ++r) {
+        const Rule& rule = project.rules[r];
+        std::size_t li = 0;
+        while (li < layers.size() && layers[li].name != rule.layer) ++li;
+        if (li == layers.size()) {
+            layers.push_back(LayerRules{rule.layer, {}, {}});
+            grouped.emplace_back();
+        }
+        ResolvedTargets resolved;
+        for (std::size_t t = 0; t < rule.targets.size(); ++t) {
+            const Target& target = rule.targets[t];
+            Gid gid = 0;
+            switch (target.kind) {
+            case Target::Kind::tile: gid = gid_of(project.tileset.index_of.at(target.name), target.flips); break;
+            case Target::Kind::image: {
+                const std::string& key = project.image_key_of[r][t];
+                gid = gid_of(atlas_index_of_image[static_cast<std::size_t>(image_slot.at(key))], target.flips);
+                break;
+            }
+            case Target::Kind::error: gid = gid_of(error_index); break;
+            case Target::Kind::none: gid = 0; break;
+            }
+            resolved.gids.push_back(gid);
+            resolved.weights.push_back(target.weight);
+        }
+        grouped[li].emplace_back(rule, std::move(resolved));
+    }
+    for (std::size_t li = 0; li < layers.size(); ++li) {
+        auto& group = grouped[li];
+        std::stable_sort(group.begin(), group.end(), [](const auto& a, const auto& b) {
+            return a.first.pattern.specificity() > b.first.pattern.specificity();
+        });
+        for (auto& [rule, resolved] : group) {
+            layers[li].ordered.push_back(std::move(rule));
+            layers[li].resolved.push_back(std::move(resolved));
+        }
+    }
+    return layers;
+}
+
+GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
+    const auto t_start = Clock::now();
+    const Recipe& recipe = project.recipe;
+    GenerateResult result;
+    result.seed = options.seed.value_or(recipe.map.seed);
+    const int class_count = static_cast<int>(recipe.terrain.size());
+
+    // Heightfield -> ClassGrid (or the given class map).
+    if (options.classes) {
+        result.classes = *options.classes;
+    } else {
+        const int width = options.width.value_or(recipe.map.width);
+        const int height = options.height.value_or(recipe.map.height);
+        auto t0 = Clock::now();
+        result.heights = harmonic_noise(recipe.noise.harmonic, result.seed, width, height, Region{0, 0, width, height});
+        result.timings.push_back({"noise", ms_since(t0)});
+        t0 = Clock::now();
+        std::vector<double> shares;
+        for (const auto& c : recipe.terrain) shares.push_back(c.share);
+        result.thresholds = thresholds_from_shares(result.heights, shares);
+        result.classes = classify(result.heights, result.thresholds);
+        result.timings.push_back({"classes", ms_since(t0)});
+    }
+    result.class_fractions = class_fractions(result.classes, class_count);
+
+    // ClassGrid -> TileGrids.
+    auto t0 = Clock::now();
+    std::vector<int> image_index;
+    int error_index = 0;
+    Atlas atlas = build_atlas(project.tileset, project.images, image_index, error_index);
+    result.layers = build_layers(project, image_index, error_index);
+    OutsidePolicy outside;
+    if (recipe.rules.outside != "clamp") {
+        auto it = project.symbols.find(recipe.rules.outside[0]);
+        if (it != project.symbols.end()) outside.fixed_class = static_cast<ClassId>(it->second);
+    }
+    AutotileResult tiles =
+        autotile(result.classes, result.layers, class_count, outside, result.seed, gid_of(error_index));
+    result.timings.push_back({"rules", ms_since(t0)});
+
+    // Rule statistics in file order.
+    std::map<std::pair<std::string, int>, std::uint64_t> hits;
+    for (std::size_t li = 0; li < result.layers.size(); ++li)
+        for (std::size_t r = 0; r < result.layers[li].ordered.size(); ++r) {
+            const Rule& rule = result.layers[li].ordered[r];
+            hits[{rule.file, rule.line}] += tiles.hits[li][r];
+        }
+    for (const Rule& rule : project.rules) result.rule_hits.push_back({rule.file, rule.line, rule.layer, hits[{rule.file, rule.line}]});
+    result.unmatched = tiles.unmatched;
+    result.decisions = std::move(tiles.decisions);
+
+    // TileGrids -> Map.
+    t0 = Clock::now();
+    Map& map = result.map;
+    map.width = result.classes.width();
+    map.height = result.classes.height();
+    map.atlas = std::move(atlas);
+    map.layers = std::move(tiles.layers);
+    map.properties.push_back({"generator", "string", std::string("tilegen ") + TILEGEN_VERSION});
+    map.properties.push_back({"recipe", "string", recipe.name});
+    map.properties.push_back({"seed", "string", std::to_string(result.seed)});
+    std::string thresholds;
+    for (std::size_t i = 0; i < result.thresholds.size(); ++i)
+        thresholds += (i ? " " : "") + float_text(result.thresholds[i]);
+    if (!options.classes) map.properties.push_back({"thresholds", "string", thresholds});
+    std::string classes;
+    for (const auto& c : recipe.terrain) classes += (classes.empty() ? "" : " ") + std::string(1, c.symbol) + "=" + c.name;
+    map.properties.push_back({"classes", "string", classes});
+    result.timings.push_back({"map", ms_since(t0)});
+    result.timings.push_back({"total", ms_since(t_start)});
+    return result;
+}
+
+} // namespace tilegen

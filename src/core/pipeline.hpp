@@ -1,0 +1,58 @@
+// The whole pipeline as one pure function: Project -> Heightfield -> ClassGrid -> TileGrids -> Map.
+// Input: a loaded Project and per-run overrides (seed, size, a hand-made class map).
+// Output: the Map (atlas + layers + properties) and what the run measured (class fractions, rule hits,
+// unmatched cells, stage timings). Same project + options => identical map.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/classes/terrain_classes.hpp"
+#include "core/map.hpp"
+#include "core/project.hpp"
+#include "core/rules/autotile.hpp"
+
+namespace tilegen {
+
+struct GenerateOptions {
+    std::optional<std::uint64_t> seed;   // overrides [map] seed
+    std::optional<int> width, height;    // override [map] width/height
+    std::optional<ClassGrid> classes;    // skips the noise: the class map to autotile
+};
+
+struct StageTiming {
+    std::string stage;
+    double ms = 0;
+};
+
+struct RuleHits {
+    std::string file;
+    int line = 0;
+    std::string layer;
+    std::uint64_t hits = 0;
+};
+
+struct GenerateResult {
+    Map map;
+    std::uint64_t seed = 0;
+    Grid<float> heights; // empty when the class map was given
+    ClassGrid classes;
+    std::vector<float> thresholds;
+    std::vector<double> class_fractions; // per recipe terrain class
+    std::vector<LayerRules> layers;      // the rules as ordered and resolved for this run
+    std::vector<Grid<int>> decisions;    // per layer: the deciding rule (index into layers[i].ordered)
+    std::vector<RuleHits> rule_hits;     // per rule, in the order of the rule files
+    std::uint64_t unmatched = 0;
+    std::vector<StageTiming> timings;    // noise, classes, rules, map; then total
+};
+
+GenerateResult generate_map(const Project& project, const GenerateOptions& options);
+
+// The rule layers of a project in order of first appearance, each ordered by specificity, targets resolved
+// against `atlas_index_of_image` (index of each project image in the atlas) and the tileset.
+std::vector<LayerRules> build_layers(const Project& project, const std::vector<int>& atlas_index_of_image,
+                                     int error_index);
+
+} // namespace tilegen

@@ -1,0 +1,68 @@
+// Recipe: one map's description (TOML), parsed into a value. Pure: the caller reads the file.
+// Input: the recipe text and its path (paths inside are relative to the recipe's folder).
+// Output: a Recipe with every default filled in, or diagnostics at the offending key's line:column.
+// Invariants (when no error): 1 <= width, height <= 65536; 2..32 terrain classes with distinct symbols and
+// names, shares in [0, 1] adding up to 1 (within 1e-6); at least one rule file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/classes/terrain_classes.hpp"
+#include "core/diagnostic.hpp"
+#include "core/heightfield/harmonic_noise.hpp"
+
+namespace tilegen {
+
+struct SourcePosition {
+    int line = 0;
+    int column = 0;
+};
+
+struct MapSettings {
+    int width = 128;       // cells; default 128, range 1..65536
+    int height = 128;      // cells; default 128, range 1..65536
+    std::uint64_t seed = 1; // default 1, range 0..2^63-1
+};
+
+struct NoiseSettings {
+    std::string kind = "harmonic"; // default "harmonic" (the only kind so far)
+    HarmonicNoiseConfig harmonic;
+};
+
+struct RuleFileRef {
+    std::string path; // as written, relative to the recipe's folder
+    SourcePosition position;
+};
+
+struct RulesSettings {
+    std::vector<RuleFileRef> files;      // required, at least one
+    std::string outside = "clamp";       // "clamp" (default) or a terrain symbol
+    SourcePosition outside_position;
+};
+
+struct TilesetSettings {
+    std::string path; // required: the tileset manifest (TOML), relative to the recipe's folder
+    SourcePosition position;
+};
+
+struct Recipe {
+    std::string path; // the recipe file, as given
+    std::string name; // the file's stem, e.g. "overworld"; names default outputs
+    MapSettings map;
+    NoiseSettings noise;
+    std::vector<TerrainClass> terrain; // lowest first
+    std::vector<SourcePosition> terrain_positions;
+    RulesSettings rules;
+    TilesetSettings tileset;
+};
+
+std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path, Diagnostics& diags);
+
+// A symbol a terrain class may use: printable ASCII, not whitespace nor a character rule syntax reserves.
+bool is_valid_symbol(char c);
+
+} // namespace tilegen

@@ -1,0 +1,43 @@
+// Autotiling: ClassGrid -> TileGrid, one per output layer.
+// Input: the class grid, each layer's rules (ordered by specificity) with their targets resolved to gids, the seed.
+// Output: per layer a grid of gids; the deciding rule of every cell; hit counts; the unmatched cell count.
+// Invariants: a cell no rule matches gets the error tile and counts as unmatched. Among a rule's targets the
+// choice is a weighted pick by hash(seed, x, y, rule identity): stable, and independent of other rules.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/map.hpp"
+#include "core/rules/rule_matcher.hpp"
+
+namespace tilegen {
+
+// A rule's targets as gids (0 for @none), parallel to Rule::targets.
+struct ResolvedTargets {
+    std::vector<Gid> gids;
+    std::vector<double> weights;
+};
+
+struct LayerRules {
+    std::string name;
+    std::vector<Rule> ordered;              // order_by_specificity()
+    std::vector<ResolvedTargets> resolved;  // parallel to ordered
+};
+
+struct AutotileResult {
+    std::vector<TileLayer> layers;
+    std::vector<Grid<int>> decisions;          // per layer: index into LayerRules::ordered, or kNoRule
+    std::vector<std::vector<std::uint64_t>> hits; // per layer, per ordered rule: cells decided
+    std::uint64_t unmatched = 0;               // (cell, layer) pairs no rule matched
+};
+
+// Index into targets chosen for cell (x, y); -1 when there are no targets.
+int choose_target(const ResolvedTargets& targets, std::uint64_t rule_identity, std::uint64_t seed, int x, int y);
+
+AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> layers, int class_count,
+                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid);
+
+} // namespace tilegen

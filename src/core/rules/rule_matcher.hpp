@@ -1,0 +1,36 @@
+// Rule matching: ClassGrid -> which rule decides each cell, per layer.
+// Input: a class grid, one layer's rules, the class count and the outside policy.
+// Output: Grid<int> of rule indices into the layer's ordered rules (kNoRule where none matches).
+// Invariants: rules are tried most specific first (most non-`?` cells), ties in order of appearance; the first
+// match wins. The decision depends only on the cell's neighbourhood, so it is computed once per distinct
+// neighbourhood (a lookup table keyed by the neighbourhood's classes), and its cost does not grow with rule count.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/classes/terrain_classes.hpp"
+#include "core/grid.hpp"
+#include "core/rules/rule.hpp"
+
+namespace tilegen {
+
+inline constexpr int kNoRule = -1;
+
+// What neighbours outside the map count as: the nearest cell inside (clamp), or a fixed class.
+struct OutsidePolicy {
+    std::optional<ClassId> fixed_class; // nullopt = clamp (default)
+};
+
+// The layer's rules in the order they are tried (stable sort by specificity, descending).
+std::vector<Rule> order_by_specificity(std::vector<Rule> rules);
+
+// Index of the first rule in `ordered` whose pattern matches the neighbourhood of (x, y), or kNoRule.
+int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> ordered, OutsidePolicy outside);
+
+// The first matching rule for every cell. `class_count` bounds the class ids in `classes`.
+Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside);
+
+} // namespace tilegen

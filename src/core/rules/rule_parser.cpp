@@ -1,0 +1,266 @@
+#include "core/rules/rule_parser.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <optional>
+#include <cmath>
+
+#include "core/hash.hpp"
+
+namespace tilegen {
+
+namespace {
+
+struct Token {
+    std::string_view text;
+    int column; // 1-based
+};
+
+std::vector<Token> tokenize(std::string_view line) {
+    std::vector<Token> tokens;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        if (i >= line.size() || line[i] == '#') break;
+        std::size_t start = i;
+        while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+        tokens.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
+    }
+    return tokens;
+}
+
+bool is_section(std::string_view t) {
+    if (t.size() < 3 || t.front() != '[' || t.back() != ']') return false;
+    char first = t[1];
+    if (!(std::isalpha(static_cast<unsigned char>(first)) || first == '_')) return false;
+    for (std::size_t i = 1; i + 1 < t.size(); ++i) {
+        char c = t[i];
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+    }
+    // `[sw]` could be a one-cell group too, but a pattern alone without targets is never a rule.
+    return true;
+}
+
+std::string printable(char c) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
+        static const char* hex = "0123456789abcdef";
+        return std::string("\\x") + hex[(static_cast<unsigned char>(c) >> 4) & 15] + hex[c & 15];
+    }
+    return std::string(1, c);
+}
+
+class LineParser {
+public:
+    LineParser(const std::string& path, int line, const SymbolTable& symbols, Diagnostics& diags)
+        : path_(path), line_(line), symbols_(symbols), diags_(diags) {}
+
+    void error(int column, std::string message) { diags_.push_back(error_at(path_, line_, column, std::move(message))); }
+
+    // Parses one row group into cells; returns false (with a diagnostic) on a malformed cell.
+    bool parse_group(const Token& t, std::vector<ClassMask>& cells) {
+        std::size_t i = 0;
+        const std::string_view s = t.text;
+        while (i < s.size()) {
+            int col = t.column + static_cast<int>(i);
+            char c = s[i];
+            if (c == '?') {
+                cells.push_back(kAnyClass);
+                ++i;
+            } else if (c == '!') {
+                if (i + 1 >= s.size()) {
+                    error(col, "'!' must be followed by a terrain symbol");
+                    return false;
+                }
+                auto m = symbol_mask(s[i + 1], col + 1);
+                if (!m) return false;
+                cells.push_back(~*m);
+                i += 2;
+            } else if (c == '[') {
+                std::size_t close = s.find(']', i);
+                if (close == std::string_view::npos) {
+                    error(col, "'[' without a closing ']'");
+                    return false;
+                }
+                std::size_t j = i + 1;
+                bool negate = j < close && s[j] == '!';
+                if (negate) ++j;
+                if (j == close) {
+                    error(col, "empty class set '" + std::string(s.substr(i, close - i + 1)) + "'");
+                    return false;
+                }
+                ClassMask m = 0;
+                for (; j < close; ++j) {
+                    auto b = symbol_mask(s[j], t.column + static_cast<int>(j));
+                    if (!b) return false;
+                    m |= *b;
+                }
+                cells.push_back(negate ? ~m : m);
+                i = close + 1;
+            } else if (c == ']') {
+                error(col, "']' without an opening '['");
+                return false;
+            } else {
+                auto m = symbol_mask(c, col);
+                if (!m) return false;
+                cells.push_back(*m);
+                ++i;
+            }
+        }
+        return true;
+    }
+
+    std::optional<Target> parse_target(const Token& t) {
+        Target target;
+        target.column = t.column;
+        std::string_view s = t.text;
+        auto star = s.rfind('*');
+        if (star != std::string_view::npos) {
+            std::string_view w = s.substr(star + 1);
+            double value = 0;
+            auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), value);
+            int col = t.column + static_cast<int>(star) + 1;
+            if (ec == std::errc::result_out_of_range && p == w.data() + w.size()) {
+                error(col, "weight " + std::string(w) + " is out of range (0 to 1e9)");
+                return std::nullopt;
+            }
+            if (w.empty() || ec != std::errc() || p != w.data() + w.size()) {
+                error(col, "weight '" + std::string(w) + "' is not a number");
+                return std::nullopt;
+            }
+            if (!std::isfinite(value) || value < 0 || value > 1e9) {
+                error(col, "weight " + std::string(w) + " is out of range (0 to 1e9)");
+                return std::nullopt;
+            }
+            target.weight = value;
+            s = s.substr(0, star);
+        }
+        if (s.empty()) {
+            error(t.column, "target has a weight but no tile name");
+            return std::nullopt;
+        }
+        if (s.front() == '@') {
+            if (s == "@error") {
+                target.kind = Target::Kind::error;
+            } else if (s == "@none") {
+                target.kind = Target::Kind::none;
+            } else {
+                error(t.column, "unknown built-in target '" + std::string(s) + "' (expected @error or @none)");
+                return std::nullopt;
+            }
+        } else {
+            bool image = s.find('/') != std::string_view::npos || s.ends_with(".png") || s.ends_with(".bmp") ||
+                         s.ends_with(".PNG") || s.ends_with(".BMP");
+            target.kind = image ? Target::Kind::image : Target::Kind::tile;
+        }
+        target.name = std::string(s);
+        return target;
+    }
+
+private:
+    std::optional<ClassMask> symbol_mask(char c, int column) {
+        auto it = symbols_.find(c);
+        if (it == symbols_.end()) {
+            std::string known;
+            for (const auto& [sym, cls] : symbols_) known += sym;
+            error(column, "unknown terrain symbol '" + printable(c) + "' (the recipe's symbols are: " + known + ")");
+            return std::nullopt;
+        }
+        return ClassMask{1} << it->second;
+    }
+
+    const std::string& path_;
+    int line_;
+    const SymbolTable& symbols_;
+    Diagnostics& diags_;
+};
+
+} // namespace
+
+std::vector<Rule> parse_rules(std::string_view text, const std::string& path, const SymbolTable& symbols,
+                              Diagnostics& diags) {
+    std::vector<Rule> rules;
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); // UTF-8 byte order mark
+    std::string layer = "ground";
+    int line_no = 0;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (end == text.size() && line.empty()) break;
+
+        auto tokens = tokenize(line);
+        if (tokens.empty()) continue;
+        LineParser p(path, line_no, symbols, diags);
+        if (tokens.size() == 1 && is_section(tokens[0].text)) {
+            layer = std::string(tokens[0].text.substr(1, tokens[0].text.size() - 2));
+            continue;
+        }
+        // The first group gives the pattern size.
+        std::vector<ClassMask> first;
+        if (!p.parse_group(tokens[0], first)) continue;
+        const int size = static_cast<int>(first.size());
+        if (size != 1 && size != 3 && size != 5) {
+            p.error(tokens[0].column, "a row group has " + std::to_string(size) +
+                                          " cells; patterns are 1x1, 3x3 or 5x5 (e.g. '?s? ggg ?s?')");
+            continue;
+        }
+        Rule rule;
+        rule.pattern = Descriptor(size);
+        rule.layer = layer;
+        rule.file = path;
+        rule.line = line_no;
+        bool ok = true;
+        for (int c = 0; c < size; ++c) rule.pattern.set_cell(c, 0, first[static_cast<std::size_t>(c)]);
+        for (int r = 1; r < size && ok; ++r) {
+            if (static_cast<std::size_t>(r) >= tokens.size()) {
+                const Token& last = tokens.back();
+                p.error(last.column + static_cast<int>(last.text.size()),
+                        "expected " + std::to_string(size) + " row groups of " + std::to_string(size) +
+                            " cells, found " + std::to_string(r));
+                ok = false;
+                break;
+            }
+            std::vector<ClassMask> cells;
+            if (!p.parse_group(tokens[static_cast<std::size_t>(r)], cells)) {
+                ok = false;
+                break;
+            }
+            if (static_cast<int>(cells.size()) != size) {
+                p.error(tokens[static_cast<std::size_t>(r)].column,
+                        "row group " + std::to_string(r + 1) + " has " + std::to_string(cells.size()) +
+                            " cells, expected " + std::to_string(size));
+                ok = false;
+                break;
+            }
+            for (int c = 0; c < size; ++c) rule.pattern.set_cell(c, r, cells[static_cast<std::size_t>(c)]);
+        }
+        if (!ok) continue;
+        if (tokens.size() <= static_cast<std::size_t>(size)) {
+            const Token& last = tokens.back();
+            p.error(last.column + static_cast<int>(last.text.size()), "rule has no target (a tile name, an image or @error)");
+            continue;
+        }
+        std::string canonical = layer;
+        for (std::size_t i = 0; i < tokens.size(); ++i) {
+            canonical += ' ';
+            canonical += tokens[i].text;
+            if (i < static_cast<std::size_t>(size)) continue;
+            auto target = p.parse_target(tokens[i]);
+            if (!target) {
+                ok = false;
+                continue;
+            }
+            rule.targets.push_back(std::move(*target));
+        }
+        if (!ok) continue;
+        rule.identity = hash_string(canonical);
+        rules.push_back(std::move(rule));
+    }
+    return rules;
+}
+
+} // namespace tilegen

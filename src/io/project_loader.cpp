@@ -1,0 +1,125 @@
+#include "io/project_loader.hpp"
+
+#include <map>
+
+#include "io/png.hpp"
+
+namespace tilegen::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+// A path relative to `base_file`'s folder, normalised, for reading and for messages.
+fs::path beside(const fs::path& base_file, const std::string& relative) {
+    fs::path p(relative);
+    if (p.is_absolute()) return p.lexically_normal();
+    fs::path r = (base_file.parent_path() / p).lexically_normal();
+    return r.empty() ? fs::path(".") : r;
+}
+
+// Re-points diagnostics that name `path` with no position to the position that referenced it.
+void attribute(Diagnostics& diags, std::size_t from, const std::string& file, int line, int column) {
+    for (std::size_t i = from; i < diags.size(); ++i)
+        if (diags[i].line == 0) {
+            diags[i].message = diags[i].file + ": " + diags[i].message;
+            diags[i].file = file;
+            diags[i].line = line;
+            diags[i].column = column;
+        }
+}
+} // namespace
+
+std::optional<Project> load_project(const fs::path& recipe_path, const FileSource& files, Diagnostics& diags) {
+    const std::size_t before = diags.size();
+    auto recipe_text = files.read(recipe_path, diags);
+    if (!recipe_text) return std::nullopt;
+    const std::string recipe_name = recipe_path.generic_string();
+    auto recipe = parse_recipe(*recipe_text, recipe_name, diags);
+    if (!recipe) return std::nullopt;
+
+    Project project;
+    project.recipe = std::move(*recipe);
+    project.symbols = symbol_table(project.recipe);
+
+    // Tileset manifest and image.
+    const fs::path manifest_path = beside(recipe_path, project.recipe.tileset.path);
+    std::optional<Tileset> tileset;
+    {
+        std::size_t mark = diags.size();
+        auto text = files.read(manifest_path, diags);
+        attribute(diags, mark, recipe_name, project.recipe.tileset.position.line, project.recipe.tileset.position.column);
+        if (text) {
+            if (auto manifest = parse_tileset_manifest(*text, manifest_path.generic_string(), diags)) {
+                const fs::path image_path = beside(manifest_path, manifest->image);
+                mark = diags.size();
+                std::optional<Image> image;
+                if (auto bytes = files.read(image_path, diags)) image = decode_image(*bytes, image_path.generic_string(), diags);
+                attribute(diags, mark, manifest_path.generic_string(), manifest->image_line, manifest->image_col);
+                if (image) tileset = make_tileset(std::move(*manifest), std::move(*image), diags);
+            }
+        }
+    }
+
+    // Rule files, in recipe order.
+    for (const RuleFileRef& ref : project.recipe.rules.files) {
+        const fs::path path = beside(recipe_path, ref.path);
+        std::size_t mark = diags.size();
+        auto text = files.read(path, diags);
+        attribute(diags, mark, recipe_name, ref.position.line, ref.position.column);
+        if (!text) continue;
+        auto rules = parse_rules(*text, path.generic_string(), project.symbols, diags);
+        for (Rule& r : rules) project.rules.push_back(std::move(r));
+    }
+
+    // Targets: tile names must exist; image files are loaded once each.
+    std::map<std::string, std::size_t> image_slot;
+    for (const Rule& rule : project.rules) {
+        std::vector<std::string> keys(rule.targets.size());
+        for (std::size_t t = 0; t < rule.targets.size(); ++t) {
+            const Target& target = rule.targets[t];
+            if (target.kind == Target::Kind::tile) {
+                if (tileset && !tileset->index_of.contains(target.name)) {
+                    std::string hint;
+                    for (const auto& [name, index] : tileset->index_of)
+                        if (name.starts_with(target.name.substr(0, std::min<std::size_t>(target.name.size(), 4)))) {
+                            hint = " (did you mean '" + name + "'?)";
+                            break;
+                        }
+                    diags.push_back(error_at(rule.file, rule.line, target.column,
+                                             "unknown tile '" + target.name + "' in tileset " +
+                                                 tileset->manifest.path + hint));
+                }
+            } else if (target.kind == Target::Kind::image) {
+                const fs::path path = beside(fs::path(rule.file), target.name);
+                const std::string key = path.generic_string();
+                keys[t] = key;
+                if (image_slot.contains(key)) continue;
+                std::size_t mark = diags.size();
+                std::optional<Image> image;
+                if (auto bytes = files.read(path, diags)) image = decode_image(*bytes, key, diags);
+                attribute(diags, mark, rule.file, rule.line, target.column);
+                if (!image) continue;
+                if (tileset && (image->width() != tileset->manifest.tile_width ||
+                                image->height() != tileset->manifest.tile_height)) {
+                    diags.push_back(error_at(rule.file, rule.line, target.column,
+                                             "image '" + target.name + "' is " + std::to_string(image->width()) + "x" +
+                                                 std::to_string(image->height()) + " pixels, the tileset's tiles are " +
+                                                 std::to_string(tileset->manifest.tile_width) + "x" +
+                                                 std::to_string(tileset->manifest.tile_height)));
+                    continue;
+                }
+                image_slot[key] = project.images.size();
+                project.images.emplace_back(key, std::move(*image));
+            }
+        }
+        project.image_key_of.push_back(std::move(keys));
+    }
+
+    if (!tileset) return std::nullopt;
+    for (std::size_t i = before; i < diags.size(); ++i)
+        if (diags[i].severity == Severity::error) return std::nullopt;
+    project.tileset = std::move(*tileset);
+    return project;
+}
+
+} // namespace tilegen::io
