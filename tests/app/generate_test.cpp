@@ -1,0 +1,187 @@
+// The tilegen program as a user runs it: files in, files out, exit codes and messages.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "core/image.hpp"
+#include "io/png.hpp"
+#include "test_support.hpp"
+
+using namespace tilegen;
+using namespace tilegen::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A small project in a temp folder: 4 coloured 8x8 tiles, two classes, rules covering everything.
+struct Fixture {
+    TempDir dir;
+    Fixture() {
+        Image img(32, 8);
+        const Rgba colours[4] = {{30, 80, 200, 255}, {60, 100, 230, 255}, {40, 160, 60, 255}, {200, 190, 90, 255}};
+        for (int t = 0; t < 4; ++t)
+            for (int y = 0; y < 8; ++y)
+                for (int x = 0; x < 8; ++x) {
+                    Rgba c = colours[t];
+                    if ((x + y) % 4 == 0) c.r = static_cast<std::uint8_t>(c.r / 2); // some texture
+                    img.set(t * 8 + x, y, c);
+                }
+        Diagnostics d;
+        REQUIRE(io::save_png(dir / "tiles.png", img, d));
+        write_text(dir / "tiles.toml",
+                   "image = \"tiles.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\nwater = 0\nwater-2 = 1\n"
+                   "grass = 2\nshore = 3\n");
+        write_text(dir / "map.rules", "# test rules\n??? ?w? ???  water water-2*0.3\n"
+                                      "?w? ?g? ???  shore\n??? ?g? ???  grass\n");
+        write_recipe("map.toml", "map.rules");
+    }
+    void write_recipe(const std::string& name, const std::string& rules, const std::string& extra_map = "") {
+        write_text(dir / name, "[map]\nwidth = 40\nheight = 24\nseed = 3\n" + extra_map +
+                                   "[[terrain]]\nname = \"water\"\nsymbol = \"w\"\nshare = 0.4\n"
+                                   "[[terrain]]\nname = \"grass\"\nsymbol = \"g\"\nshare = 0.6\n"
+                                   "[rules]\nfiles = [\"" + rules + "\"]\n[tileset]\npath = \"tiles.toml\"\n");
+    }
+    RunResult generate(const std::string& args) { return run_tilegen("generate " + args, dir.path()); }
+};
+
+} // namespace
+
+TEST_CASE("generate writes TMX, TSX, atlas and PNG, and a JSON summary") {
+    Fixture f;
+    auto r = f.generate("map.toml -o out.tmx --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const char* file : {"out.tmx", "out.tsx", "out-tiles.png", "out.png"}) CHECK(fs::exists(f.dir / file));
+    for (const char* key : {"\"width\":40", "\"height\":24", "\"seed\":3", "\"classes\":{\"water\":0.4",
+                            "\"unmatched\":0", "\"rules\":[{\"file\":\"map.rules\",\"line\":2", "\"timings_ms\":{",
+                            "\"total\":", "\"outputs\":[\"out.tmx\",\"out.tsx\",\"out-tiles.png\",\"out.png\"]"})
+        CHECK_MESSAGE(r.out.find(key) != std::string::npos, key << " in " << r.out);
+    const std::string tmx = read_text(f.dir / "out.tmx");
+    CHECK(tmx.find("<tileset firstgid=\"1\" source=\"out.tsx\"/>") != std::string::npos);
+    CHECK(tmx.find("<data encoding=\"csv\">") != std::string::npos);
+    CHECK(tmx.find("<property name=\"seed\" value=\"3\"/>") != std::string::npos);
+    Diagnostics d;
+    auto png = io::load_image(f.dir / "out.png", d);
+    REQUIRE(png);
+    CHECK(png->width() == 40 * 8);
+    CHECK(png->height() == 24 * 8);
+}
+
+TEST_CASE("default output goes to out/<recipe name>.tmx and .png") {
+    Fixture f;
+    auto r = f.generate("map.toml");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(fs::exists(f.dir / "out" / "map.tmx"));
+    CHECK(fs::exists(f.dir / "out" / "map.png"));
+}
+
+TEST_CASE("same seed gives byte-identical files; another seed another map") {
+    Fixture f;
+    REQUIRE(f.generate("map.toml -o a.tmx").exit_code == 0);
+    REQUIRE(f.generate("map.toml -o b.tmx").exit_code == 0);
+    REQUIRE(f.generate("map.toml -o c.tmx --seed 4").exit_code == 0);
+    auto body = [](std::string s) { return s.replace(s.find("source=\""), 14, ""); };
+    CHECK(body(read_text(f.dir / "a.tmx")) == body(read_text(f.dir / "b.tmx")));
+    CHECK(read_text(f.dir / "a.png") == read_text(f.dir / "b.png"));
+    CHECK(read_text(f.dir / "a-tiles.png") == read_text(f.dir / "b-tiles.png"));
+    CHECK(read_text(f.dir / "a.png") != read_text(f.dir / "c.png"));
+}
+
+TEST_CASE("--size and --seed override the recipe") {
+    Fixture f;
+    auto r = f.generate("map.toml -o s.tmx --size 17x9 --seed 99 --json");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("\"width\":17,\"height\":9,\"seed\":99") != std::string::npos);
+}
+
+TEST_CASE("--classes autotiles a hand-drawn class map") {
+    Fixture f;
+    write_text(f.dir / "drawn.txt", "wwww\nwggw\nwggw\n");
+    auto r = f.generate("map.toml -o d.tmx --classes drawn.txt --json");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("\"width\":4,\"height\":3") != std::string::npos);
+    // Row 1 of the ground layer: water, shore, shore, water (gids: water=1 or 2, shore=4).
+    const std::string tmx = read_text(f.dir / "d.tmx");
+    CHECK(tmx.find(",4,4,") != std::string::npos);
+    CHECK(tmx.find(",3,3,") != std::string::npos);
+}
+
+TEST_CASE("unmatched cells get the error tile, are counted and reported") {
+    Fixture f;
+    write_text(f.dir / "partial.rules", "??? ?w? ???  water\n");
+    f.write_recipe("partial.toml", "partial.rules");
+    auto r = f.generate("partial.toml -o p.tmx --json");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("\"unmatched\":576") != std::string::npos); // 60% of 40x24
+    CHECK(r.err.find("576 cells of layer 'ground' matched no rule") != std::string::npos);
+    // The error tile is the last tile of the atlas (index 4 -> gid 5).
+    CHECK(read_text(f.dir / "p.tmx").find("5,5,5") != std::string::npos);
+}
+
+TEST_CASE("bad input: exit 1, path:line:col message, no output written or clobbered") {
+    Fixture f;
+    struct Bad {
+        std::string rules;
+        std::string expected;
+    };
+    const Bad cases[] = {
+        {"??? ?w? ???  water\n??? ?q? ??? grass\n", "bad.rules:2:6: error: unknown terrain symbol 'q'"},
+        {"??? ?w? ???  watr\n", "bad.rules:1:14: error: unknown tile 'watr'"},
+        {"??? ?w? ???  missing.png\n", "bad.rules:1:14: error: missing.png: cannot read file"},
+        {"??? ?w? ?? water\n", "bad.rules:1:9: error: row group 3 has 2 cells, expected 3"},
+    };
+    write_text(f.dir / "keep.tmx", "previous map");
+    for (const Bad& b : cases) {
+        CAPTURE(b.rules);
+        write_text(f.dir / "bad.rules", b.rules);
+        f.write_recipe("bad.toml", "bad.rules");
+        auto r = f.generate("bad.toml -o keep.tmx");
+        CHECK(r.exit_code == 1);
+        CHECK_MESSAGE(r.err.find(b.expected) != std::string::npos, r.err);
+        CHECK(read_text(f.dir / "keep.tmx") == "previous map");
+        CHECK_FALSE(fs::exists(f.dir / "keep.png"));
+    }
+    // Recipe errors.
+    f.write_recipe("r.toml", "map.rules", "depth = 3\n");
+    auto r = f.generate("r.toml -o keep.tmx");
+    CHECK(r.exit_code == 1);
+    CHECK_MESSAGE(r.err.find("r.toml:5:1: error: unknown key 'map.depth'") != std::string::npos, r.err);
+    r = f.generate("nowhere.toml");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("nowhere.toml: error: cannot read file") != std::string::npos);
+    r = f.generate(".");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("is a directory") != std::string::npos);
+    write_text(f.dir / "c.txt", "wwx\n");
+    r = f.generate("map.toml -o keep.tmx --classes c.txt");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("c.txt:1:3: error: unknown terrain symbol 'x'") != std::string::npos);
+    r = f.generate("map.toml -o no/such/dir/x.tmx");
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("does not exist") != std::string::npos);
+    CHECK(read_text(f.dir / "keep.tmx") == "previous map");
+    // No temporary files left behind.
+    for (const auto& e : fs::directory_iterator(f.dir.path()))
+        CHECK_MESSAGE(e.path().filename().string().find(".tmp") == std::string::npos, e.path().string());
+}
+
+TEST_CASE("bad usage: exit 2") {
+    Fixture f;
+    for (const char* args : {"map.toml --seed", "map.toml --seed -1", "map.toml --seed x", "map.toml --size 0x4",
+                             "map.toml --size 4", "map.toml --bogus", "map.toml other.toml", "map.toml -o x.png",
+                             "map.toml --classes a.txt --size 4x4"}) {
+        CAPTURE(args);
+        auto r = f.generate(args);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("error:") != std::string::npos);
+    }
+    CHECK(run_tilegen("frobnicate").exit_code == 2);
+    CHECK(run_tilegen("").exit_code == 2);
+    auto help = run_tilegen("--help");
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find("tilegen generate") != std::string::npos);
+    CHECK(run_tilegen("generate --help").out.find("--classes") != std::string::npos);
+    CHECK(run_tilegen("--version").out.find("tilegen ") == 0);
+}
