@@ -33,22 +33,24 @@ long differing_pixels(const Image& a, const Image& b) {
     return n;
 }
 
-void check_with_tiled(const fs::path& recipe, const std::string& extra_args) {
+// Generates, renders with tmxrasterizer, compares pixels, loads with tiled; returns the TMX text.
+std::string check_with_tiled(const fs::path& recipe, const std::string& extra_args) {
     TempDir dir;
     auto r = run_tilegen("generate " + shell_quote(recipe.string()) + " -o " + shell_quote((dir / "m.tmx").string()) +
                          " " + extra_args);
     INFO(r.err);
-    REQUIRE(r.exit_code == 0);
+    if (r.exit_code != 0) {
+        FAIL_CHECK("tilegen generate failed");
+        return {};
+    }
     auto raster = run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + shell_quote((dir / "m.tmx").string()) + " " +
                       shell_quote((dir / "tiled.png").string()));
     INFO(raster.err);
-    REQUIRE(raster.exit_code == 0);
+    CHECK(raster.exit_code == 0);
     Diagnostics d;
     auto ours = io::load_image(dir / "m.png", d);
     auto theirs = io::load_image(dir / "tiled.png", d);
-    REQUIRE(ours);
-    REQUIRE(theirs);
-    CHECK(differing_pixels(*ours, *theirs) == 0);
+    CHECK((ours && theirs && differing_pixels(*ours, *theirs) == 0));
 
     auto json = run("QT_QPA_PLATFORM=offscreen tiled --export-map json " + shell_quote((dir / "m.tmx").string()) +
                     " " + shell_quote((dir / "m.json").string()));
@@ -56,6 +58,7 @@ void check_with_tiled(const fs::path& recipe, const std::string& extra_args) {
     CHECK(json.exit_code == 0);
     const std::string exported = read_text(dir / "m.json");
     CHECK(exported.find("\"tilelayer\"") != std::string::npos);
+    return read_text(dir / "m.tmx");
 }
 
 } // namespace
@@ -87,4 +90,29 @@ TEST_CASE("the built-in default map renders in Tiled like its PNG") {
     REQUIRE(ours);
     REQUIRE(theirs);
     CHECK(differing_pixels(*ours, *theirs) == 0);
+}
+
+TEST_CASE("flip bits from rotate, mirror and @r/@f targets render in Tiled as in tilegen's PNG") {
+    if (!tiled_available()) return;
+    TempDir dir;
+    // Asymmetric 8x8 tiles, so any wrong flip shows.
+    Image img(24, 8);
+    for (int t = 0; t < 3; ++t)
+        for (int y = 0; y < 8; ++y)
+            for (int x = 0; x < 8; ++x)
+                img.set(t * 8 + x, y,
+                        Rgba{static_cast<std::uint8_t>(x * 30), static_cast<std::uint8_t>(y * 30),
+                             static_cast<std::uint8_t>(t * 100 + (x > y ? 50 : 0)), 255});
+    Diagnostics d;
+    REQUIRE(io::save_png(dir / "t.png", img, d));
+    write_text(dir / "t.toml", "image = \"t.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\na = 0\nb = 1\nc = 2\n");
+    write_text(dir / "r.rules", "mirror rotate w?? ?g? ???  a\nrotate ?w? ?g? ???  b@fy b@r90*0.5\n"
+                                "??? ?g? ???  c c@fx c@fy c@r90 c@r180 c@r270\n?  a@r270\n[over]\n"
+                                "rotate ?w? wg? ???  c@fx\n?  @none\n");
+    write_text(dir / "m.toml", "[map]\nwidth = 30\nheight = 20\n[[terrain]]\nname = \"w\"\nsymbol = \"w\"\nshare = 0.5\n"
+                               "[[terrain]]\nname = \"g\"\nsymbol = \"g\"\nshare = 0.5\n[rules]\nfiles = [\"r.rules\"]\n"
+                               "[tileset]\npath = \"t.toml\"\n");
+    const std::string tmx = check_with_tiled(dir / "m.toml", "");
+    CHECK(tmx.find("<layer id=\"2\" name=\"over\"") != std::string::npos);
+    CHECK(tmx.find("2147483") != std::string::npos); // a horizontal flip bit is in the data
 }

@@ -31,6 +31,8 @@ struct Rule {
     std::string file; // as given to the parser (used in messages and stats)
     int line = 0;
     std::uint64_t identity = 0; // hash of the rule's text: seeds its choice of target, stable under edits elsewhere
+    std::string variant;        // "" for the rule as written; "r90", "r180", "r270", "m", "m r90", ... for the
+                                // variants `rotate` and `mirror` add (pattern and targets turned alike)
 };
 
 } // namespace tilegen

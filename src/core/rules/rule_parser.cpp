@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/hash.hpp"
+#include "core/rules/tile_transform.hpp"
 
 namespace tilegen {
 
@@ -138,6 +139,27 @@ public:
             error(t.column, "target has a weight but no tile name");
             return std::nullopt;
         }
+        // Transform suffixes: name@r90, name@fx@fy, ... (not on the built-ins, which start with '@').
+        TileTransform transform;
+        for (std::size_t at = s.rfind('@'); at != std::string_view::npos && at > 0; at = s.rfind('@')) {
+            std::string_view suffix = s.substr(at + 1);
+            TileTransform step;
+            if (suffix == "r90") step = TileTransform::rotation(1);
+            else if (suffix == "r180") step = TileTransform::rotation(2);
+            else if (suffix == "r270") step = TileTransform::rotation(3);
+            else if (suffix == "fx") step = TileTransform::mirror();
+            else if (suffix == "fy") step = TileTransform::mirror().then(TileTransform::rotation(2));
+            else {
+                error(t.column + static_cast<int>(at), "unknown tile transform '@" + std::string(suffix) +
+                                                          "' (expected @r90, @r180, @r270, @fx or @fy)");
+                return std::nullopt;
+            }
+            transforms_.insert(transforms_.begin(), step);
+            s = s.substr(0, at);
+        }
+        for (const TileTransform& step : transforms_) transform = transform.then(step);
+        transforms_.clear();
+        target.flips = transform.flip_bits();
         if (s.front() == '@') {
             if (s == "@error") {
                 target.kind = Target::Kind::error;
@@ -168,6 +190,7 @@ private:
         return ClassMask{1} << it->second;
     }
 
+    std::vector<TileTransform> transforms_;
     const std::string& path_;
     int line_;
     const SymbolTable& symbols_;
@@ -199,6 +222,26 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
             layer = std::string(tokens[0].text.substr(1, tokens[0].text.size() - 2));
             continue;
         }
+        // Modifiers: `rotate` and/or `mirror` before the pattern.
+        bool rotate = false, mirror = false, bad_modifier = false;
+        std::size_t skip = 0;
+        while (skip < tokens.size() && (tokens[skip].text == "rotate" || tokens[skip].text == "mirror")) {
+            bool& flag = tokens[skip].text == "rotate" ? rotate : mirror;
+            if (flag) {
+                p.error(tokens[skip].column, "'" + std::string(tokens[skip].text) + "' is given twice");
+                bad_modifier = true;
+            }
+            flag = true;
+            ++skip;
+        }
+        if (bad_modifier) continue;
+        if (skip == tokens.size()) {
+            const Token& last = tokens.back();
+            p.error(last.column + static_cast<int>(last.text.size()), "expected a pattern after '" +
+                                                                        std::string(last.text) + "'");
+            continue;
+        }
+        tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(skip));
         // The first group gives the pattern size.
         std::vector<ClassMask> first;
         if (!p.parse_group(tokens[0], first)) continue;
@@ -244,7 +287,7 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
             p.error(last.column + static_cast<int>(last.text.size()), "rule has no target (a tile name, an image or @error)");
             continue;
         }
-        std::string canonical = layer;
+        std::string canonical = layer + (rotate ? " rotate" : "") + (mirror ? " mirror" : "");
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             canonical += ' ';
             canonical += tokens[i].text;
@@ -258,7 +301,30 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
         }
         if (!ok) continue;
         rule.identity = hash_string(canonical);
-        rules.push_back(std::move(rule));
+        // Variants: the pattern turned 90, 180, 270 degrees clockwise and/or mirrored left-right, each with its
+        // targets turned the same way; they follow their source, and ones equal to an earlier variant are dropped.
+        std::vector<Rule> variants{rule};
+        if (rotate || mirror) {
+            std::vector<TileTransform> transforms;
+            for (int m = 0; m < (mirror ? 2 : 1); ++m)
+                for (int r = 0; r < (rotate ? 4 : 1); ++r)
+                    if (m || r) transforms.push_back(TileTransform{r, m == 1});
+            for (const TileTransform& tr : transforms) {
+                Rule v = rule;
+                if (tr.mirrored) v.pattern = v.pattern.mirrored();
+                for (int r = 0; r < tr.quarter_turns; ++r) v.pattern = v.pattern.rotated();
+                bool seen = false;
+                for (const Rule& earlier : variants) seen = seen || earlier.pattern == v.pattern;
+                if (seen) continue;
+                for (Target& t : v.targets)
+                    t.flips = TileTransform::from_flip_bits(t.flips).then(tr).flip_bits();
+                v.variant = std::string(tr.mirrored ? "m" : "") + (tr.mirrored && tr.quarter_turns ? " " : "") +
+                            (tr.quarter_turns ? "r" + std::to_string(90 * tr.quarter_turns) : "");
+                v.identity = hash_string(canonical + " @" + v.variant);
+                variants.push_back(std::move(v));
+            }
+        }
+        for (Rule& v : variants) rules.push_back(std::move(v));
     }
     return rules;
 }

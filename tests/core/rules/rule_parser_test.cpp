@@ -2,6 +2,7 @@
 
 #include "core/rules/descriptor.hpp"
 #include "core/rules/rule_parser.hpp"
+#include "core/rules/tile_transform.hpp"
 
 using namespace tilegen;
 
@@ -126,4 +127,106 @@ TEST_CASE("a bad line does not stop the others from being checked") {
     REQUIRE(d.size() == 2);
     CHECK(d[0].line == 1);
     CHECK(d[1].line == 3);
+}
+
+TEST_CASE("tile transforms compose like the dihedral group and match Tiled's flip bits") {
+    const TileTransform r90 = TileTransform::rotation(1), m = TileTransform::mirror();
+    CHECK(r90.flip_bits() == (kFlipHorizontal | kFlipDiagonal));
+    CHECK(r90.then(r90).flip_bits() == (kFlipHorizontal | kFlipVertical));
+    CHECK(r90.then(r90).then(r90).flip_bits() == (kFlipVertical | kFlipDiagonal));
+    CHECK(r90.then(r90).then(r90).then(r90) == TileTransform{});
+    CHECK(m.then(m) == TileTransform{});
+    CHECK(m.then(TileTransform::rotation(2)).flip_bits() == kFlipVertical);
+    // Rotating then mirroring is mirroring then rotating the other way.
+    CHECK(r90.then(m) == m.then(TileTransform::rotation(3)));
+    for (int r = 0; r < 4; ++r)
+        for (int k = 0; k < 2; ++k) {
+            TileTransform t{r, k == 1};
+            CHECK(TileTransform::from_flip_bits(t.flip_bits()) == t);
+        }
+}
+
+TEST_CASE("target suffixes set flip bits") {
+    Diagnostics d;
+    auto rules = parse_rules("g a@r90 b@r180*2 c@r270 d@fx e@fy f@fx@r90 @error\n", "r", kSymbols, d);
+    REQUIRE(d.empty());
+    REQUIRE(rules.size() == 1);
+    const auto& t = rules[0].targets;
+    CHECK(t[0].name == "a");
+    CHECK(t[0].flips == (kFlipHorizontal | kFlipDiagonal));
+    CHECK(t[1].name == "b");
+    CHECK(t[1].weight == 2);
+    CHECK(t[1].flips == (kFlipHorizontal | kFlipVertical));
+    CHECK(t[2].flips == (kFlipVertical | kFlipDiagonal));
+    CHECK(t[3].flips == kFlipHorizontal);
+    CHECK(t[4].flips == kFlipVertical);
+    CHECK(t[5].flips == TileTransform::mirror().then(TileTransform::rotation(1)).flip_bits());
+    CHECK(t[6].kind == Target::Kind::error);
+    CHECK(t[6].flips == 0);
+
+    auto bad = parse_rules("g a@r45\n", "r", kSymbols, d);
+    CHECK(bad.empty());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].column == 4);
+    CHECK(d[0].message.find("unknown tile transform '@r45'") != std::string::npos);
+}
+
+TEST_CASE("rotate adds the three turned variants right after the source, targets turned alike") {
+    Diagnostics d;
+    auto rules = parse_rules("rotate ?s? ggg ??? edge\n??? ?g? ??? grass\n", "r", kSymbols, d);
+    REQUIRE(d.empty());
+    REQUIRE(rules.size() == 5);
+    CHECK(rules[0].variant.empty());
+    CHECK(rules[1].variant == "r90");
+    CHECK(rules[2].variant == "r180");
+    CHECK(rules[3].variant == "r270");
+    CHECK(rules[4].targets[0].name == "grass");
+    CHECK(rules[1].pattern.at(1, 0) == S); // north sand turned to east sand
+    CHECK(rules[2].pattern.at(0, 1) == S);
+    CHECK(rules[3].pattern.at(-1, 0) == S);
+    CHECK(rules[1].targets[0].flips == TileTransform::rotation(1).flip_bits());
+    CHECK(rules[3].targets[0].flips == TileTransform::rotation(3).flip_bits());
+    for (int i = 0; i < 4; ++i) CHECK(rules[static_cast<std::size_t>(i)].line == 1);
+    CHECK(rules[0].identity != rules[1].identity);
+}
+
+TEST_CASE("mirror adds left-right mirrors; symmetric variants are not repeated") {
+    Diagnostics d;
+    auto rules = parse_rules("mirror rotate s?? ggg ??? corner@r90\nrotate ?s? sgs ?s? cross\nmirror ?s? ggg ?s? band\n",
+                             "r", kSymbols, d);
+    REQUIRE(d.empty());
+    // corner: 4 rotations x 2 mirrors, but a corner cell mirrored equals another rotation: 4 distinct.
+    int corner = 0, cross = 0, band = 0;
+    for (const Rule& r : rules) {
+        corner += r.targets[0].name == "corner";
+        cross += r.targets[0].name == "cross";
+        band += r.targets[0].name == "band";
+    }
+    CHECK(corner == 4);
+    CHECK(cross == 1);
+    CHECK(band == 1);
+    // The mirrored-only pattern for a north-west corner is the north-east corner.
+    Descriptor nw(3);
+    nw.set(-1, -1, S);
+    nw.set(0, 0, G);
+    CHECK(nw.mirrored().at(1, -1) == S);
+
+    auto m = parse_rules("mirror s?? ggg ??? corner\n", "r", kSymbols, d);
+    REQUIRE(m.size() == 2);
+    CHECK(m[1].variant == "m");
+    CHECK(m[1].pattern.at(1, -1) == S);
+    CHECK(m[1].targets[0].flips == kFlipHorizontal);
+}
+
+TEST_CASE("modifier errors") {
+    Diagnostics d;
+    CHECK(parse_rules("rotate rotate ?s? ggg ??? e\n", "r", kSymbols, d).empty());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].column == 8);
+    CHECK(d[0].message.find("'rotate' is given twice") != std::string::npos);
+    d.clear();
+    CHECK(parse_rules("mirror\n", "r", kSymbols, d).empty());
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].column == 7);
+    CHECK(d[0].message.find("expected a pattern after 'mirror'") != std::string::npos);
 }
