@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "io/file_source.hpp"
+#include "io/project_loader.hpp"
 
 namespace tilegen::app {
 
@@ -15,6 +17,17 @@ int usage_error(const std::string& command, const std::string& message) {
     std::cerr << "tilegen" << (command.empty() ? "" : " " + command) << ": error: " << message << '\n'
               << "Try 'tilegen " << (command.empty() ? "" : command + " ") << "--help'.\n";
     return kExitUsage;
+}
+
+std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe, Diagnostics& diags) {
+    if (recipe) return io::load_project(*recipe, io::DiskFiles{}, diags);
+    return io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
+}
+
+std::string class_symbols(const Project& project) {
+    std::string s;
+    for (const auto& c : project.recipe.terrain) s += c.symbol;
+    return s;
 }
 
 std::optional<long long> parse_integer(const std::string& s) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/diagnostic.hpp"
+#include "core/project.hpp"
 
 namespace tilegen::app {
 
@@ -32,6 +33,12 @@ private:
     const std::vector<std::string>& args_;
     std::size_t pos_ = 0;
 };
+
+// Loads RECIPE from disk, or the built-in default recipe when none is given.
+std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe, Diagnostics& diags);
+
+// The recipe's terrain symbols in class order, e.g. "wsg".
+std::string class_symbols(const Project& project);
 
 std::optional<long long> parse_integer(const std::string& s);
 // "WxH" with both in 1..limit.

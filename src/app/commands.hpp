@@ -15,5 +15,7 @@ using Args = std::vector<std::string>;
 
 int run_generate(const Args& args);
 int run_paint(const Args& args);
+int run_check(const Args& args);
+int run_explain(const Args& args);
 
 } // namespace tilegen::app

@@ -90,13 +90,8 @@ int run_generate(const Args& args) {
     if (classes_arg && size) return usage_error("generate", "--size and --classes exclude each other (the class map sets the size)");
 
     Diagnostics diags;
-    io::DiskFiles disk;
-    io::EmbeddedFiles embedded;
-    const io::FileSource& files = recipe_arg ? static_cast<const io::FileSource&>(disk) : embedded;
-    const fs::path recipe_path = recipe_arg ? fs::path(*recipe_arg) : fs::path(io::kDefaultRecipePath);
-
     auto t0 = Clock::now();
-    auto project = io::load_project(recipe_path, files, diags);
+    auto project = load_recipe_project(recipe_arg, diags);
     if (!project) {
         print_diagnostics(diags);
         return kExitInput;

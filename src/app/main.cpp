@@ -12,6 +12,8 @@ const char* kHelp = R"(tilegen - 2D tile maps with autotiling
 
 Usage:
   tilegen generate [RECIPE] [-o OUT.tmx] [--png OUT.png] [--seed N] [--size WxH] [--classes FILE.txt] [--json]
+  tilegen check [RECIPE] [--strict]
+  tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
   tilegen paint DESCRIPTION.toml [-o DIR]
   tilegen --help | --version
   tilegen COMMAND --help
@@ -19,6 +21,8 @@ Usage:
 Commands:
   generate   Make a map from a recipe: heightfield -> terrain classes -> descriptor rules -> TMX + PNG.
              Without RECIPE, the built-in default overworld (samples/overworld.toml).
+  check      Lint the recipe's rules: errors, uncovered neighbourhoods, shadowed and duplicate rules.
+  explain    Show how one cell was decided: every rule tried, why it failed, the match and the tile chosen.
   paint      Paint a tileset (PNG + manifest) from a procedural description.
 
 Exit codes: 0 success, 1 bad input file, 2 bad command line.
@@ -46,6 +50,8 @@ int main(int argc, char** argv) {
     try {
         if (command == "generate") return run_generate(rest);
         if (command == "paint") return run_paint(rest);
+        if (command == "check") return run_check(rest);
+        if (command == "explain") return run_explain(rest);
     } catch (const std::bad_alloc&) {
         std::cerr << "tilegen: error: out of memory\n";
         return kExitInput;

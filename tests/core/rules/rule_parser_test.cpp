@@ -192,7 +192,7 @@ TEST_CASE("rotate adds the three turned variants right after the source, targets
 
 TEST_CASE("mirror adds left-right mirrors; symmetric variants are not repeated") {
     Diagnostics d;
-    auto rules = parse_rules("mirror rotate s?? ggg ??? corner@r90\nrotate ?s? sgs ?s? cross\nmirror ?s? ggg ?s? band\n",
+    auto rules = parse_rules("mirror rotate s?? ?g? ??? corner@r90\nrotate ?s? sgs ?s? cross\nmirror ?s? ggg ?s? band\n",
                              "r", kSymbols, d);
     REQUIRE(d.empty());
     // corner: 4 rotations x 2 mirrors, but a corner cell mirrored equals another rotation: 4 distinct.

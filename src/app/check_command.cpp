@@ -1,0 +1,121 @@
+// tilegen check: lint a recipe's rules without generating a map.
+#include <iostream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "core/pipeline.hpp"
+#include "core/rules/explain.hpp"
+#include "core/rules/rule_check.hpp"
+
+namespace tilegen::app {
+
+namespace {
+
+const char* kCheckHelp = R"(Usage: tilegen check [RECIPE] [--strict]
+
+Lints the recipe's rule files without generating a map (no RECIPE: the built-in default):
+  - errors: unknown symbols or tiles, missing images, malformed patterns (path:line:col: error: ...)
+  - uncovered neighbourhoods: class neighbourhoods no rule of a layer matches (exact enumeration when there
+    are at most 2,097,152 of them, else a sample of 200,000; the output says which), with examples
+  - shadowed rules: rules that never decide a cell because earlier rules always match first
+  - duplicate rules, and targets with weight 0 that are never chosen
+
+Exit codes: 0 clean (warnings allowed), 1 errors (or warnings with --strict), 2 bad usage.
+)";
+
+std::string where(const Rule& r) {
+    return r.file + ":" + std::to_string(r.line) + (r.variant.empty() ? "" : " (" + r.variant + ")");
+}
+
+} // namespace
+
+int run_check(const Args& args) {
+    std::optional<std::string> recipe_arg;
+    bool strict = false;
+    for (const std::string& a : args) {
+        if (a == "-h" || a == "--help") {
+            std::cout << kCheckHelp;
+            return kExitOk;
+        } else if (a == "--strict") {
+            strict = true;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usage_error("check", "unknown option '" + a + "'");
+        } else if (!recipe_arg) {
+            recipe_arg = a;
+        } else {
+            return usage_error("check", "more than one recipe given");
+        }
+    }
+    Diagnostics diags;
+    auto project = load_recipe_project(recipe_arg, diags);
+    if (!project) {
+        print_diagnostics(diags);
+        return kExitInput;
+    }
+    const std::string symbols = class_symbols(*project);
+    const auto layers = build_layers(*project, std::vector<int>(project->images.size(), 0), 0);
+    const RuleCheckReport report = check_rules(layers, static_cast<int>(symbols.size()));
+    auto rule_of = [&](const RuleRef& ref) -> const Rule& {
+        for (const auto& l : layers)
+            if (l.name == ref.layer) return l.ordered[ref.index];
+        return layers.front().ordered.front();
+    };
+
+    std::size_t warnings = 0;
+    for (const auto& cov : report.coverage) {
+        std::size_t rules = 0;
+        for (const auto& l : layers)
+            if (l.name == cov.layer) rules = l.ordered.size();
+        const std::string how = cov.exact ? "all " + std::to_string(cov.examined) + " neighbourhoods (exact)"
+                                          : std::to_string(cov.examined) + " sampled neighbourhoods (too many to enumerate)";
+        if (cov.uncovered == 0) {
+            std::cout << "layer '" << cov.layer << "': " << rules << " rules cover " << how << "\n";
+            continue;
+        }
+        ++warnings;
+        std::cout << project->recipe.path << ": warning: layer '" << cov.layer << "': " << cov.uncovered << " of "
+                  << how << " match no rule (they get the error tile), for example:\n";
+        for (const auto& n : cov.examples) {
+            for (int y = 0; y < n.side; ++y) {
+                std::cout << "    ";
+                for (int x = 0; x < n.side; ++x) {
+                    const bool centre = x == n.side / 2 && y == n.side / 2;
+                    const char c = symbols[n.cells[static_cast<std::size_t>(y * n.side + x)]];
+                    std::cout << (centre ? '[' : ' ') << c << (centre ? ']' : ' ');
+                }
+                std::cout << '\n';
+            }
+            std::cout << '\n';
+        }
+    }
+    for (const auto& d : report.duplicates) {
+        ++warnings;
+        const Rule& r = rule_of(d.rule);
+        std::cout << r.file << ":" << r.line << ":1: warning: rule" << (r.variant.empty() ? "" : " (" + r.variant + ")")
+                  << " '" << pattern_text(r.pattern, symbols) << "' duplicates the pattern of " << where(rule_of(d.original))
+                  << ", which always matches first\n";
+    }
+    for (const auto& s : report.shadowed) {
+        ++warnings;
+        const Rule& r = rule_of(s.rule);
+        std::cout << r.file << ":" << r.line << ":1: warning: rule" << (r.variant.empty() ? "" : " (" + r.variant + ")")
+                  << " '" << pattern_text(r.pattern, symbols) << "' never decides a cell";
+        if (s.matches_nothing)
+            std::cout << ": no neighbourhood" << (s.exact ? "" : " in the sample") << " matches it\n";
+        else
+            std::cout << ": it is shadowed by " << where(rule_of(s.by)) << " '"
+                      << pattern_text(rule_of(s.by).pattern, symbols) << "'" << (s.exact ? "" : " (in the sample)")
+                      << ", tried first\n";
+    }
+    for (const auto& z : report.zero_weights) {
+        ++warnings;
+        const Rule& r = rule_of(z.rule);
+        const Target& t = r.targets[z.target];
+        std::cout << r.file << ":" << r.line << ":" << t.column << ": warning: target '" << t.name
+                  << "' has weight 0 and is never chosen\n";
+    }
+    std::cout << (warnings == 0 ? "ok: no problems found" : std::to_string(warnings) + " warning(s)") << "\n";
+    return warnings > 0 && strict ? kExitInput : kExitOk;
+}
+
+} // namespace tilegen::app

@@ -1,0 +1,166 @@
+// tilegen explain: how one cell was decided, layer by layer.
+#include <algorithm>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "core/classes/class_map_text.hpp"
+#include "core/pipeline.hpp"
+#include "core/rules/explain.hpp"
+#include "io/files.hpp"
+
+namespace tilegen::app {
+
+namespace {
+
+const char* kExplainHelp = R"(Usage: tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
+
+Shows how cell (X, Y) is decided, with the same result as `tilegen generate` for the same options:
+its neighbourhood of classes, then for each layer every rule tried in order (with the first cell that
+failed), the rule that matched (file:line), its targets with weights, and the one chosen.
+Without RECIPE, the built-in default overworld.
+
+Exit codes: 0 success, 1 bad input, 2 bad usage (including X Y outside the map).
+)";
+
+} // namespace
+
+int run_explain(const Args& args) {
+    std::vector<std::string> positional;
+    std::optional<std::string> classes_arg;
+    GenerateOptions options;
+    ArgReader in(args);
+    while (!in.done()) {
+        std::string a = in.next();
+        if (a == "-h" || a == "--help") {
+            std::cout << kExplainHelp;
+            return kExitOk;
+        } else if (a == "--seed") {
+            auto v = in.value();
+            auto n = v ? parse_integer(*v) : std::nullopt;
+            if (!n || *n < 0) return usage_error("explain", "--seed takes a whole number >= 0");
+            options.seed = static_cast<std::uint64_t>(*n);
+        } else if (a == "--size") {
+            auto v = in.value();
+            auto s = v ? parse_size(*v) : std::nullopt;
+            if (!s) return usage_error("explain", "--size takes WxH with both from 1 to 65536");
+            options.width = s->first;
+            options.height = s->second;
+        } else if (a == "--classes") {
+            classes_arg = in.value();
+            if (!classes_arg) return usage_error("explain", "--classes needs a value");
+        } else if (a.size() > 1 && a[0] == '-' && !parse_integer(a)) {
+            return usage_error("explain", "unknown option '" + a + "'");
+        } else {
+            positional.push_back(a);
+        }
+    }
+    if (positional.size() < 2 || positional.size() > 3)
+        return usage_error("explain", "expected [RECIPE] X Y");
+    std::optional<std::string> recipe_arg;
+    if (positional.size() == 3) recipe_arg = positional[0];
+    auto px = parse_integer(positional[positional.size() - 2]);
+    auto py = parse_integer(positional[positional.size() - 1]);
+    if (!px || !py) return usage_error("explain", "X and Y must be whole numbers");
+
+    Diagnostics diags;
+    auto project = load_recipe_project(recipe_arg, diags);
+    if (project && classes_arg) {
+        auto text = io::read_file(*classes_arg, diags);
+        if (text) options.classes = parse_class_map(*text, *classes_arg, project->symbols, diags);
+    }
+    if (!project || (classes_arg && !options.classes)) {
+        print_diagnostics(diags);
+        return kExitInput;
+    }
+    const int width = options.classes ? options.classes->width() : options.width.value_or(project->recipe.map.width);
+    const int height =
+        options.classes ? options.classes->height() : options.height.value_or(project->recipe.map.height);
+    if (*px < 0 || *py < 0 || *px >= width || *py >= height)
+        return usage_error("explain", "cell (" + std::to_string(*px) + ", " + std::to_string(*py) +
+                                          ") is outside the " + std::to_string(width) + "x" + std::to_string(height) +
+                                          " map");
+    const int x = static_cast<int>(*px), y = static_cast<int>(*py);
+    const GenerateResult result = generate_map(*project, options);
+    const std::string symbols = class_symbols(*project);
+    const auto& terrain = project->recipe.terrain;
+    const ClassId cls = result.classes(x, y);
+
+    std::ostringstream out;
+    out << "cell (" << x << ", " << y << ") of " << project->recipe.name << " (" << width << "x" << height << ", seed "
+        << result.seed << ")\n";
+    if (!result.heights.empty()) out << "  height " << std::setprecision(6) << result.heights(x, y) << "\n";
+    out << "  class  " << terrain[cls].name << " (" << terrain[cls].symbol << ")\n";
+    int radius = 1;
+    for (const auto& l : result.layers)
+        for (const auto& r : l.ordered) radius = std::max(radius, r.pattern.radius());
+    OutsidePolicy outside;
+    if (project->recipe.rules.outside != "clamp")
+        outside.fixed_class = static_cast<ClassId>(project->symbols.at(project->recipe.rules.outside[0]));
+    auto class_at = [&](int cx, int cy) -> ClassId {
+        if (!result.classes.contains(cx, cy)) {
+            if (outside.fixed_class) return *outside.fixed_class;
+            cx = std::clamp(cx, 0, width - 1);
+            cy = std::clamp(cy, 0, height - 1);
+        }
+        return result.classes(cx, cy);
+    };
+    out << "  neighbourhood (outside the map: " << project->recipe.rules.outside << "):\n";
+    for (int dy = -radius; dy <= radius; ++dy) {
+        out << "    ";
+        for (int dx = -radius; dx <= radius; ++dx) {
+            const bool centre = dx == 0 && dy == 0;
+            out << (centre ? '[' : ' ') << symbols[class_at(x + dx, y + dy)] << (centre ? ']' : ' ');
+        }
+        out << "\n";
+    }
+    const int error_index = result.map.atlas.tile_count() - 1;
+    for (std::size_t li = 0; li < result.layers.size(); ++li) {
+        const LayerRules& layer = result.layers[li];
+        const CellExplanation e = explain_cell(result.classes, x, y, layer, outside, result.seed, gid_of(error_index));
+        out << "layer '" << layer.name << "': " << e.attempts.size() << " of " << layer.ordered.size()
+            << " rules tried\n";
+        for (const RuleAttempt& a : e.attempts) {
+            const Rule& r = layer.ordered[a.rule];
+            out << "  " << r.file << ":" << r.line << (r.variant.empty() ? "" : " (" + r.variant + ")") << "  "
+                << pattern_text(r.pattern, symbols) << "  ";
+            if (a.matched) {
+                out << "MATCH\n";
+            } else {
+                out << "no: at (" << std::showpos << a.fail_dx << ", " << a.fail_dy << std::noshowpos << ") is "
+                    << symbols[a.fail_class] << ", rule wants " << mask_text(r.pattern.at(a.fail_dx, a.fail_dy), symbols)
+                    << "\n";
+            }
+        }
+        if (e.decision == kNoRule) {
+            out << "  no rule matches: the cell gets the error tile\n";
+            continue;
+        }
+        const Rule& r = layer.ordered[static_cast<std::size_t>(e.decision)];
+        out << "  decided by " << r.file << ":" << r.line << (r.variant.empty() ? "" : " (" + r.variant + ")")
+            << "; targets:";
+        for (std::size_t t = 0; t < r.targets.size(); ++t) {
+            const Target& target = r.targets[t];
+            std::string name = target.kind == Target::Kind::error ? "@error"
+                               : target.kind == Target::Kind::none ? "@none"
+                                                                    : target.name;
+            out << " " << name << "*" << target.weight << (static_cast<int>(t) == e.chosen_target ? " (chosen)" : "");
+        }
+        out << "\n  tile: ";
+        if (e.gid == 0) {
+            out << "(empty)";
+        } else {
+            const int index = atlas_index_of(e.gid);
+            const std::string& tile_name = result.map.atlas.names[static_cast<std::size_t>(index)];
+            out << (tile_name.empty() ? "#" + std::to_string(index) : tile_name) << ", gid " << e.gid;
+            if (e.gid & kFlipMask) out << " (flipped)";
+        }
+        out << "\n";
+    }
+    std::cout << out.str();
+    return kExitOk;
+}
+
+} // namespace tilegen::app

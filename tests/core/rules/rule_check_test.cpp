@@ -1,0 +1,125 @@
+#include <doctest/doctest.h>
+
+#include "core/rules/explain.hpp"
+#include "core/rules/rule_check.hpp"
+#include "core/rules/rule_parser.hpp"
+
+using namespace tilegen;
+
+namespace {
+LayerRules layer_of(const char* text, const SymbolTable& symbols) {
+    Diagnostics d;
+    auto rules = parse_rules(text, "r.rules", symbols, d);
+    REQUIRE(d.empty());
+    LayerRules layer{"ground", order_by_specificity(std::move(rules)), {}};
+    for (const Rule& r : layer.ordered) {
+        ResolvedTargets rt;
+        for (const Target& t : r.targets) {
+            rt.gids.push_back(gid_of(1));
+            rt.weights.push_back(t.weight);
+        }
+        layer.resolved.push_back(rt);
+    }
+    return layer;
+}
+const SymbolTable kWG{{'w', 0}, {'g', 1}};
+} // namespace
+
+TEST_CASE("check: a complete rule set is clean") {
+    std::vector<LayerRules> layers{layer_of("w water\ng grass\n?  @error\n", kWG)};
+    auto report = check_rules(layers, 2);
+    CHECK(report.clean());
+    REQUIRE(report.coverage.size() == 1);
+    CHECK(report.coverage[0].exact);
+    CHECK(report.coverage[0].examined == 2); // only the centre cell is looked at
+}
+
+TEST_CASE("check: uncovered neighbourhoods are counted exactly, with examples") {
+    std::vector<LayerRules> layers{layer_of("??? ?w? ???  water\n?g? ?g? ???  grass-below-grass\n", kWG)};
+    auto report = check_rules(layers, 2);
+    REQUIRE(report.coverage.size() == 1);
+    const auto& c = report.coverage[0];
+    CHECK(c.exact);
+    CHECK(c.examined == 4); // the centre and the north cell matter
+    CHECK(c.uncovered == 1); // grass with water to the north
+    REQUIRE(!c.examples.empty());
+    CHECK(c.examples[0].side == 3);
+    CHECK(c.examples[0].cells[4] == 1);
+    CHECK(c.examples[0].cells[1] == 0);
+    CHECK_FALSE(report.clean());
+}
+
+TEST_CASE("check: shadowed, duplicate and zero-weight rules") {
+    std::vector<LayerRules> layers{layer_of("??? ?g? ???  grass\n"
+                                            "g  g-1x1\n"             // same specificity, after: shadowed by grass
+                                            "??? ?g? ???  grass-again\n" // duplicate of the first
+                                            "w  water water-2*0\n"
+                                            "??? ?[!wg]? ???  never\n"  // matches no neighbourhood
+                                            "?  @error\n",               // a safety net: not reported
+                                            kWG)};
+    auto report = check_rules(layers, 2);
+    REQUIRE(report.duplicates.size() == 1);
+    CHECK(layers[0].ordered[report.duplicates[0].rule.index].targets[0].name == "grass-again");
+    CHECK(layers[0].ordered[report.duplicates[0].original.index].targets[0].name == "grass");
+    REQUIRE(report.shadowed.size() == 2);
+    bool saw_1x1 = false, saw_never = false;
+    for (const auto& s : report.shadowed) {
+        const Rule& r = layers[0].ordered[s.rule.index];
+        if (r.targets[0].name == "g-1x1") {
+            saw_1x1 = true;
+            CHECK_FALSE(s.matches_nothing);
+            CHECK(layers[0].ordered[s.by.index].targets[0].name == "grass");
+        }
+        if (r.targets[0].name == "never") {
+            saw_never = true;
+            CHECK(s.matches_nothing);
+        }
+    }
+    CHECK(saw_1x1);
+    CHECK(saw_never);
+    REQUIRE(report.zero_weights.size() == 1);
+    CHECK(report.zero_weights[0].target == 1);
+}
+
+TEST_CASE("check: too many neighbourhoods are sampled, and say so") {
+    const SymbolTable many{{'a', 0}, {'b', 1}, {'c', 2}, {'d', 3}, {'e', 4}};
+    std::vector<LayerRules> layers{
+        layer_of("????? ????? ??a?? ????? ????e  corner\n??? ?[abcd]? ???  other\n", many)};
+    RuleCheckLimits limits;
+    limits.sample_size = 5000;
+    auto report = check_rules(layers, 5, limits);
+    // The 5x5 rule looks at 2 cells and the 3x3 at 1: 25 combinations, exact.
+    CHECK(report.coverage[0].exact);
+    CHECK(report.coverage[0].examined == 25);
+    CHECK(report.coverage[0].uncovered == 5); // centre e with any corner
+
+    std::vector<LayerRules> big{layer_of("abc abc abc ????? 1\n", many)};
+    Diagnostics d;
+    auto rules = parse_rules("????? ????? ??a?? ????? ????? x\naaaaa aaaaa aaaaa aaaaa aaaaa y\n", "r", many, d);
+    LayerRules wide{"ground", order_by_specificity(rules), {{{1}, {1}}, {{1}, {1}}}};
+    auto r2 = check_rules(std::span<const LayerRules>(&wide, 1), 5, limits);
+    CHECK_FALSE(r2.coverage[0].exact);
+    CHECK(r2.coverage[0].examined == 5000);
+    CHECK(r2.coverage[0].uncovered > 3000); // about 4/5 of the samples have no 'a' in the centre
+}
+
+TEST_CASE("explain traces the rules tried and agrees with autotile") {
+    std::vector<LayerRules> layers{layer_of("?w? ?g? ???  shore\n??? ?g? ???  grass grass2\nw  water\n", kWG)};
+    ClassGrid classes(3, 3, 1);
+    classes(1, 0) = 0;
+    auto e = explain_cell(classes, 1, 2, layers[0], {}, 9, 0);
+    REQUIRE(e.attempts.size() == 2);
+    CHECK_FALSE(e.attempts[0].matched);
+    CHECK(e.attempts[0].fail_dx == 0);
+    CHECK(e.attempts[0].fail_dy == -1);
+    CHECK(e.attempts[0].fail_class == 1);
+    CHECK(e.attempts[1].matched);
+    CHECK(e.decision == 1);
+    auto tiles = autotile(classes, layers, 2, {}, 9, 0);
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 3; ++x) CHECK(explain_cell(classes, x, y, layers[0], {}, 9, 0).gid == tiles.layers[0].tiles(x, y));
+    CHECK(pattern_text(layers[0].ordered[0].pattern, "wg") == "?w? ?g? ???");
+    CHECK(mask_text(~ClassMask{1}, "wsg") == "!w");
+    CHECK(mask_text(0b101, "wsgd") == "[wg]");
+    CHECK(mask_text(0b1101, "wsgd") == "!s");
+}
