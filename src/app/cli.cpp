@@ -10,7 +10,9 @@
 namespace tilegen::app {
 
 void print_diagnostics(const Diagnostics& diags) {
-    for (const auto& d : diags) std::cerr << format_diagnostic(d) << '\n';
+    constexpr std::size_t kShown = 20; // a wrong recipe can break every line of a rule file; show the first few
+    for (std::size_t i = 0; i < diags.size() && i < kShown; ++i) std::cerr << format_diagnostic(diags[i]) << '\n';
+    if (diags.size() > kShown) std::cerr << "tilegen: " << diags.size() - kShown << " more errors not shown\n";
 }
 
 int usage_error(const std::string& command, const std::string& message) {

@@ -17,5 +17,6 @@ int run_generate(const Args& args);
 int run_paint(const Args& args);
 int run_check(const Args& args);
 int run_explain(const Args& args);
+int run_noise(const Args& args);
 
 } // namespace tilegen::app

@@ -14,6 +14,7 @@ Usage:
   tilegen generate [RECIPE] [-o OUT.tmx] [--png OUT.png] [--seed N] [--size WxH] [--classes FILE.txt] [--json]
   tilegen check [RECIPE] [--strict]
   tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
+  tilegen noise [RECIPE] [--map NAME] -o OUT.png|OUT.pfm [--seed N] [--size WxH] [--region X,Y,W,H]
   tilegen paint DESCRIPTION.toml [-o DIR]
   tilegen --help | --version
   tilegen COMMAND --help
@@ -23,6 +24,7 @@ Commands:
              Without RECIPE, the built-in default overworld (samples/overworld.toml).
   check      Lint the recipe's rules: errors, uncovered neighbourhoods, shadowed and duplicate rules.
   explain    Show how one cell was decided: every rule tried, why it failed, the match and the tile chosen.
+  noise      Write one of the recipe's heightfields as a greyscale PNG or a PFM (exact floats).
   paint      Paint a tileset (PNG + manifest) from a procedural description.
 
 Exit codes: 0 success, 1 bad input file, 2 bad command line.
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
         if (command == "paint") return run_paint(rest);
         if (command == "check") return run_check(rest);
         if (command == "explain") return run_explain(rest);
+        if (command == "noise") return run_noise(rest);
     } catch (const std::bad_alloc&) {
         std::cerr << "tilegen: error: out of memory\n";
         return kExitInput;

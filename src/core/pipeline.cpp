@@ -5,7 +5,7 @@
 #include <map>
 #include <sstream>
 
-#include "core/heightfield/harmonic_noise.hpp"
+#include "core/heightfield/heightfield.hpp"
 #include "core/rules/rule_matcher.hpp"
 
 namespace tilegen {
@@ -80,6 +80,47 @@ std::vector<LayerRules> build_layers(const Project& project, const std::vector<i
     return layers;
 }
 
+Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed, int map_width,
+                        int map_height, Region region) {
+    const MapDefinition* def = find_map(recipe, name);
+    if (!def) return Grid<float>(region.width, region.height, 0.0f);
+    MapLookup lookup = [&](const std::string& other, Region r) {
+        return compute_map(recipe, other, seed, map_width, map_height, r);
+    };
+    return generate_heightfield(*def, seed, map_width, map_height, region, lookup);
+}
+
+ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                            std::vector<float>& thresholds) {
+    auto grid_of = [&](const std::string& name) -> const Grid<float>& {
+        for (const auto& [n, g] : maps)
+            if (n == name) return g;
+        return maps.front().second;
+    };
+    thresholds.clear();
+    if (!recipe.classes.biomes) {
+        std::vector<double> shares;
+        for (const auto& c : recipe.terrain) shares.push_back(c.share);
+        const Grid<float>& heights = grid_of(recipe.classes.map);
+        thresholds = thresholds_from_shares(heights, shares);
+        return classify(heights, thresholds);
+    }
+    const BiomeTable& b = *recipe.classes.biomes;
+    const Grid<float>& rows = grid_of(b.rows_map);
+    const Grid<float>& columns = grid_of(b.columns_map);
+    const std::vector<float> row_t = thresholds_from_shares(rows, b.row_shares);
+    const std::vector<float> col_t = thresholds_from_shares(columns, b.column_shares);
+    const ClassGrid row_band = classify(rows, row_t), col_band = classify(columns, col_t);
+    thresholds = row_t;
+    thresholds.insert(thresholds.end(), col_t.begin(), col_t.end());
+    std::map<char, ClassId> class_of;
+    for (std::size_t i = 0; i < recipe.terrain.size(); ++i) class_of[recipe.terrain[i].symbol] = static_cast<ClassId>(i);
+    ClassGrid out(rows.width(), rows.height(), 0);
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out.cells()[i] = class_of[b.table[row_band.cells()[i]][col_band.cells()[i]]];
+    return out;
+}
+
 GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
     const auto t_start = Clock::now();
     const Recipe& recipe = project.recipe;
@@ -94,13 +135,22 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         const int width = options.width.value_or(recipe.map.width);
         const int height = options.height.value_or(recipe.map.height);
         auto t0 = Clock::now();
-        result.heights = harmonic_noise(recipe.noise.harmonic, result.seed, width, height, Region{0, 0, width, height});
+        // Every map the classes use, with what they combine (compute_map resolves dependencies).
+        std::vector<std::string> needed;
+        if (recipe.classes.biomes) {
+            needed = {recipe.classes.biomes->rows_map, recipe.classes.biomes->columns_map};
+        } else {
+            needed = {recipe.classes.map};
+        }
+        for (const MapDefinition& def : recipe.maps)
+            if (std::find(needed.begin(), needed.end(), def.name) != needed.end())
+                result.maps.emplace_back(def.name, compute_map(recipe, def.name, result.seed, width, height,
+                                                               Region{0, 0, width, height}));
+        for (const auto& [name, grid] : result.maps)
+            if (name == needed.front()) result.heights = grid;
         result.timings.push_back({"noise", ms_since(t0)});
         t0 = Clock::now();
-        std::vector<double> shares;
-        for (const auto& c : recipe.terrain) shares.push_back(c.share);
-        result.thresholds = thresholds_from_shares(result.heights, shares);
-        result.classes = classify(result.heights, result.thresholds);
+        result.classes = classes_from_maps(recipe, result.maps, result.thresholds);
         result.timings.push_back({"classes", ms_since(t0)});
     }
     result.class_fractions = class_fractions(result.classes, class_count);

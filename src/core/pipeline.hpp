@@ -37,7 +37,8 @@ struct RuleHits {
 struct GenerateResult {
     Map map;
     std::uint64_t seed = 0;
-    Grid<float> heights; // empty when the class map was given
+    Grid<float> heights; // the map classes are cut from (the biome table's rows); empty with a given class map
+    std::vector<std::pair<std::string, Grid<float>>> maps; // every named map computed, in recipe order
     ClassGrid classes;
     std::vector<float> thresholds;
     std::vector<double> class_fractions; // per recipe terrain class
@@ -49,6 +50,15 @@ struct GenerateResult {
 };
 
 GenerateResult generate_map(const Project& project, const GenerateOptions& options);
+
+// One named map of the recipe over a region of a map of the given size (combine dependencies included).
+Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed, int map_width,
+                        int map_height, Region region);
+
+// Classes from the recipe's maps: percentile shares of one map, or the biome table over two.
+// `maps` holds the whole maps by name; thresholds per band are returned in `thresholds` (rows, then columns).
+ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                            std::vector<float>& thresholds);
 
 // The rule layers of a project in order of first appearance, each ordered by specificity, targets resolved
 // against `atlas_index_of_image` (index of each project image in the atlas) and the tileset.

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/recipe/map_settings_parser.hpp"
 #include "core/toml_reader.hpp"
 
 namespace tilegen {
@@ -13,6 +14,12 @@ SourcePosition position_of(const toml::source_region& r) {
     return {static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
 }
 } // namespace
+
+const MapDefinition* find_map(const Recipe& recipe, const std::string& name) {
+    for (const auto& m : recipe.maps)
+        if (m.name == name) return &m;
+    return nullptr;
+}
 
 bool is_valid_symbol(char c) {
     if (c <= ' ' || c >= 0x7f) return false;
@@ -29,7 +36,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     Recipe recipe;
     recipe.path = path;
     recipe.name = std::filesystem::path(path).stem().string();
-    reader.reject_unknown_keys(root, "", {"map", "noise", "terrain", "rules", "tileset"});
+    reader.reject_unknown_keys(root, "", {"map", "noise", "maps", "classes", "biomes", "terrain", "rules", "tileset"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -38,15 +45,27 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         recipe.map.seed = static_cast<std::uint64_t>(reader.integer(*map, "seed", "map", 1, 0, INT64_MAX));
     }
 
-    if (const toml::table* noise = reader.table(root, "noise", "")) {
-        reader.reject_unknown_keys(*noise, "noise", {"kind", "interpolation", "octaves", "persistence"});
-        recipe.noise.kind = reader.choice(*noise, "kind", "noise", "harmonic", {"harmonic"});
-        std::string interp =
-            reader.choice(*noise, "interpolation", "noise", "bicubic", {"bicubic", "bilinear"});
-        recipe.noise.harmonic.interpolation = interp == "bilinear" ? Interpolation::bilinear : Interpolation::bicubic;
-        recipe.noise.harmonic.octaves = static_cast<int>(reader.integer(*noise, "octaves", "noise", 0, 0, 30));
-        recipe.noise.harmonic.persistence = reader.number(*noise, "persistence", "noise", 0.5, 1e-6, 1.0);
+    // Maps: [noise] is "elevation"; [maps.NAME] add more (a [maps.elevation] replaces [noise]'s role).
+    if (const toml::table* noise = reader.table(root, "noise", ""))
+        recipe.maps.push_back(parse_map_definition(reader, *noise, "elevation", "noise"));
+    if (const toml::table* maps = reader.table(root, "maps", "")) {
+        for (const auto& [key, node] : *maps) {
+            const std::string name(key.str());
+            const toml::table* t = node.as_table();
+            if (!t) {
+                reader.error(node, "'maps." + name + "' must be a table");
+                continue;
+            }
+            if (find_map(recipe, name)) {
+                reader.error(key.source(), "map '" + name + "' is defined twice (" +
+                                               (name == "elevation" ? "[noise] is the map 'elevation'" : "") + ")");
+                continue;
+            }
+            recipe.maps.push_back(parse_map_definition(reader, *t, name, "maps." + name));
+        }
     }
+    // The elevation map always exists ([noise] may be left out: harmonic noise with its defaults).
+    if (!find_map(recipe, "elevation")) recipe.maps.insert(recipe.maps.begin(), MapDefinition{"elevation", {}, 0, 0});
 
     // [[terrain]]
     if (const toml::node* node = root.get("terrain")) {
@@ -63,7 +82,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 TerrainClass cls;
                 if (!t.get("name")) reader.error(t, "terrain class has no 'name'");
                 if (!t.get("symbol")) reader.error(t, "terrain class has no 'symbol'");
-                if (!t.get("share")) reader.error(t, "terrain class has no 'share'");
+                if (!t.get("share") && !root.get("biomes")) reader.error(t, "terrain class has no 'share'");
                 cls.name = reader.string(t, "name", "terrain", "");
                 std::string symbol = reader.string(t, "symbol", "terrain", "");
                 cls.share = reader.number(t, "share", "terrain", 0, 0, 1);
@@ -89,11 +108,111 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             if (recipe.terrain.size() < 2 || recipe.terrain.size() > static_cast<std::size_t>(kMaxClasses))
                 reader.error(*node, "a recipe needs 2 to " + std::to_string(kMaxClasses) + " terrain classes, found " +
                                         std::to_string(recipe.terrain.size()));
-            else if (std::abs(total - 1.0) > 1e-6)
+            else if (!root.get("biomes") && std::abs(total - 1.0) > 1e-6)
                 reader.error(*node, "terrain shares add up to " + std::to_string(total) + ", expected 1");
         }
     } else {
         reader.error(root.source(), "recipe has no [[terrain]] classes");
+    }
+
+    // [classes] and [biomes]
+    if (const toml::table* classes = reader.table(root, "classes", "")) {
+        reader.reject_unknown_keys(*classes, "classes", {"map"});
+        recipe.classes.map = reader.string(*classes, "map", "classes", "elevation");
+        recipe.classes.position = position_of(TomlReader::where(*classes, "map"));
+        if (!find_map(recipe, recipe.classes.map))
+            reader.error(TomlReader::where(*classes, "map"), "'classes.map' names map '" + recipe.classes.map +
+                                                                 "', which the recipe does not define");
+    }
+    if (const toml::table* biomes = reader.table(root, "biomes", "")) {
+        reader.reject_unknown_keys(*biomes, "biomes", {"rows", "row_shares", "columns", "column_shares", "table"});
+        BiomeTable b;
+        b.position = position_of(biomes->source());
+        b.rows_map = reader.string(*biomes, "rows", "biomes", "elevation");
+        b.columns_map = reader.string(*biomes, "columns", "biomes", "moisture");
+        for (const char* key : {"rows", "columns"}) {
+            const std::string& name = std::string(key) == "rows" ? b.rows_map : b.columns_map;
+            if (!find_map(recipe, name))
+                reader.error(TomlReader::where(*biomes, key), "'biomes." + std::string(key) + "' names map '" + name +
+                                                                  "', which the recipe does not define");
+        }
+        auto shares = [&](const char* key, std::vector<double>& out) {
+            const toml::node* n = biomes->get(key);
+            const toml::array* arr = n ? n->as_array() : nullptr;
+            if (!arr || arr->empty()) {
+                reader.error(n ? n->source() : biomes->source(),
+                             "'biomes." + std::string(key) + "' must be a non-empty array of fractions adding up to 1");
+                return;
+            }
+            double total = 0;
+            for (const toml::node& v : *arr) {
+                double x = v.is_integer() ? static_cast<double>(v.as_integer()->get())
+                           : v.is_floating_point() ? v.as_floating_point()->get()
+                                                   : -1;
+                if (!(x >= 0 && x <= 1)) reader.error(v, "a share must be a number from 0 to 1");
+                out.push_back(x);
+                total += x;
+            }
+            if (std::abs(total - 1.0) > 1e-6)
+                reader.error(*n, "'biomes." + std::string(key) + "' adds up to " + std::to_string(total) + ", expected 1");
+        };
+        shares("row_shares", b.row_shares);
+        shares("column_shares", b.column_shares);
+        const toml::node* tn = biomes->get("table");
+        const toml::array* ta = tn ? tn->as_array() : nullptr;
+        if (!ta) {
+            reader.error(tn ? tn->source() : biomes->source(),
+                         "'biomes.table' must be an array of strings: one per row band, one symbol per column band");
+        } else {
+            if (ta->size() != b.row_shares.size())
+                reader.error(*tn, "'biomes.table' has " + std::to_string(ta->size()) + " rows, expected " +
+                                      std::to_string(b.row_shares.size()) + " (one per row share)");
+            for (const toml::node& row : *ta) {
+                const auto* str = row.as_string();
+                if (!str) {
+                    reader.error(row, "a biome table row must be a string of terrain symbols");
+                    continue;
+                }
+                const std::string row_text = str->get();
+                if (row_text.size() != b.column_shares.size())
+                    reader.error(row, "biome table row \"" + row_text + "\" has " + std::to_string(row_text.size()) +
+                                          " symbols, expected " + std::to_string(b.column_shares.size()) +
+                                          " (one per column share)");
+                for (char c : row_text) {
+                    bool known = false;
+                    for (const auto& t : recipe.terrain) known = known || t.symbol == c;
+                    if (!known) reader.error(row, std::string("biome table uses symbol '") + c + "', which no [[terrain]] has");
+                }
+                b.table.push_back(row_text);
+            }
+        }
+        recipe.classes.biomes = std::move(b);
+    }
+
+    // combine references and cycles
+    for (const MapDefinition& def : recipe.maps)
+        for (const ModifierSettings& m : def.settings.modifiers)
+            if (m.kind == ModifierKind::combine && !m.map.empty() && !find_map(recipe, m.map))
+                diags.push_back(error_at(path, m.line, m.column, "combine names map '" + m.map +
+                                                                     "', which the recipe does not define"));
+    for (const MapDefinition& start : recipe.maps) {
+        // Depth-first walk along combine edges; reaching `start` again is a cycle.
+        std::vector<const MapDefinition*> stack{&start};
+        std::set<std::string> seen;
+        bool cycle = false;
+        while (!stack.empty() && !cycle) {
+            const MapDefinition* d = stack.back();
+            stack.pop_back();
+            for (const ModifierSettings& m : d->settings.modifiers) {
+                if (m.kind != ModifierKind::combine) continue;
+                if (m.map == start.name) cycle = true;
+                const MapDefinition* next = find_map(recipe, m.map);
+                if (next && seen.insert(next->name).second) stack.push_back(next);
+            }
+        }
+        if (cycle)
+            diags.push_back(error_at(path, start.line, start.column,
+                                     "map '" + start.name + "' depends on itself through combine modifiers"));
     }
 
     if (const toml::table* rules = reader.table(root, "rules", "")) {

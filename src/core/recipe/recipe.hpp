@@ -2,7 +2,8 @@
 // Input: the recipe text and its path (paths inside are relative to the recipe's folder).
 // Output: a Recipe with every default filled in, or diagnostics at the offending key's line:column.
 // Invariants (when no error): 1 <= width, height <= 65536; 2..32 terrain classes with distinct symbols and
-// names, shares in [0, 1] adding up to 1 (within 1e-6); at least one rule file.
+// names, shares in [0, 1] adding up to 1 (within 1e-6; not needed with a biome table); at least one rule file;
+// every map a combine or the classes refer to exists, and maps do not depend on themselves.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 
 #include "core/classes/terrain_classes.hpp"
 #include "core/diagnostic.hpp"
-#include "core/heightfield/harmonic_noise.hpp"
+#include "core/heightfield/heightfield.hpp"
 
 namespace tilegen {
 
@@ -28,9 +29,20 @@ struct MapSettings {
     std::uint64_t seed = 1; // default 1, range 0..2^63-1
 };
 
-struct NoiseSettings {
-    std::string kind = "harmonic"; // default "harmonic" (the only kind so far)
-    HarmonicNoiseConfig harmonic;
+// How terrain classes are cut from the maps: percentile shares of one map (default), or a biome table over two.
+struct BiomeTable {
+    std::string rows_map = "elevation";  // bands of this map are the table's rows, lowest first
+    std::vector<double> row_shares;      // fraction of cells per row band; add up to 1
+    std::string columns_map = "moisture"; // bands of this map are the columns, lowest first
+    std::vector<double> column_shares;
+    std::vector<std::string> table;      // one string per row band, one terrain symbol per column band
+    SourcePosition position;
+};
+
+struct ClassSettings {
+    std::string map = "elevation"; // the map whose percentiles give the [[terrain]] shares; default "elevation"
+    SourcePosition position;
+    std::optional<BiomeTable> biomes; // when set, classes come from the table and [[terrain]] shares are unused
 };
 
 struct RuleFileRef {
@@ -53,12 +65,16 @@ struct Recipe {
     std::string path; // the recipe file, as given
     std::string name; // the file's stem, e.g. "overworld"; names default outputs
     MapSettings map;
-    NoiseSettings noise;
+    std::vector<MapDefinition> maps; // [noise] is the map "elevation"; [maps.NAME] add more; at least one
+    ClassSettings classes;
     std::vector<TerrainClass> terrain; // lowest first
     std::vector<SourcePosition> terrain_positions;
     RulesSettings rules;
     TilesetSettings tileset;
 };
+
+// The map of the given name, or nullptr.
+const MapDefinition* find_map(const Recipe& recipe, const std::string& name);
 
 std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path, Diagnostics& diags);
 

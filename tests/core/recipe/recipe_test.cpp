@@ -52,9 +52,9 @@ TEST_CASE("a full recipe parses with every value") {
     CHECK(r->map.width == 64);
     CHECK(r->map.height == 32);
     CHECK(r->map.seed == 9);
-    CHECK(r->noise.harmonic.interpolation == Interpolation::bilinear);
-    CHECK(r->noise.harmonic.octaves == 4);
-    CHECK(r->noise.harmonic.persistence == 0.6);
+    CHECK(r->maps.at(0).settings.harmonic.interpolation == Interpolation::bilinear);
+    CHECK(r->maps.at(0).settings.harmonic.octaves == 4);
+    CHECK(r->maps.at(0).settings.harmonic.persistence == 0.6);
     REQUIRE(r->terrain.size() == 2);
     CHECK(r->terrain[1].symbol == 'g');
     CHECK(r->rules.files.size() == 2);
@@ -73,10 +73,10 @@ TEST_CASE("defaults fill what a recipe leaves out") {
     CHECK(r->map.width == 128);
     CHECK(r->map.height == 128);
     CHECK(r->map.seed == 1);
-    CHECK(r->noise.kind == "harmonic");
-    CHECK(r->noise.harmonic.interpolation == Interpolation::bicubic);
-    CHECK(r->noise.harmonic.octaves == 0);
-    CHECK(r->noise.harmonic.persistence == 0.5);
+    CHECK(r->maps.at(0).settings.kind == NoiseKind::harmonic);
+    CHECK(r->maps.at(0).settings.harmonic.interpolation == Interpolation::bicubic);
+    CHECK(r->maps.at(0).settings.harmonic.octaves == 0);
+    CHECK(r->maps.at(0).settings.harmonic.persistence == 0.5);
     CHECK(r->rules.outside == "clamp");
 }
 

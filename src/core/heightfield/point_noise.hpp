@@ -1,0 +1,27 @@
+// Position-based noise functions: value, Perlin (gradient), simplex and Worley, with fractal sums.
+// Input: a point in noise space (cells / scale), a seed. Output: a value; single octaves lie in about [-1, 1]
+// (Worley: a distance >= 0), fractal sums are normalised to [0, 1].
+// Invariants: pure functions of (seed, point) built on integer hashing: any region gives the same values.
+#pragma once
+
+#include <cstdint>
+
+#include "core/heightfield/noise_settings.hpp"
+
+namespace tilegen {
+
+double value_noise(std::uint64_t stream, double x, double y, LatticeInterpolation interp);
+double perlin_noise(std::uint64_t stream, double x, double y);
+double simplex_noise(std::uint64_t stream, double x, double y);
+// Distance-based; f1 is 0 exactly at a feature point.
+double worley_noise(std::uint64_t stream, double x, double y, WorleyReturn ret, WorleyDistance dist);
+
+// The fractal sum of `settings.kind` (value, perlin, simplex or worley) at cell coordinates (cx, cy),
+// normalised to [0, 1].
+double fractal_noise(const NoiseSettings& settings, std::uint64_t seed, double cx, double cy);
+
+// A 1D profile (side-view ground line), in [0, 1]: octaves of hashed points 2^k per `scale` cells,
+// linear or cosine interpolated, weights halving (000 reference).
+double profile_height(const NoiseSettings& settings, std::uint64_t seed, double x);
+
+} // namespace tilegen
