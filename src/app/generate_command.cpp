@@ -172,6 +172,13 @@ int run_generate(const Args& args) {
             j.key(project->recipe.terrain[i].name).value(result.class_fractions[i]);
         j.end_object();
         j.key("unmatched").value(result.unmatched);
+        j.key("objects").begin_object();
+        if (project->sprites) {
+            std::vector<std::uint64_t> counts(project->sprites->sprites.size(), 0);
+            for (const auto& o : result.objects) ++counts[static_cast<std::size_t>(o.sprite)];
+            for (std::size_t i = 0; i < counts.size(); ++i) j.key(project->sprites->sprites[i].name).value(counts[i]);
+        }
+        j.end_object();
         j.key("rules").begin_array();
         for (const auto& r : result.rule_hits) {
             j.begin_object();
@@ -188,6 +195,8 @@ int run_generate(const Args& args) {
         j.end_object();
         j.key("outputs").begin_array();
         j.value(bundle.tmx.generic_string()).value(bundle.tsx.generic_string()).value(bundle.atlas.generic_string());
+        if (io::has_objects(result.map))
+            j.value(bundle.objects_tsx.generic_string()).value(bundle.objects_atlas.generic_string());
         j.value(png_path.generic_string());
         j.end_array();
         j.end_object();

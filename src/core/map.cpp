@@ -37,6 +37,20 @@ Image render_map(const Map& map) {
                     }
             }
     }
+    const SpriteAtlas& sprites = map.sprites;
+    for (const ObjectLayer& layer : map.object_layers)
+        for (const MapObject& o : layer.objects) {
+            if (o.sprite < 0 || o.sprite >= sprites.sprite_count()) continue;
+            const int sx0 = (o.sprite % sprites.columns) * sprites.sprite_width;
+            const int sy0 = (o.sprite / sprites.columns) * sprites.sprite_height;
+            const int top = o.y - sprites.sprite_height;
+            for (int v = 0; v < sprites.sprite_height; ++v)
+                for (int u = 0; u < sprites.sprite_width; ++u) {
+                    const int px = o.x + u, py = top + v;
+                    if (px < 0 || py < 0 || px >= out.width() || py >= out.height()) continue;
+                    out.set(px, py, over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
+                }
+        }
     return out;
 }
 

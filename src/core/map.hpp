@@ -38,6 +38,28 @@ struct TileLayer {
     Grid<Gid> tiles;
 };
 
+// Sprites larger than a tile (trees, rocks): a grid of sprite_width x sprite_height cells, row-major.
+struct SpriteAtlas {
+    Image image;
+    int sprite_width = 32;
+    int sprite_height = 48;
+    int columns = 1;
+    std::vector<std::string> names; // per cell; size == sprite count
+    int sprite_count() const { return static_cast<int>(names.size()); }
+};
+
+// A sprite on top of the ground: drawn with its cell's bottom-left corner at (x, y) pixels (as Tiled places tile
+// objects), so the sprite's footprint covers the map cells just above y.
+struct MapObject {
+    int sprite = 0; // cell of the SpriteAtlas
+    int x = 0, y = 0;
+};
+
+struct ObjectLayer {
+    std::string name = "objects";
+    std::vector<MapObject> objects; // in drawing order (by y, then x)
+};
+
 struct MapProperty {
     std::string name;
     std::string type; // "string", "int", "float", "bool" (Tiled's property types)
@@ -49,11 +71,14 @@ struct Map {
     int height = 0;
     Atlas atlas;
     std::vector<TileLayer> layers; // drawn first to last
+    SpriteAtlas sprites;                    // used when object_layers has objects
+    std::vector<ObjectLayer> object_layers; // drawn after the tile layers, objects in order
     std::vector<MapProperty> properties;
 };
 
-// Draws every layer of the map, first to last, into an image of (width*tile_width) x (height*tile_height),
-// transparent where no layer has a tile; flip flags applied as Tiled applies them; alpha blended "over".
+// Draws every tile layer of the map, first to last, then every object layer's sprites in order, into an image of
+// (width*tile_width) x (height*tile_height), transparent where nothing is drawn; flip flags applied as Tiled applies
+// them; alpha blended "over"; sprites clipped at the map's edges.
 Image render_map(const Map& map);
 
 } // namespace tilegen

@@ -142,6 +142,8 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         } else {
             needed = {recipe.classes.map};
         }
+        for (const ObjectRule& rule : recipe.objects)
+            if (!rule.density.empty()) needed.push_back(rule.density);
         for (const MapDefinition& def : recipe.maps)
             if (std::find(needed.begin(), needed.end(), def.name) != needed.end())
                 result.maps.emplace_back(def.name, compute_map(recipe, def.name, result.seed, width, height,
@@ -154,6 +156,23 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         result.timings.push_back({"classes", ms_since(t0)});
     }
     result.class_fractions = class_fractions(result.classes, class_count);
+
+    // Objects on top (density maps are computed here when the class map was given).
+    if (project.sprites && !recipe.objects.empty()) {
+        auto t0 = Clock::now();
+        for (const ObjectRule& rule : recipe.objects) {
+            if (rule.density.empty()) continue;
+            bool have = false;
+            for (const auto& [name, g] : result.maps) have = have || name == rule.density;
+            if (!have)
+                result.maps.emplace_back(rule.density,
+                                         compute_map(recipe, rule.density, result.seed, result.classes.width(),
+                                                     result.classes.height(),
+                                                     Region{0, 0, result.classes.width(), result.classes.height()}));
+        }
+        result.objects = place_objects(result.classes, result.maps, recipe.objects, *project.sprites, result.seed);
+        result.timings.push_back({"objects", ms_since(t0)});
+    }
 
     // ClassGrid -> TileGrids.
     auto t0 = Clock::now();
@@ -188,6 +207,22 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
     map.height = result.classes.height();
     map.atlas = std::move(atlas);
     map.layers = std::move(tiles.layers);
+    if (project.sprites && !result.objects.empty()) {
+        const SpriteSheet& sheet = *project.sprites;
+        map.sprites.image = sheet.image;
+        map.sprites.sprite_width = sheet.sprite_width;
+        map.sprites.sprite_height = sheet.sprite_height;
+        map.sprites.columns = sheet.columns;
+        map.sprites.names.assign(static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
+        for (const SpriteInfo& info : sheet.sprites) map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
+        ObjectLayer layer;
+        for (const PlacedObject& o : result.objects) {
+            const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
+            layer.objects.push_back({info.index, o.x * map.atlas.tile_width,
+                                     (o.y + info.footprint_h) * map.atlas.tile_height});
+        }
+        map.object_layers.push_back(std::move(layer));
+    }
     map.properties.push_back({"generator", "string", std::string("tilegen ") + TILEGEN_VERSION});
     map.properties.push_back({"recipe", "string", recipe.name});
     map.properties.push_back({"seed", "string", std::to_string(result.seed)});

@@ -12,6 +12,7 @@
 #include "core/classes/terrain_classes.hpp"
 #include "core/map.hpp"
 #include "core/project.hpp"
+#include "core/objects/object_placement.hpp"
 #include "core/rules/autotile.hpp"
 
 namespace tilegen {
@@ -46,6 +47,7 @@ struct GenerateResult {
     std::vector<Grid<int>> decisions;    // per layer: the deciding rule (index into layers[i].ordered)
     std::vector<RuleHits> rule_hits;     // per rule, in the order of the rule files
     std::uint64_t unmatched = 0;
+    std::vector<PlacedObject> objects;   // sprites on top, in drawing order
     std::vector<StageTiming> timings;    // noise, classes, rules, map; then total
 };
 

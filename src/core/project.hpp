@@ -3,10 +3,12 @@
 // tile-sized; symbols are the recipe's.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/objects/sprite_sheet.hpp"
 #include "core/recipe/recipe.hpp"
 #include "core/rules/rule.hpp"
 #include "core/rules/rule_parser.hpp"
@@ -19,6 +21,7 @@ struct Project {
     SymbolTable symbols;
     std::vector<Rule> rules; // every rule file's rules, files in recipe order, rules in order of appearance
     Tileset tileset;
+    std::optional<SpriteSheet> sprites; // when the recipe names [tileset] objects
     // Image targets: key (the path as resolved, normalised) -> image; rules name them by Target::name and
     // `image_key_of` maps (rule index, target index) -> key.
     std::vector<std::pair<std::string, Image>> images;

@@ -60,6 +60,33 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
         }
     }
 
+    // Sprite sheet for [[objects]].
+    if (!project.recipe.tileset.objects.empty()) {
+        const fs::path sheet_path = beside(recipe_path, project.recipe.tileset.objects);
+        const auto& pos = project.recipe.tileset.objects_position;
+        std::size_t mark = diags.size();
+        auto text = files.read(sheet_path, diags);
+        attribute(diags, mark, recipe_name, pos.line, pos.column);
+        if (text) {
+            if (auto sheet = parse_sprite_sheet(*text, sheet_path.generic_string(), diags)) {
+                const fs::path image_path = beside(sheet_path, sheet->image_path);
+                mark = diags.size();
+                std::optional<Image> image;
+                if (auto bytes = files.read(image_path, diags)) image = decode_image(*bytes, image_path.generic_string(), diags);
+                attribute(diags, mark, sheet_path.generic_string(), sheet->image_line, sheet->image_column);
+                if (image && tileset &&
+                    attach_sprite_image(*sheet, std::move(*image), tileset->manifest.tile_width,
+                                        tileset->manifest.tile_height, diags))
+                    project.sprites = std::move(*sheet);
+            }
+        }
+        for (const ObjectRule& rule : project.recipe.objects)
+            for (const std::string& name : rule.sprites)
+                if (project.sprites && !project.sprites->find(name))
+                    diags.push_back(error_at(recipe_name, rule.line, rule.column,
+                                             "[[objects]] sprite '" + name + "' is not in " + sheet_path.generic_string()));
+    }
+
     // Rule files, in recipe order.
     for (const RuleFileRef& ref : project.recipe.rules.files) {
         const fs::path path = beside(recipe_path, ref.path);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "core/image.hpp"
 #include "io/png.hpp"
 #include "test_support.hpp"
 
@@ -115,4 +116,40 @@ TEST_CASE("flip bits from rotate, mirror and @r/@f targets render in Tiled as in
     const std::string tmx = check_with_tiled(dir / "m.toml", "");
     CHECK(tmx.find("<layer id=\"2\" name=\"over\"") != std::string::npos);
     CHECK(tmx.find("2147483") != std::string::npos); // a horizontal flip bit is in the data
+}
+
+TEST_CASE("objects: a second tileset and an object layer that Tiled draws exactly like tilegen") {
+    if (!tiled_available()) return;
+    TempDir dir;
+    Image tiles(16, 8);
+    for (int y = 0; y < 8; ++y)
+        for (int x = 0; x < 16; ++x)
+            tiles.set(x, y, x < 8 ? Rgba{40, 90, 200, 255} : Rgba{60, 170, 70, static_cast<std::uint8_t>(255)});
+    // Two sprites in 16x24 cells: a "tree" with a 2x2 footprint and overhang, a "rock" of 1x1; opaque or clear.
+    Image sprites(32, 24);
+    for (int y = 0; y < 24; ++y)
+        for (int x = 0; x < 16; ++x)
+            if ((x - 8) * (x - 8) + (y - 9) * (y - 9) < 56 || (x >= 6 && x < 10 && y >= 12))
+                sprites.set(x, y, Rgba{static_cast<std::uint8_t>(20 + y * 4), 110, 30, 255});
+    for (int y = 16; y < 24; ++y)
+        for (int x = 16; x < 24; ++x)
+            if ((x + y) % 7 != 0) sprites.set(x, y, Rgba{120, 120, static_cast<std::uint8_t>(110 + x), 255});
+    Diagnostics d;
+    REQUIRE(io::save_png(dir / "t.png", tiles, d));
+    REQUIRE(io::save_png(dir / "o.png", sprites, d));
+    write_text(dir / "t.toml", "image = \"t.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\nwater = 0\ngrass = 1\n");
+    write_text(dir / "o.toml", "image = \"o.png\"\nsprite_width = 16\nsprite_height = 24\n[sprites]\n"
+                               "tree = { index = 0, footprint = [2, 2] }\nrock = { index = 1, footprint = [1, 1] }\n");
+    write_text(dir / "r.rules", "w water\ng grass\n");
+    write_text(dir / "m.toml", "[map]\nwidth = 40\nheight = 30\n[maps.trees]\nkind = \"simplex\"\n"
+                               "[[terrain]]\nname = \"w\"\nsymbol = \"w\"\nshare = 0.4\n"
+                               "[[terrain]]\nname = \"g\"\nsymbol = \"g\"\nshare = 0.6\n[rules]\nfiles = [\"r.rules\"]\n"
+                               "[tileset]\npath = \"t.toml\"\nobjects = \"o.toml\"\n"
+                               "[[objects]]\nsprite = \"tree\"\non = \"g\"\ndensity = \"trees\"\nthreshold = 0.4\nspacing = 2\n"
+                               "[[objects]]\nsprite = \"rock\"\non = \"wg\"\nchance = 0.2\nspacing = 3\n");
+    const std::string tmx = check_with_tiled(dir / "m.toml", "");
+    CHECK(tmx.find("<objectgroup id=\"2\" name=\"objects\" draworder=\"index\">") != std::string::npos);
+    CHECK(tmx.find("source=\"m-objects.tsx\"") != std::string::npos);
+    CHECK(tmx.find("name=\"tree\" gid=\"") != std::string::npos);
+    CHECK(tmx.find("name=\"rock\" gid=\"") != std::string::npos);
 }

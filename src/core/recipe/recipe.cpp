@@ -36,7 +36,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     Recipe recipe;
     recipe.path = path;
     recipe.name = std::filesystem::path(path).stem().string();
-    reader.reject_unknown_keys(root, "", {"map", "noise", "maps", "classes", "biomes", "terrain", "rules", "tileset"});
+    reader.reject_unknown_keys(root, "", {"map", "noise", "maps", "classes", "biomes", "terrain", "rules", "tileset", "objects"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -189,6 +189,72 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         recipe.classes.biomes = std::move(b);
     }
 
+    // [[objects]]
+    if (const toml::node* node = root.get("objects")) {
+        const toml::array* arr = node->as_array();
+        if (!arr || !arr->is_array_of_tables()) {
+            reader.error(*node, "'objects' must be an array of tables: write each as [[objects]]");
+        } else {
+            for (const toml::node& item : *arr) {
+                const toml::table& t = *item.as_table();
+                reader.reject_unknown_keys(t, "objects", {"sprite", "on", "density", "threshold", "chance", "spacing"});
+                ObjectRule rule;
+                rule.line = static_cast<int>(t.source().begin.line);
+                rule.column = static_cast<int>(t.source().begin.column);
+                // sprite = "oak" | ["oak", "pine"] | { oak = 2, pine = 1 } (weights)
+                if (const toml::node* sp = t.get("sprite")) {
+                    if (const auto* str = sp->as_string()) {
+                        rule.sprites.push_back(str->get());
+                        rule.weights.push_back(1);
+                    } else if (const auto* a = sp->as_array()) {
+                        for (const toml::node& e : *a) {
+                            if (const auto* es = e.as_string()) {
+                                rule.sprites.push_back(es->get());
+                                rule.weights.push_back(1);
+                            } else {
+                                reader.error(e, "a sprite name must be a string");
+                            }
+                        }
+                    } else if (const auto* wt = sp->as_table()) {
+                        for (const auto& [k, v] : *wt) {
+                            double weight = v.is_integer() ? static_cast<double>(v.as_integer()->get())
+                                            : v.is_floating_point() ? v.as_floating_point()->get()
+                                                                    : -1;
+                            if (!(weight >= 0 && weight <= 1e9)) reader.error(v, "a sprite weight must be a number from 0 to 1e9");
+                            rule.sprites.emplace_back(k.str());
+                            rule.weights.push_back(weight);
+                        }
+                    } else {
+                        reader.error(*sp, "'objects.sprite' must be a sprite name, a list of names or a table of weights");
+                    }
+                    if (rule.sprites.empty()) reader.error(*sp, "'objects.sprite' names no sprite");
+                } else {
+                    reader.error(t, "[[objects]] needs 'sprite' (a name from the sprite sheet)");
+                }
+                if (!t.get("on")) reader.error(t, "[[objects]] needs 'on': the terrain symbols it may stand on, e.g. \"gf\"");
+                const std::string on = reader.string(t, "on", "objects", "");
+                for (char c : on) {
+                    bool found = false;
+                    for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+                        if (recipe.terrain[i].symbol == c) {
+                            rule.on |= 1u << i;
+                            found = true;
+                        }
+                    if (!found) reader.error(TomlReader::where(t, "on"), std::string("'objects.on' uses symbol '") + c +
+                                                                            "', which no [[terrain]] has");
+                }
+                rule.density = reader.string(t, "density", "objects", "");
+                if (!rule.density.empty() && !find_map(recipe, rule.density))
+                    reader.error(TomlReader::where(t, "density"), "'objects.density' names map '" + rule.density +
+                                                                      "', which the recipe does not define");
+                rule.threshold = reader.number(t, "threshold", "objects", 0, 0, 1);
+                rule.chance = reader.number(t, "chance", "objects", 1, 0, 1);
+                rule.spacing = reader.number(t, "spacing", "objects", 2, 1, 256);
+                recipe.objects.push_back(std::move(rule));
+            }
+        }
+    }
+
     // combine references and cycles
     for (const MapDefinition& def : recipe.maps)
         for (const ModifierSettings& m : def.settings.modifiers)
@@ -248,13 +314,19 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     }
 
     if (const toml::table* tileset = reader.table(root, "tileset", "")) {
-        reader.reject_unknown_keys(*tileset, "tileset", {"path"});
+        reader.reject_unknown_keys(*tileset, "tileset", {"path", "objects"});
+        recipe.tileset.objects = reader.string(*tileset, "objects", "tileset", "");
+        recipe.tileset.objects_position = position_of(TomlReader::where(*tileset, "objects"));
         if (!tileset->get("path")) reader.error(tileset->source(), "[tileset] has no 'path'");
         recipe.tileset.path = reader.string(*tileset, "path", "tileset", "");
         recipe.tileset.position = position_of(TomlReader::where(*tileset, "path"));
     } else {
         reader.error(root.source(), "recipe has no [tileset] section (tileset.path names the tileset manifest)");
     }
+
+    if (!recipe.objects.empty() && recipe.tileset.objects.empty() && root.get("tileset"))
+        reader.error(root.get("tileset")->source(),
+                     "[[objects]] need a sprite sheet: add objects = \"path/to/objects.toml\" to [tileset]");
 
     for (std::size_t i = errors_before; i < diags.size(); ++i)
         if (diags[i].severity == Severity::error) return std::nullopt;

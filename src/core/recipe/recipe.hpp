@@ -15,6 +15,7 @@
 #include "core/classes/terrain_classes.hpp"
 #include "core/diagnostic.hpp"
 #include "core/heightfield/heightfield.hpp"
+#include "core/objects/object_placement.hpp"
 
 namespace tilegen {
 
@@ -59,6 +60,8 @@ struct RulesSettings {
 struct TilesetSettings {
     std::string path; // required: the tileset manifest (TOML), relative to the recipe's folder
     SourcePosition position;
+    std::string objects; // optional: the sprite sheet manifest for [[objects]], relative to the recipe's folder
+    SourcePosition objects_position;
 };
 
 struct Recipe {
@@ -71,6 +74,7 @@ struct Recipe {
     std::vector<SourcePosition> terrain_positions;
     RulesSettings rules;
     TilesetSettings tileset;
+    std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
 };
 
 // The map of the given name, or nullptr.
