@@ -9,6 +9,7 @@
 #include "core/classes/class_map_text.hpp"
 #include "core/pipeline.hpp"
 #include "core/rules/explain.hpp"
+#include "io/class_map_reader.hpp"
 #include "io/files.hpp"
 
 namespace tilegen::app {
@@ -68,8 +69,7 @@ int run_explain(const Args& args) {
     Diagnostics diags;
     auto project = load_recipe_project(recipe_arg, diags);
     if (project && classes_arg) {
-        auto text = io::read_file(*classes_arg, diags);
-        if (text) options.classes = parse_class_map(*text, *classes_arg, project->symbols, diags);
+        options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
     }
     if (!project || (classes_arg && !options.classes)) {
         print_diagnostics(diags);

@@ -5,11 +5,13 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/json_writer.hpp"
+#include "core/json_writer.hpp"
 #include "core/classes/class_map_text.hpp"
 #include "core/pipeline.hpp"
 #include "io/file_source.hpp"
+#include "io/class_map_reader.hpp"
 #include "io/files.hpp"
+#include "io/infinite_writer.hpp"
 #include "io/png.hpp"
 #include "io/project_loader.hpp"
 #include "io/tmx_writer.hpp"
@@ -27,11 +29,18 @@ Without RECIPE, the built-in default overworld (the same as samples/overworld.to
 
 Options:
   -o, --output OUT.tmx   the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and
-                         OUT-tiles.png are written beside it
+                         OUT-tiles.png are written beside it. OUT.tmj writes Tiled's JSON format
+                         (with OUT.tsj) instead
   --png OUT.png          the PNG preview (default: beside the TMX, OUT.png)
   --seed N               seed (default: the recipe's [map] seed)
   --size WxH             map size in cells (default: the recipe's [map] width and height)
   --classes FILE.txt     skip the noise: autotile this class map (one line of terrain symbols per row)
+  --encoding E           tile layer data: csv (default), base64, base64+zlib, base64+gzip, base64+zstd
+                         (default: the recipe's [output] encoding)
+  --infinite             write an infinite map: layers as chunks, generated chunk by chunk (position-based
+                         kinds only); the map covers --size (rounded out to whole chunks); thresholds come
+                         from the first 1024x1024 cells (or the whole size if smaller); objects are not placed
+  --chunk N              chunk side for --infinite (default 16, 1..1024)
   --json                 print a JSON summary on stdout
   -h, --help             this help
 
@@ -44,10 +53,11 @@ using Clock = std::chrono::steady_clock;
 
 int run_generate(const Args& args) {
     const auto t_start = Clock::now();
-    std::optional<std::string> recipe_arg, tmx_arg, png_arg, classes_arg;
+    std::optional<std::string> recipe_arg, tmx_arg, png_arg, classes_arg, encoding_arg;
     std::optional<std::uint64_t> seed;
     std::optional<std::pair<int, int>> size;
-    bool json = false;
+    bool json = false, infinite = false;
+    int chunk = 16;
 
     ArgReader in(args);
     while (!in.done()) {
@@ -77,6 +87,19 @@ int run_generate(const Args& args) {
             if (!v) return kExitUsage;
             size = parse_size(*v);
             if (!size) return usage_error("generate", "--size takes WxH with both from 1 to 65536, not '" + *v + "'");
+        } else if (a == "--encoding") {
+            if (!(encoding_arg = need(a))) return kExitUsage;
+            if (!io::parse_layer_encoding(*encoding_arg))
+                return usage_error("generate", "--encoding takes csv, base64, base64+zlib, base64+gzip or base64+zstd, not '" +
+                                                   *encoding_arg + "'");
+        } else if (a == "--infinite") {
+            infinite = true;
+        } else if (a == "--chunk") {
+            auto v = need(a);
+            if (!v) return kExitUsage;
+            auto n = parse_integer(*v);
+            if (!n || *n < 1 || *n > 1024) return usage_error("generate", "--chunk takes a whole number from 1 to 1024");
+            chunk = static_cast<int>(*n);
         } else if (a == "--json") {
             json = true;
         } else if (a.size() > 1 && a[0] == '-') {
@@ -87,6 +110,7 @@ int run_generate(const Args& args) {
             return usage_error("generate", "more than one recipe given ('" + *recipe_arg + "' and '" + a + "')");
         }
     }
+    if (infinite && classes_arg) return usage_error("generate", "--infinite and --classes exclude each other");
     if (classes_arg && size) return usage_error("generate", "--size and --classes exclude each other (the class map sets the size)");
 
     Diagnostics diags;
@@ -103,8 +127,7 @@ int run_generate(const Args& args) {
         options.height = size->second;
     }
     if (classes_arg) {
-        auto text = io::read_file(*classes_arg, diags);
-        if (text) options.classes = parse_class_map(*text, *classes_arg, project->symbols, diags);
+        options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
         if (!options.classes) {
             print_diagnostics(diags);
             return kExitInput;
@@ -115,8 +138,8 @@ int run_generate(const Args& args) {
     // Output paths (checked before the work, so a bad path fails fast).
     const fs::path tmx_path = tmx_arg ? fs::path(*tmx_arg) : fs::path("out") / (project->recipe.name + ".tmx");
     fs::path png_path = png_arg ? fs::path(*png_arg) : fs::path(tmx_path).replace_extension(".png");
-    if (tmx_path.extension() != ".tmx")
-        return usage_error("generate", "-o must name a .tmx file, not '" + tmx_path.string() + "'");
+    if (tmx_path.extension() != ".tmx" && tmx_path.extension() != ".tmj")
+        return usage_error("generate", "-o must name a .tmx or .tmj file, not '" + tmx_path.string() + "'");
     if (png_path.extension() != ".png")
         return usage_error("generate", "--png must name a .png file, not '" + png_path.string() + "'");
     if (!tmx_arg) {
@@ -132,10 +155,67 @@ int run_generate(const Args& args) {
         }
     }
 
+    if (infinite) {
+        const std::uint64_t run_seed = seed.value_or(project->recipe.map.seed);
+        const int w = size ? size->first : project->recipe.map.width, h = size ? size->second : project->recipe.map.height;
+        const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
+        std::string error;
+        auto world = prepare_world(*project, run_seed, w, h, sample, error);
+        if (!world) {
+            std::cerr << project->recipe.path << ": error: " << error << "\n";
+            return kExitInput;
+        }
+        if (!project->recipe.objects.empty())
+            std::cerr << "tilegen: note: objects are not placed in infinite maps\n";
+        io::InfiniteMapOptions opts;
+        opts.chunk = chunk;
+        opts.region = {0, 0, w, h};
+        opts.encoding = *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+        std::vector<MapProperty> props{{"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
+                                       {"recipe", "string", std::filesystem::path(project->recipe.path).filename().string()},
+                                       {"seed", "string", std::to_string(run_seed)},
+                                       {"size", "string", std::to_string(w) + "x" + std::to_string(h)},
+                                       {"threshold_sample", "string",
+                                        "0,0," + std::to_string(sample.width) + "," + std::to_string(sample.height)}};
+        std::string t;
+        for (float v : world->thresholds) t += (t.empty() ? "" : " ") + std::to_string(v);
+        props.push_back({"thresholds", "string", t});
+        auto written = io::write_infinite_map(*project, *world, tmx_path, png_path, opts, props, diags);
+        if (!written) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
+        const double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+        const auto bundle = io::tmx_bundle_paths(tmx_path);
+        if (written->unmatched > 0)
+            std::cerr << "tilegen: warning: " << written->unmatched << " cells matched no rule (error tile)\n";
+        if (json) {
+            JsonWriter j;
+            j.begin_object();
+            j.key("width").value(written->written.width).key("height").value(written->written.height);
+            j.key("seed").value(run_seed).key("infinite").value(true);
+            j.key("chunks").value(static_cast<std::uint64_t>(written->chunks));
+            j.key("unmatched").value(written->unmatched);
+            j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
+            j.key("outputs").begin_array();
+            j.value(bundle.tmx.generic_string()).value(bundle.tsx.generic_string()).value(bundle.atlas.generic_string());
+            j.value(png_path.generic_string());
+            j.end_array();
+            j.end_object();
+            std::cout << j.str() << '\n';
+        } else {
+            std::cerr << "wrote " << tmx_path.string() << " (infinite, " << written->chunks << " chunks) and "
+                      << png_path.string() << "\n";
+        }
+        return kExitOk;
+    }
+
     GenerateResult result = generate_map(*project, options);
 
     t0 = Clock::now();
-    if (!io::write_tmx_bundle(result.map, tmx_path, diags) || !io::save_png(png_path, render_map(result.map), diags)) {
+    io::MapOutputOptions output;
+    output.encoding = *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) || !io::save_png(png_path, render_map(result.map), diags)) {
         print_diagnostics(diags);
         return kExitInput;
     }

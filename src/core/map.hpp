@@ -30,6 +30,8 @@ struct Atlas {
     int tile_height = 16;
     int columns = 1;
     std::vector<std::string> names; // size == tile count
+    std::vector<char> terrain;      // per tile: the class symbol the rules place it on, or 0 (empty = none)
+    std::vector<double> probability; // per tile: relative chance among a rule's alternatives (empty = all 1)
     int tile_count() const { return static_cast<int>(names.size()); }
 };
 

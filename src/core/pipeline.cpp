@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -25,6 +27,31 @@ std::string float_text(float v) {
 }
 
 } // namespace
+
+void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const Recipe& recipe) {
+    atlas.terrain.assign(static_cast<std::size_t>(atlas.tile_count()), 0);
+    atlas.probability.assign(static_cast<std::size_t>(atlas.tile_count()), 1.0);
+    std::vector<bool> seen(static_cast<std::size_t>(atlas.tile_count()), false);
+    for (const LayerRules& layer : layers)
+        for (std::size_t r = 0; r < layer.ordered.size(); ++r) {
+            const ClassMask centre = layer.ordered[r].pattern.at(0, 0);
+            int cls = -1;
+            for (std::size_t c = 0; c < recipe.terrain.size(); ++c)
+                if (centre == (ClassMask{1} << c)) cls = static_cast<int>(c);
+            const ResolvedTargets& t = layer.resolved[r];
+            double max_weight = 0;
+            for (double w : t.weights) max_weight = std::max(max_weight, w);
+            for (std::size_t i = 0; i < t.gids.size(); ++i) {
+                if (t.gids[i] == 0) continue;
+                const auto index = static_cast<std::size_t>(atlas_index_of(t.gids[i]));
+                if (index >= seen.size() || seen[index]) continue;
+                seen[index] = true;
+                if (cls >= 0 && layer.name == layers.front().name)
+                    atlas.terrain[index] = recipe.terrain[static_cast<std::size_t>(cls)].symbol;
+                if (t.gids.size() > 1 && max_weight > 0) atlas.probability[index] = t.weights[i] / max_weight;
+            }
+        }
+}
 
 SymbolTable symbol_table(const Recipe& recipe) {
     SymbolTable t;
@@ -90,34 +117,128 @@ Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint
     return generate_heightfield(*def, seed, map_width, map_height, region, lookup);
 }
 
-ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                            std::vector<float>& thresholds) {
-    auto grid_of = [&](const std::string& name) -> const Grid<float>& {
-        for (const auto& [n, g] : maps)
-            if (n == name) return g;
-        return maps.front().second;
-    };
-    thresholds.clear();
-    if (!recipe.classes.biomes) {
-        std::vector<double> shares;
-        for (const auto& c : recipe.terrain) shares.push_back(c.share);
-        const Grid<float>& heights = grid_of(recipe.classes.map);
-        thresholds = thresholds_from_shares(heights, shares);
-        return classify(heights, thresholds);
-    }
+namespace {
+const Grid<float>& grid_named(const std::vector<std::pair<std::string, Grid<float>>>& maps, const std::string& name) {
+    for (const auto& [n, g] : maps)
+        if (n == name) return g;
+    return maps.front().second;
+}
+
+std::vector<std::string> class_maps(const Recipe& recipe) {
+    if (recipe.classes.biomes) return {recipe.classes.biomes->rows_map, recipe.classes.biomes->columns_map};
+    return {recipe.classes.map};
+}
+} // namespace
+
+ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                                  const std::vector<float>& thresholds) {
+    if (!recipe.classes.biomes) return classify(grid_named(maps, recipe.classes.map), thresholds);
     const BiomeTable& b = *recipe.classes.biomes;
-    const Grid<float>& rows = grid_of(b.rows_map);
-    const Grid<float>& columns = grid_of(b.columns_map);
-    const std::vector<float> row_t = thresholds_from_shares(rows, b.row_shares);
-    const std::vector<float> col_t = thresholds_from_shares(columns, b.column_shares);
-    const ClassGrid row_band = classify(rows, row_t), col_band = classify(columns, col_t);
-    thresholds = row_t;
-    thresholds.insert(thresholds.end(), col_t.begin(), col_t.end());
+    const Grid<float>& rows = grid_named(maps, b.rows_map);
+    const Grid<float>& columns = grid_named(maps, b.columns_map);
+    const auto split = thresholds.begin() + static_cast<std::ptrdiff_t>(b.row_shares.size() - 1);
+    const ClassGrid row_band = classify(rows, std::vector<float>(thresholds.begin(), split));
+    const ClassGrid col_band = classify(columns, std::vector<float>(split, thresholds.end()));
     std::map<char, ClassId> class_of;
     for (std::size_t i = 0; i < recipe.terrain.size(); ++i) class_of[recipe.terrain[i].symbol] = static_cast<ClassId>(i);
     ClassGrid out(rows.width(), rows.height(), 0);
     for (std::size_t i = 0; i < out.size(); ++i)
         out.cells()[i] = class_of[b.table[row_band.cells()[i]][col_band.cells()[i]]];
+    return out;
+}
+
+ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                            std::vector<float>& thresholds) {
+    thresholds.clear();
+    if (!recipe.classes.biomes) {
+        std::vector<double> shares;
+        for (const auto& c : recipe.terrain) shares.push_back(c.share);
+        thresholds = thresholds_from_shares(grid_named(maps, recipe.classes.map), shares);
+    } else {
+        const BiomeTable& b = *recipe.classes.biomes;
+        thresholds = thresholds_from_shares(grid_named(maps, b.rows_map), b.row_shares);
+        const auto col = thresholds_from_shares(grid_named(maps, b.columns_map), b.column_shares);
+        thresholds.insert(thresholds.end(), col.begin(), col.end());
+    }
+    return classes_with_thresholds(recipe, maps, thresholds);
+}
+
+std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width, int scale_height,
+                                        Region sample, std::string& error) {
+    const Recipe& recipe = project.recipe;
+    // Every map the classes need, and what they combine, must be position-based.
+    std::vector<std::string> pending = class_maps(recipe), seen;
+    while (!pending.empty()) {
+        const std::string name = pending.back();
+        pending.pop_back();
+        if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+        seen.push_back(name);
+        const MapDefinition* def = find_map(recipe, name);
+        if (!def) continue;
+        if (!is_position_based(def->settings.kind)) {
+            error = "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
+                    "\", a whole-map algorithm; infinite maps need position-based kinds (harmonic, value, perlin, "
+                    "simplex, worley, profile)";
+            return std::nullopt;
+        }
+        for (const auto& m : def->settings.modifiers)
+            if (m.kind == ModifierKind::combine) pending.push_back(m.map);
+    }
+    WorldSetup w;
+    w.seed = seed;
+    w.scale_width = scale_width;
+    w.scale_height = scale_height;
+    w.sample = sample;
+    std::vector<std::pair<std::string, Grid<float>>> maps;
+    for (const std::string& name : class_maps(recipe))
+        maps.emplace_back(name, compute_map(recipe, name, seed, scale_width, scale_height, sample));
+    classes_from_maps(recipe, maps, w.thresholds);
+    std::vector<int> image_index;
+    int error_index = 0;
+    w.atlas = build_atlas(project.tileset, project.images, image_index, error_index);
+    w.layers = build_layers(project, image_index, error_index);
+    annotate_atlas(w.atlas, w.layers, recipe);
+    w.error_gid = gid_of(error_index);
+    if (recipe.rules.outside != "clamp")
+        if (auto it = project.symbols.find(recipe.rules.outside[0]); it != project.symbols.end())
+            w.outside.fixed_class = static_cast<ClassId>(it->second);
+    w.radius = 0;
+    for (const auto& l : w.layers)
+        for (const auto& r : l.ordered) w.radius = std::max(w.radius, r.pattern.radius());
+    return w;
+}
+
+std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
+                                      std::uint64_t& unmatched) {
+    const Recipe& recipe = project.recipe;
+    const int r = world.radius;
+    const Region padded{chunk.x - r, chunk.y - r, chunk.width + 2 * r, chunk.height + 2 * r};
+    std::vector<std::pair<std::string, Grid<float>>> maps;
+    for (const std::string& name : class_maps(recipe))
+        maps.emplace_back(name, compute_map(recipe, name, world.seed, world.scale_width, world.scale_height, padded));
+    const ClassGrid classes = classes_with_thresholds(recipe, maps, world.thresholds);
+    AutotileResult tiles = autotile(classes, world.layers, static_cast<int>(recipe.terrain.size()), world.outside,
+                                    world.seed, world.error_gid);
+    std::vector<Grid<Gid>> out;
+    for (std::size_t li = 0; li < tiles.layers.size(); ++li) {
+        Grid<Gid> g(chunk.width, chunk.height);
+        for (int y = 0; y < chunk.height; ++y)
+            for (int x = 0; x < chunk.width; ++x) {
+                g(x, y) = tiles.layers[li].tiles(x + r, y + r);
+                // The cell's own decision: autotile() ran on the padded grid, so its choice hash used padded
+                // coordinates; redo the pick at world coordinates so every chunking gives the same tiles.
+                const int d = tiles.decisions[li](x + r, y + r);
+                if (d == kNoRule) {
+                    ++unmatched;
+                    continue;
+                }
+                const auto& targets = world.layers[li].resolved[static_cast<std::size_t>(d)];
+                const int t = choose_target(targets, world.layers[li].ordered[static_cast<std::size_t>(d)].identity,
+                                            world.seed, chunk.x + x, chunk.y + y);
+                g(x, y) = t < 0 ? world.error_gid : targets.gids[static_cast<std::size_t>(t)];
+            }
+        out.push_back(std::move(g));
+    }
     return out;
 }
 
@@ -206,6 +327,7 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
     map.width = result.classes.width();
     map.height = result.classes.height();
     map.atlas = std::move(atlas);
+    annotate_atlas(map.atlas, result.layers, recipe);
     map.layers = std::move(tiles.layers);
     if (project.sprites && !result.objects.empty()) {
         const SpriteSheet& sheet = *project.sprites;
@@ -224,8 +346,14 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         map.object_layers.push_back(std::move(layer));
     }
     map.properties.push_back({"generator", "string", std::string("tilegen ") + TILEGEN_VERSION});
-    map.properties.push_back({"recipe", "string", recipe.name});
+    map.properties.push_back({"recipe", "string", std::filesystem::path(recipe.path).filename().string()});
     map.properties.push_back({"seed", "string", std::to_string(result.seed)});
+    map.properties.push_back({"size", "string", std::to_string(map.width) + "x" + std::to_string(map.height)});
+    {
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(project.input_hash));
+        map.properties.push_back({"inputs_hash", "string", hex});
+    }
     std::string thresholds;
     for (std::size_t i = 0; i < result.thresholds.size(); ++i)
         thresholds += (i ? " " : "") + float_text(result.thresholds[i]);

@@ -53,9 +53,39 @@ struct GenerateResult {
 
 GenerateResult generate_map(const Project& project, const GenerateOptions& options);
 
+// Per atlas tile: the class its rules place it on (ground layer, single-class centre) and its relative
+// probability among a rule's alternatives (the first rule that names it).
+void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const Recipe& recipe);
+
 // One named map of the recipe over a region of a map of the given size (combine dependencies included).
 Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed, int map_width,
                         int map_height, Region region);
+
+// Classes from maps with thresholds already known (as classes_from_maps returns them).
+ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                                  const std::vector<float>& thresholds);
+
+// Chunk-by-chunk generation of an unbounded world (infinite maps): thresholds come from a sample window of the
+// world and are then fixed; each chunk computes its maps over the chunk plus the rules' radius (position-based
+// kinds only), classifies, autotiles, and keeps its own cells. Memory is proportional to one chunk.
+struct WorldSetup {
+    std::uint64_t seed = 0;
+    int scale_width = 0, scale_height = 0; // the map size that sets map-relative noise scales
+    Region sample;                         // the window thresholds were read from
+    std::vector<float> thresholds;
+    std::vector<LayerRules> layers;
+    Atlas atlas;
+    Gid error_gid = 0;
+    OutsidePolicy outside;
+    int radius = 1;
+};
+
+// Nullopt (with `error`) when a map the classes need is a whole-map kind.
+std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width, int scale_height,
+                                        Region sample, std::string& error);
+// One tile grid per layer for the chunk; `unmatched` counts cells no rule matched.
+std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
+                                      std::uint64_t& unmatched);
 
 // Classes from the recipe's maps: percentile shares of one map, or the biome table over two.
 // `maps` holds the whole maps by name; thresholds per band are returned in `thresholds` (rows, then columns).

@@ -3,6 +3,7 @@
 // tile-sized; symbols are the recipe's.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +23,7 @@ struct Project {
     std::vector<Rule> rules; // every rule file's rules, files in recipe order, rules in order of appearance
     Tileset tileset;
     std::optional<SpriteSheet> sprites; // when the recipe names [tileset] objects
+    std::uint64_t input_hash = 0;        // hash of every input file's bytes (recipe, rules, tileset, images)
     // Image targets: key (the path as resolved, normalised) -> image; rules name them by Target::name and
     // `image_key_of` maps (rule index, target index) -> key.
     std::vector<std::pair<std::string, Image>> images;

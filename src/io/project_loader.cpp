@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "core/hash.hpp"
 #include "io/png.hpp"
 
 namespace tilegen::io {
@@ -29,8 +30,27 @@ void attribute(Diagnostics& diags, std::size_t from, const std::string& file, in
 }
 } // namespace
 
-std::optional<Project> load_project(const fs::path& recipe_path, const FileSource& files, Diagnostics& diags) {
+namespace {
+// Reads through `files` and folds every file's bytes into a hash, so a map can name exactly what made it.
+class HashingReader final : public FileSource {
+public:
+    explicit HashingReader(const FileSource& files) : files_(files) {}
+    std::optional<std::string> read(const fs::path& path, Diagnostics& diags) const override {
+        auto bytes = files_.read(path, diags);
+        if (bytes) hash_ = hash_values(hash_, hash_string(*bytes));
+        return bytes;
+    }
+    std::uint64_t hash() const { return hash_; }
+
+private:
+    const FileSource& files_;
+    mutable std::uint64_t hash_ = 0x74696c6567656eull; // "tilegen"
+};
+} // namespace
+
+std::optional<Project> load_project(const fs::path& recipe_path, const FileSource& source, Diagnostics& diags) {
     const std::size_t before = diags.size();
+    HashingReader files(source);
     auto recipe_text = files.read(recipe_path, diags);
     if (!recipe_text) return std::nullopt;
     const std::string recipe_name = recipe_path.generic_string();
@@ -146,6 +166,7 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
     for (std::size_t i = before; i < diags.size(); ++i)
         if (diags[i].severity == Severity::error) return std::nullopt;
     project.tileset = std::move(*tileset);
+    project.input_hash = files.hash();
     return project;
 }
 

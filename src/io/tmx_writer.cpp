@@ -1,7 +1,9 @@
 #include "io/tmx_writer.hpp"
 
 #include <charconv>
+#include <cstdio>
 
+#include "core/json_writer.hpp"
 #include "io/files.hpp"
 #include "io/png.hpp"
 
@@ -24,10 +26,10 @@ std::string xml_escape(const std::string& s) {
     return out;
 }
 
-void append_uint(std::string& out, std::uint32_t v) {
-    char buf[16];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    out.append(buf, end);
+std::string number_text(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
 }
 
 std::size_t object_count(const Map& map) {
@@ -36,21 +38,46 @@ std::size_t object_count(const Map& map) {
     return n;
 }
 
+// Per-tile facts written into both TSX and TSJ.
+struct TileFacts {
+    std::string name;
+    char terrain = 0;
+    double probability = 1;
+    bool any() const { return !name.empty() || terrain || probability != 1; }
+};
+
+TileFacts facts_of(const Atlas& atlas, int i) {
+    TileFacts f;
+    const auto u = static_cast<std::size_t>(i);
+    f.name = atlas.names[u];
+    if (u < atlas.terrain.size()) f.terrain = atlas.terrain[u];
+    if (u < atlas.probability.size()) f.probability = atlas.probability[u];
+    return f;
+}
+
 } // namespace
 
-TmxBundlePaths tmx_bundle_paths(const std::filesystem::path& tmx_path) {
+bool has_objects(const Map& map) { return object_count(map) > 0; }
+
+TmxBundlePaths tmx_bundle_paths(const std::filesystem::path& map_path) {
     TmxBundlePaths p;
-    p.tmx = tmx_path;
-    p.tsx = tmx_path;
-    p.tsx.replace_extension(".tsx");
-    p.atlas = tmx_path;
-    p.atlas.replace_filename(tmx_path.stem().string() + "-tiles.png");
-    p.objects_tsx = tmx_path;
-    p.objects_tsx.replace_filename(tmx_path.stem().string() + "-objects.tsx");
-    p.objects_atlas = tmx_path;
-    p.objects_atlas.replace_filename(tmx_path.stem().string() + "-objects.png");
+    const std::string ext = map_path.extension().string();
+    p.format = (ext == ".tmj" || ext == ".json") ? MapFormat::tmj : MapFormat::tmx;
+    const std::string stem = map_path.stem().string();
+    const char* tileset_ext = p.format == MapFormat::tmj ? ".tsj" : ".tsx";
+    p.tmx = map_path;
+    p.tsx = map_path;
+    p.tsx.replace_filename(stem + tileset_ext);
+    p.atlas = map_path;
+    p.atlas.replace_filename(stem + "-tiles.png");
+    p.objects_tsx = map_path;
+    p.objects_tsx.replace_filename(stem + "-objects" + tileset_ext);
+    p.objects_atlas = map_path;
+    p.objects_atlas.replace_filename(stem + "-objects.png");
     return p;
 }
+
+// ---------------------------------------------------------------------------------------------------- TMX / TSX
 
 std::string tsx_text(const Atlas& atlas, const std::string& name, const std::string& image_file) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -61,19 +88,17 @@ std::string tsx_text(const Atlas& atlas, const std::string& name, const std::str
     out += " <image source=\"" + xml_escape(image_file) + "\" width=\"" + std::to_string(atlas.image.width()) +
            "\" height=\"" + std::to_string(atlas.image.height()) + "\"/>\n";
     for (int i = 0; i < atlas.tile_count(); ++i) {
-        const std::string& n = atlas.names[static_cast<std::size_t>(i)];
-        if (n.empty()) continue;
-        out += " <tile id=\"" + std::to_string(i) + "\">\n  <properties>\n   <property name=\"name\" value=\"" +
-               xml_escape(n) + "\"/>\n  </properties>\n </tile>\n";
+        const TileFacts f = facts_of(atlas, i);
+        if (!f.any()) continue;
+        out += " <tile id=\"" + std::to_string(i) + "\"";
+        if (f.probability != 1) out += " probability=\"" + number_text(f.probability) + "\"";
+        out += ">\n  <properties>\n";
+        if (!f.name.empty()) out += "   <property name=\"name\" value=\"" + xml_escape(f.name) + "\"/>\n";
+        if (f.terrain) out += "   <property name=\"terrain\" value=\"" + xml_escape(std::string(1, f.terrain)) + "\"/>\n";
+        out += "  </properties>\n </tile>\n";
     }
     out += "</tileset>\n";
     return out;
-}
-
-bool has_objects(const Map& map) {
-    for (const auto& l : map.object_layers)
-        if (!l.objects.empty()) return true;
-    return false;
 }
 
 std::string sprites_tsx_text(const SpriteAtlas& sprites, const std::string& name, const std::string& image_file) {
@@ -94,7 +119,8 @@ std::string sprites_tsx_text(const SpriteAtlas& sprites, const std::string& name
     return out;
 }
 
-std::string tmx_text(const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file) {
+std::string tmx_text(const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file,
+                     const MapOutputOptions& options) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += "<map version=\"1.8\" tiledversion=\"1.8.2\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"" +
            std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) + "\" tilewidth=\"" +
@@ -120,16 +146,11 @@ std::string tmx_text(const Map& map, const std::string& tsx_file, const std::str
     for (const TileLayer& layer : map.layers) {
         out += " <layer id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) + "\" width=\"" +
                std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) + "\">\n";
-        out += "  <data encoding=\"csv\">\n";
-        out.reserve(out.size() + layer.tiles.size() * 4);
-        for (int y = 0; y < map.height; ++y) {
-            const Gid* row = layer.tiles.row(y);
-            for (int x = 0; x < map.width; ++x) {
-                append_uint(out, row[x]);
-                if (x + 1 < map.width || y + 1 < map.height) out += ',';
-            }
-            out += '\n';
-        }
+        out += "  <data encoding=\"" + std::string(tmx_encoding_attribute(options.encoding)) + "\"";
+        const std::string compression = tmx_compression_attribute(options.encoding);
+        if (!compression.empty()) out += " compression=\"" + compression + "\"";
+        out += ">";
+        out += encode_layer(layer.tiles.cells(), map.width, options.encoding);
         out += "</data>\n </layer>\n";
     }
     int object_id = 1;
@@ -140,11 +161,10 @@ std::string tmx_text(const Map& map, const std::string& tsx_file, const std::str
                "\" draworder=\"index\">\n";
         for (const MapObject& o : layer.objects) {
             out += "  <object id=\"" + std::to_string(object_id++) + "\" name=\"" +
-                   xml_escape(map.sprites.names[static_cast<std::size_t>(o.sprite)]) + "\" gid=\"";
-            append_uint(out, static_cast<std::uint32_t>(sprite_firstgid + o.sprite));
-            out += "\" x=\"" + std::to_string(o.x) + "\" y=\"" + std::to_string(o.y) + "\" width=\"" +
-                   std::to_string(map.sprites.sprite_width) + "\" height=\"" + std::to_string(map.sprites.sprite_height) +
-                   "\"/>\n";
+                   xml_escape(map.sprites.names[static_cast<std::size_t>(o.sprite)]) + "\" gid=\"" +
+                   std::to_string(sprite_firstgid + o.sprite) + "\" x=\"" + std::to_string(o.x) + "\" y=\"" +
+                   std::to_string(o.y) + "\" width=\"" + std::to_string(map.sprites.sprite_width) + "\" height=\"" +
+                   std::to_string(map.sprites.sprite_height) + "\"/>\n";
         }
         out += " </objectgroup>\n";
     }
@@ -152,21 +172,197 @@ std::string tmx_text(const Map& map, const std::string& tsx_file, const std::str
     return out;
 }
 
-bool write_tmx_bundle(const Map& map, const std::filesystem::path& tmx_path, Diagnostics& diags) {
-    const TmxBundlePaths paths = tmx_bundle_paths(tmx_path);
+// ---------------------------------------------------------------------------------------------------- TMJ / TSJ
+
+namespace {
+
+void properties_json(JsonWriter& j, const std::vector<std::pair<std::string, std::string>>& props) {
+    j.key("properties").begin_array();
+    for (const auto& [name, value] : props) {
+        j.begin_object();
+        j.key("name").value(name).key("type").value("string").key("value").value(value);
+        j.end_object();
+    }
+    j.end_array();
+}
+
+void tileset_header_json(JsonWriter& j, const std::string& name, const std::string& image, int image_w, int image_h,
+                         int tile_w, int tile_h, int count, int columns) {
+    j.key("columns").value(columns);
+    j.key("image").value(image);
+    j.key("imageheight").value(image_h);
+    j.key("imagewidth").value(image_w);
+    j.key("margin").value(0);
+    j.key("name").value(name);
+    j.key("spacing").value(0);
+    j.key("tilecount").value(count);
+    j.key("tiledversion").value("1.8.2");
+    j.key("tileheight").value(tile_h);
+    j.key("tilewidth").value(tile_w);
+}
+
+} // namespace
+
+std::string tsj_text(const Atlas& atlas, const std::string& name, const std::string& image_file) {
+    JsonWriter j;
+    j.begin_object();
+    tileset_header_json(j, name, image_file, atlas.image.width(), atlas.image.height(), atlas.tile_width,
+                        atlas.tile_height, atlas.tile_count(), atlas.columns);
+    j.key("tiles").begin_array();
+    for (int i = 0; i < atlas.tile_count(); ++i) {
+        const TileFacts f = facts_of(atlas, i);
+        if (!f.any()) continue;
+        j.begin_object();
+        j.key("id").value(i);
+        if (f.probability != 1) j.key("probability").value(f.probability);
+        std::vector<std::pair<std::string, std::string>> props;
+        if (!f.name.empty()) props.emplace_back("name", f.name);
+        if (f.terrain) props.emplace_back("terrain", std::string(1, f.terrain));
+        properties_json(j, props);
+        j.end_object();
+    }
+    j.end_array();
+    j.key("type").value("tileset");
+    j.key("version").value("1.8");
+    j.end_object();
+    return j.str() + "\n";
+}
+
+std::string sprites_tsj_text(const SpriteAtlas& sprites, const std::string& name, const std::string& image_file) {
+    JsonWriter j;
+    j.begin_object();
+    tileset_header_json(j, name, image_file, sprites.image.width(), sprites.image.height(), sprites.sprite_width,
+                        sprites.sprite_height, sprites.sprite_count(), sprites.columns);
+    j.key("objectalignment").value("bottomleft");
+    j.key("tiles").begin_array();
+    for (int i = 0; i < sprites.sprite_count(); ++i) {
+        const std::string& n = sprites.names[static_cast<std::size_t>(i)];
+        if (n.empty()) continue;
+        j.begin_object();
+        j.key("id").value(i);
+        properties_json(j, {{"name", n}});
+        j.end_object();
+    }
+    j.end_array();
+    j.key("type").value("tileset");
+    j.key("version").value("1.8");
+    j.end_object();
+    return j.str() + "\n";
+}
+
+std::string tmj_text(const Map& map, const std::string& tsj_file, const std::string& objects_tsj_file,
+                     const MapOutputOptions& options) {
+    const bool objects = has_objects(map);
+    const int sprite_firstgid = map.atlas.tile_count() + 1;
+    JsonWriter j;
+    j.begin_object();
+    j.key("compressionlevel").value(-1);
+    j.key("height").value(map.height);
+    j.key("infinite").value(false);
+    j.key("layers").begin_array();
+    int id = 1;
+    for (const TileLayer& layer : map.layers) {
+        j.begin_object();
+        const std::string compression = tmx_compression_attribute(options.encoding);
+        if (!compression.empty()) j.key("compression").value(compression);
+        if (options.encoding == LayerEncoding::csv) {
+            std::string data = encode_layer(layer.tiles.cells(), map.width, LayerEncoding::csv);
+            std::string arr = "[";
+            for (char c : data)
+                if (c != '\n') arr += c;
+            arr += "]";
+            j.key("data").raw(arr);
+        } else {
+            std::string data = encode_layer(layer.tiles.cells(), map.width, options.encoding);
+            j.key("data").value(std::string_view(data).substr(1, data.size() - 2)); // strip the newlines
+            j.key("encoding").value("base64");
+        }
+        j.key("height").value(map.height);
+        j.key("id").value(id++);
+        j.key("name").value(layer.name);
+        j.key("opacity").value(1);
+        j.key("type").value("tilelayer");
+        j.key("visible").value(true);
+        j.key("width").value(map.width);
+        j.key("x").value(0);
+        j.key("y").value(0);
+        j.end_object();
+    }
+    int object_id = 1;
+    for (const ObjectLayer& layer : map.object_layers) {
+        if (!objects) break;
+        j.begin_object();
+        j.key("draworder").value("index");
+        j.key("id").value(id++);
+        j.key("name").value(layer.name);
+        j.key("objects").begin_array();
+        for (const MapObject& o : layer.objects) {
+            j.begin_object();
+            j.key("gid").value(sprite_firstgid + o.sprite);
+            j.key("height").value(map.sprites.sprite_height);
+            j.key("id").value(object_id++);
+            j.key("name").value(map.sprites.names[static_cast<std::size_t>(o.sprite)]);
+            j.key("rotation").value(0);
+            j.key("type").value("");
+            j.key("visible").value(true);
+            j.key("width").value(map.sprites.sprite_width);
+            j.key("x").value(o.x);
+            j.key("y").value(o.y);
+            j.end_object();
+        }
+        j.end_array();
+        j.key("opacity").value(1);
+        j.key("type").value("objectgroup");
+        j.key("visible").value(true);
+        j.key("x").value(0);
+        j.key("y").value(0);
+        j.end_object();
+    }
+    j.end_array();
+    j.key("nextlayerid").value(id);
+    j.key("nextobjectid").value(static_cast<std::uint64_t>(object_count(map) + 1));
+    j.key("orientation").value("orthogonal");
+    std::vector<std::pair<std::string, std::string>> props;
+    for (const auto& p : map.properties) props.emplace_back(p.name, p.value);
+    properties_json(j, props);
+    j.key("renderorder").value("right-down");
+    j.key("tiledversion").value("1.8.2");
+    j.key("tileheight").value(map.atlas.tile_height);
+    j.key("tilesets").begin_array();
+    j.begin_object().key("firstgid").value(1).key("source").value(tsj_file).end_object();
+    if (objects) j.begin_object().key("firstgid").value(sprite_firstgid).key("source").value(objects_tsj_file).end_object();
+    j.end_array();
+    j.key("tilewidth").value(map.atlas.tile_width);
+    j.key("type").value("map");
+    j.key("version").value("1.8");
+    j.key("width").value(map.width);
+    j.end_object();
+    return j.str() + "\n";
+}
+
+bool write_tmx_bundle(const Map& map, const std::filesystem::path& map_path, Diagnostics& diags,
+                      const MapOutputOptions& options) {
+    const TmxBundlePaths paths = tmx_bundle_paths(map_path);
+    const bool json = paths.format == MapFormat::tmj;
+    const std::string stem = map_path.stem().string();
     if (!save_png(paths.atlas, map.atlas.image, diags)) return false;
     const bool objects = has_objects(map);
-    if (objects && (!save_png(paths.objects_atlas, map.sprites.image, diags) ||
-                    !write_file_atomic(paths.objects_tsx,
-                                       sprites_tsx_text(map.sprites, tmx_path.stem().string() + "-objects",
-                                                        paths.objects_atlas.filename().string()),
-                                       diags)))
+    if (objects) {
+        const std::string image = paths.objects_atlas.filename().string();
+        if (!save_png(paths.objects_atlas, map.sprites.image, diags) ||
+            !write_file_atomic(paths.objects_tsx,
+                               json ? sprites_tsj_text(map.sprites, stem + "-objects", image)
+                                    : sprites_tsx_text(map.sprites, stem + "-objects", image),
+                               diags))
+            return false;
+    }
+    const std::string image = paths.atlas.filename().string();
+    if (!write_file_atomic(paths.tsx, json ? tsj_text(map.atlas, stem, image) : tsx_text(map.atlas, stem, image), diags))
         return false;
-    if (!write_file_atomic(paths.tsx, tsx_text(map.atlas, tmx_path.stem().string(), paths.atlas.filename().string()),
-                           diags))
-        return false;
+    const std::string tsx = paths.tsx.filename().string(), objects_tsx = paths.objects_tsx.filename().string();
     return write_file_atomic(paths.tmx,
-                             tmx_text(map, paths.tsx.filename().string(), paths.objects_tsx.filename().string()), diags);
+                             json ? tmj_text(map, tsx, objects_tsx, options) : tmx_text(map, tsx, objects_tsx, options),
+                             diags);
 }
 
 } // namespace tilegen::io

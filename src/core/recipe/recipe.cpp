@@ -36,7 +36,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     Recipe recipe;
     recipe.path = path;
     recipe.name = std::filesystem::path(path).stem().string();
-    reader.reject_unknown_keys(root, "", {"map", "noise", "maps", "classes", "biomes", "terrain", "rules", "tileset", "objects"});
+    reader.reject_unknown_keys(root, "", {"map", "noise", "maps", "classes", "biomes", "terrain", "rules", "tileset", "objects", "output"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -78,7 +78,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             double total = 0;
             for (const toml::node& item : *arr) {
                 const toml::table& t = *item.as_table();
-                reader.reject_unknown_keys(t, "terrain", {"name", "symbol", "share"});
+                reader.reject_unknown_keys(t, "terrain", {"name", "symbol", "share", "color"});
                 TerrainClass cls;
                 if (!t.get("name")) reader.error(t, "terrain class has no 'name'");
                 if (!t.get("symbol")) reader.error(t, "terrain class has no 'symbol'");
@@ -100,6 +100,15 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                             reader.error(TomlReader::where(t, "symbol"),
                                          "duplicate terrain symbol '" + symbol + "'");
                     }
+                }
+                if (t.get("color")) {
+                    const std::string c = reader.string(t, "color", "terrain", "");
+                    const bool hex = c.size() == 7 && c[0] == '#' &&
+                                     c.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+                    if (!hex)
+                        reader.error(TomlReader::where(t, "color"), "terrain color must be \"#rrggbb\", not \"" + c + "\"");
+                    else
+                        cls.color = static_cast<std::uint32_t>(std::stoul(c.substr(1), nullptr, 16));
                 }
                 total += cls.share;
                 recipe.terrain.push_back(cls);
@@ -322,6 +331,13 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         recipe.tileset.position = position_of(TomlReader::where(*tileset, "path"));
     } else {
         reader.error(root.source(), "recipe has no [tileset] section (tileset.path names the tileset manifest)");
+    }
+
+    if (const toml::table* output = reader.table(root, "output", "")) {
+        reader.reject_unknown_keys(*output, "output", {"encoding"});
+        recipe.output.encoding = reader.choice(*output, "encoding", "output", "csv",
+                                               {"csv", "base64", "base64+zlib", "base64+gzip", "base64+zstd"});
+        recipe.output.position = position_of(TomlReader::where(*output, "encoding"));
     }
 
     if (!recipe.objects.empty() && recipe.tileset.objects.empty() && root.get("tileset"))

@@ -64,6 +64,12 @@ struct TilesetSettings {
     SourcePosition objects_position;
 };
 
+struct OutputSettings {
+    std::string encoding = "csv"; // tile layer data: "csv" (default), "base64", "base64+zlib", "base64+gzip",
+                                  // "base64+zstd"
+    SourcePosition position;
+};
+
 struct Recipe {
     std::string path; // the recipe file, as given
     std::string name; // the file's stem, e.g. "overworld"; names default outputs
@@ -75,6 +81,7 @@ struct Recipe {
     RulesSettings rules;
     TilesetSettings tileset;
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
+    OutputSettings output;
 };
 
 // The map of the given name, or nullptr.

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace tilegen::app {
+namespace tilegen {
 
 class JsonWriter {
 public:
@@ -21,6 +21,8 @@ public:
     JsonWriter& value(std::int64_t i);
     JsonWriter& value(int i) { return value(static_cast<std::int64_t>(i)); }
     JsonWriter& value(bool b);
+    // Appends already-formatted JSON as one value (e.g. a long number array built elsewhere).
+    JsonWriter& raw(std::string_view json);
     const std::string& str() const { return out_; }
 
 private:
@@ -31,4 +33,4 @@ private:
 
 std::string json_quote(std::string_view s);
 
-} // namespace tilegen::app
+} // namespace tilegen

@@ -1,9 +1,9 @@
-#include "app/json_writer.hpp"
+#include "core/json_writer.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-namespace tilegen::app {
+namespace tilegen {
 
 std::string json_quote(std::string_view s) {
     std::string out = "\"";
@@ -95,4 +95,11 @@ JsonWriter& JsonWriter::value(bool b) {
     return *this;
 }
 
-} // namespace tilegen::app
+JsonWriter& JsonWriter::raw(std::string_view json) {
+    separator();
+    out_ += json;
+    need_comma_ = true;
+    return *this;
+}
+
+} // namespace tilegen

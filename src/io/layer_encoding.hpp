@@ -1,0 +1,34 @@
+// Tile layer data encodings of Tiled's formats: csv, base64, and base64 of zlib, gzip or zstd compressed
+// little-endian 32-bit gids. Encoding for writing, decoding for reading (with a message on bad data).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/map.hpp"
+
+namespace tilegen::io {
+
+enum class LayerEncoding { csv, base64, base64_zlib, base64_gzip, base64_zstd };
+
+// "csv", "base64", "base64+zlib", "base64+gzip", "base64+zstd"
+std::optional<LayerEncoding> parse_layer_encoding(std::string_view name);
+const char* layer_encoding_name(LayerEncoding e);
+// TMX attributes: encoding="csv|base64", compression="" or "zlib|gzip|zstd".
+const char* tmx_encoding_attribute(LayerEncoding e);
+const char* tmx_compression_attribute(LayerEncoding e);
+
+// The text inside <data> (csv: rows of comma-separated gids, newline after each row; base64: one line).
+std::string encode_layer(std::span<const Gid> gids, int width, LayerEncoding e);
+
+std::string base64_encode(std::string_view bytes);
+std::optional<std::string> base64_decode(std::string_view text);
+
+// Decodes <data> text with TMX attributes `encoding` and `compression`; nullopt and `error` set on bad data.
+std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_view encoding,
+                                             std::string_view compression, std::size_t expected, std::string& error);
+
+} // namespace tilegen::io
