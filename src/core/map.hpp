@@ -3,6 +3,7 @@
 // a gid is 0 (empty) or (atlas index + 1) | flip flags, exactly as Tiled's global tile ids with firstgid = 1.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ struct Atlas {
     std::vector<std::string> names; // size == tile count
     std::vector<char> terrain;      // per tile: the class symbol the rules place it on, or 0 (empty = none)
     std::vector<double> probability; // per tile: relative chance among a rule's alternatives (empty = all 1)
+    // A "mixed" Wang set for Tiled's terrain brush: colour names and RGB, and per tile 8 colour indices
+    // (1-based; all 0 = the tile is not in the set). Empty when no tile follows the naming convention.
+    std::vector<std::string> wang_colors;
+    std::vector<std::uint32_t> wang_rgb;
+    std::vector<std::array<std::uint8_t, 8>> wang;
     int tile_count() const { return static_cast<int>(names.size()); }
 };
 

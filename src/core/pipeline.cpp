@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/heightfield/heightfield.hpp"
+#include "core/tileset/wang.hpp"
 #include "core/rules/rule_matcher.hpp"
 
 namespace tilegen {
@@ -29,6 +30,24 @@ std::string float_text(float v) {
 } // namespace
 
 void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const Recipe& recipe) {
+    // Wang ids from tile names (the painter's naming convention), when any tile follows it.
+    std::vector<std::string> terrain_names;
+    for (const auto& t : recipe.terrain) terrain_names.push_back(t.name);
+    auto wang = wang_ids_from_names(atlas.names, terrain_names);
+    bool any = false;
+    for (const auto& id : wang) any = any || id[0] != 0;
+    atlas.wang.clear();
+    atlas.wang_colors.clear();
+    atlas.wang_rgb.clear();
+    if (any) {
+        static constexpr std::uint32_t kDefaultColours[] = {0x3060c0, 0xd8c078, 0x40a040, 0x206028, 0x8a6a3a,
+                                                            0x808080, 0x1c3a7a, 0xc04040};
+        atlas.wang = std::move(wang);
+        for (std::size_t i = 0; i < recipe.terrain.size(); ++i) {
+            atlas.wang_colors.push_back(recipe.terrain[i].name);
+            atlas.wang_rgb.push_back(recipe.terrain[i].color.value_or(kDefaultColours[i % 8]));
+        }
+    }
     atlas.terrain.assign(static_cast<std::size_t>(atlas.tile_count()), 0);
     atlas.probability.assign(static_cast<std::size_t>(atlas.tile_count()), 1.0);
     std::vector<bool> seen(static_cast<std::size_t>(atlas.tile_count()), false);

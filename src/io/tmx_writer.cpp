@@ -97,6 +97,23 @@ std::string tsx_text(const Atlas& atlas, const std::string& name, const std::str
         if (f.terrain) out += "   <property name=\"terrain\" value=\"" + xml_escape(std::string(1, f.terrain)) + "\"/>\n";
         out += "  </properties>\n </tile>\n";
     }
+    if (!atlas.wang.empty()) {
+        out += " <wangsets>\n  <wangset name=\"terrains\" type=\"mixed\" tile=\"-1\">\n";
+        for (std::size_t c = 0; c < atlas.wang_colors.size(); ++c) {
+            char rgb[8];
+            std::snprintf(rgb, sizeof rgb, "#%06x", atlas.wang_rgb[c]);
+            out += "   <wangcolor name=\"" + xml_escape(atlas.wang_colors[c]) + "\" color=\"" + rgb +
+                   "\" tile=\"-1\" probability=\"1\"/>\n";
+        }
+        for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
+            const auto& id = atlas.wang[t];
+            if (id[0] == 0) continue;
+            out += "   <wangtile tileid=\"" + std::to_string(t) + "\" wangid=\"";
+            for (int k = 0; k < 8; ++k) out += (k ? "," : "") + std::to_string(id[static_cast<std::size_t>(k)]);
+            out += "\"/>\n";
+        }
+        out += "  </wangset>\n </wangsets>\n";
+    }
     out += "</tileset>\n";
     return out;
 }
@@ -224,6 +241,27 @@ std::string tsj_text(const Atlas& atlas, const std::string& name, const std::str
     j.end_array();
     j.key("type").value("tileset");
     j.key("version").value("1.8");
+    if (!atlas.wang.empty()) {
+        j.key("wangsets").begin_array().begin_object();
+        j.key("colors").begin_array();
+        for (std::size_t c = 0; c < atlas.wang_colors.size(); ++c) {
+            char rgb[8];
+            std::snprintf(rgb, sizeof rgb, "#%06x", atlas.wang_rgb[c]);
+            j.begin_object().key("color").value(rgb).key("name").value(atlas.wang_colors[c]);
+            j.key("probability").value(1).key("tile").value(-1).end_object();
+        }
+        j.end_array();
+        j.key("name").value("terrains").key("tile").value(-1).key("type").value("mixed");
+        j.key("wangtiles").begin_array();
+        for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
+            const auto& id = atlas.wang[t];
+            if (id[0] == 0) continue;
+            j.begin_object().key("tileid").value(static_cast<std::uint64_t>(t)).key("wangid").begin_array();
+            for (auto v : id) j.value(static_cast<int>(v));
+            j.end_array().end_object();
+        }
+        j.end_array().end_object().end_array();
+    }
     j.end_object();
     return j.str() + "\n";
 }

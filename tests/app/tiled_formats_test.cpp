@@ -279,3 +279,26 @@ TEST_CASE("malformed TMX class maps are refused with a location") {
         CHECK_FALSE(fs::exists(f.dir / "out.tmx"));
     }
 }
+
+TEST_CASE("the TSX carries a mixed Wang set for the shipped tileset that Tiled loads") {
+    TempDir dir;
+    auto r = run_tilegen("generate --size 30x20 -o w.tmx", dir.path());
+    REQUIRE(r.exit_code == 0);
+    const std::string tsx = read_text(dir / "w.tsx");
+    CHECK(tsx.find("<wangset name=\"terrains\" type=\"mixed\" tile=\"-1\">") != std::string::npos);
+    CHECK(tsx.find("<wangcolor name=\"water\"") != std::string::npos);
+    CHECK(tsx.find("wangid=\"3,3,3,3,3,3,3,3\"") != std::string::npos); // plain grass
+    const auto count = [](const std::string& s, const std::string& what) {
+        std::size_t n = 0;
+        for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+        return n;
+    };
+    CHECK(count(tsx, "<wangtile ") >= 90);
+    REQUIRE(run_tilegen("generate --size 30x20 -o j.tmj", dir.path()).exit_code == 0);
+    CHECK(read_text(dir / "j.tsj").find("\"wangsets\":[{\"colors\":[") != std::string::npos);
+    if (!tiled_here()) return;
+    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-tileset json w.tsx w.json", dir.path()).exit_code == 0);
+    const std::string exported = strip_spaces(read_text(dir / "w.json"));
+    CHECK(count(exported, "\"tileid\":") == count(tsx, "<wangtile "));
+    CHECK(exported.find("\"type\":\"mixed\"") != std::string::npos);
+}
