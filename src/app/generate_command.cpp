@@ -31,7 +31,8 @@ Options:
   -o, --output OUT.tmx   the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and
                          OUT-tiles.png are written beside it. OUT.tmj writes Tiled's JSON format
                          (with OUT.tsj) instead
-  --png OUT.png          the PNG preview (default: beside the TMX, OUT.png)
+  --png OUT.png|none     the PNG preview (default: beside the TMX, OUT.png; "none": no preview). Maps larger
+                         than 16384 pixels on a side get a reduced preview (every n-th pixel)
   --seed N               seed (default: the recipe's [map] seed)
   --size WxH             map size in cells (default: the recipe's [map] width and height)
   --classes FILE.txt     skip the noise: autotile this class map (one line of terrain symbols per row)
@@ -137,16 +138,18 @@ int run_generate(const Args& args) {
 
     // Output paths (checked before the work, so a bad path fails fast).
     const fs::path tmx_path = tmx_arg ? fs::path(*tmx_arg) : fs::path("out") / (project->recipe.name + ".tmx");
-    fs::path png_path = png_arg ? fs::path(*png_arg) : fs::path(tmx_path).replace_extension(".png");
+    const bool want_png = !(png_arg && *png_arg == "none");
+    fs::path png_path = png_arg && want_png ? fs::path(*png_arg) : fs::path(tmx_path).replace_extension(".png");
     if (tmx_path.extension() != ".tmx" && tmx_path.extension() != ".tmj")
         return usage_error("generate", "-o must name a .tmx or .tmj file, not '" + tmx_path.string() + "'");
-    if (png_path.extension() != ".png")
+    if (want_png && png_path.extension() != ".png")
         return usage_error("generate", "--png must name a .png file, not '" + png_path.string() + "'");
     if (!tmx_arg) {
         std::error_code ec;
         fs::create_directories(tmx_path.parent_path(), ec);
     }
     for (const fs::path& p : {tmx_path, png_path}) {
+        if (!want_png && p == png_path) continue;
         fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
         std::error_code ec;
         if (!fs::is_directory(dir, ec)) {
@@ -180,7 +183,9 @@ int run_generate(const Args& args) {
         std::string t;
         for (float v : world->thresholds) t += (t.empty() ? "" : " ") + std::to_string(v);
         props.push_back({"thresholds", "string", t});
-        auto written = io::write_infinite_map(*project, *world, tmx_path, png_path, opts, props, diags);
+        auto written = io::write_infinite_map(*project, *world, tmx_path,
+                                              want_png ? std::optional<fs::path>(png_path) : std::nullopt, opts, props,
+                                              diags);
         if (!written) {
             print_diagnostics(diags);
             return kExitInput;
@@ -199,13 +204,13 @@ int run_generate(const Args& args) {
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
             j.key("outputs").begin_array();
             j.value(bundle.tmx.generic_string()).value(bundle.tsx.generic_string()).value(bundle.atlas.generic_string());
-            j.value(png_path.generic_string());
+            if (want_png) j.value(png_path.generic_string());
             j.end_array();
             j.end_object();
             std::cout << j.str() << '\n';
         } else {
-            std::cerr << "wrote " << tmx_path.string() << " (infinite, " << written->chunks << " chunks) and "
-                      << png_path.string() << "\n";
+            std::cerr << "wrote " << tmx_path.string() << " (infinite, " << written->chunks << " chunks)"
+                      << (want_png ? " and " + png_path.string() : std::string()) << "\n";
         }
         return kExitOk;
     }
@@ -215,7 +220,9 @@ int run_generate(const Args& args) {
     t0 = Clock::now();
     io::MapOutputOptions output;
     output.encoding = *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
-    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) || !io::save_png(png_path, render_map(result.map), diags)) {
+    int reduction = 1;
+    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
+        (want_png && !io::save_png(png_path, render_map_preview(result.map, 16384, reduction), diags))) {
         print_diagnostics(diags);
         return kExitInput;
     }
@@ -277,12 +284,16 @@ int run_generate(const Args& args) {
         j.value(bundle.tmx.generic_string()).value(bundle.tsx.generic_string()).value(bundle.atlas.generic_string());
         if (io::has_objects(result.map))
             j.value(bundle.objects_tsx.generic_string()).value(bundle.objects_atlas.generic_string());
-        j.value(png_path.generic_string());
+        if (want_png) j.value(png_path.generic_string());
         j.end_array();
         j.end_object();
         std::cout << j.str() << '\n';
     } else {
-        std::cerr << "wrote " << tmx_path.string() << " and " << png_path.string() << " (" << result.map.width << "x"
+        if (reduction > 1)
+            std::cerr << "tilegen: note: the map is too large for a full-size PNG; the preview shows every "
+                      << reduction << "th pixel\n";
+        std::cerr << "wrote " << tmx_path.string() << (want_png ? " and " + png_path.string() : std::string()) << " ("
+                  << result.map.width << "x"
                   << result.map.height << ", seed " << result.seed << ", " << static_cast<long>(total_ms) << " ms)\n";
     }
     return kExitOk;

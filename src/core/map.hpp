@@ -89,4 +89,9 @@ struct Map {
 // them; alpha blended "over"; sprites clipped at the map's edges.
 Image render_map(const Map& map);
 
+// A preview whose sides are at most `max_side` pixels: render_map() when the map fits, else every
+// factor-th pixel of it (nearest neighbour; factor = the smallest whole number that fits), tile layers only.
+// `factor` is set to the reduction used (1 = full size).
+Image render_map_preview(const Map& map, int max_side, int& factor);
+
 } // namespace tilegen
