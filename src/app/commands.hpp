@@ -18,5 +18,6 @@ int run_paint(const Args& args);
 int run_check(const Args& args);
 int run_explain(const Args& args);
 int run_noise(const Args& args);
+int run_bench(const Args& args);
 
 } // namespace tilegen::app

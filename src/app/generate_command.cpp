@@ -7,6 +7,7 @@
 #include "app/commands.hpp"
 #include "core/json_writer.hpp"
 #include "core/classes/class_map_text.hpp"
+#include "core/parallel.hpp"
 #include "core/pipeline.hpp"
 #include "io/file_source.hpp"
 #include "io/class_map_reader.hpp"
@@ -42,6 +43,7 @@ Options:
                          kinds only); the map covers --size (rounded out to whole chunks); thresholds come
                          from the first 1024x1024 cells (or the whole size if smaller); objects are not placed
   --chunk N              chunk side for --infinite (default 16, 1..1024)
+  --threads N            worker threads (default: all hardware threads); the output is the same for any N
   --json                 print a JSON summary on stdout
   -h, --help             this help
 
@@ -59,6 +61,7 @@ int run_generate(const Args& args) {
     std::optional<std::pair<int, int>> size;
     bool json = false, infinite = false;
     int chunk = 16;
+    int threads = 0;
 
     ArgReader in(args);
     while (!in.done()) {
@@ -93,6 +96,12 @@ int run_generate(const Args& args) {
             if (!io::parse_layer_encoding(*encoding_arg))
                 return usage_error("generate", "--encoding takes csv, base64, base64+zlib, base64+gzip or base64+zstd, not '" +
                                                    *encoding_arg + "'");
+        } else if (a == "--threads") {
+            auto v = need(a);
+            if (!v) return kExitUsage;
+            auto n = parse_integer(*v);
+            if (!n || *n < 1 || *n > 256) return usage_error("generate", "--threads takes a whole number from 1 to 256");
+            threads = static_cast<int>(*n);
         } else if (a == "--infinite") {
             infinite = true;
         } else if (a == "--chunk") {
@@ -123,6 +132,7 @@ int run_generate(const Args& args) {
     }
     GenerateOptions options;
     options.seed = seed;
+    options.threads = resolve_threads(threads);
     if (size) {
         options.width = size->first;
         options.height = size->second;

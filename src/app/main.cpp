@@ -11,10 +11,12 @@ namespace {
 const char* kHelp = R"(tilegen - 2D tile maps with autotiling
 
 Usage:
-  tilegen generate [RECIPE] [-o OUT.tmx] [--png OUT.png] [--seed N] [--size WxH] [--classes FILE.txt] [--json]
+  tilegen generate [RECIPE] [-o OUT.tmx|OUT.tmj] [--png OUT.png|none] [--seed N] [--size WxH] [--threads N]
+                   [--classes FILE.txt|.png|.tmx[:LAYER]] [--encoding E] [--infinite [--chunk N]] [--json]
   tilegen check [RECIPE] [--strict]
   tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
   tilegen noise [RECIPE] [--map NAME] -o OUT.png|OUT.pfm [--seed N] [--size WxH] [--region X,Y,W,H]
+  tilegen bench [RECIPE] [--size WxH] [--threads N] [--repeat K] [--json]
   tilegen paint DESCRIPTION.toml [-o DIR]
   tilegen --help | --version
   tilegen COMMAND --help
@@ -25,6 +27,7 @@ Commands:
   check      Lint the recipe's rules: errors, uncovered neighbourhoods, shadowed and duplicate rules.
   explain    Show how one cell was decided: every rule tried, why it failed, the match and the tile chosen.
   noise      Write one of the recipe's heightfields as a greyscale PNG or a PFM (exact floats).
+  bench      Time the pipeline stage by stage (median, min, ns per cell, peak memory).
   paint      Paint a tileset (PNG + manifest) from a procedural description.
 
 Exit codes: 0 success, 1 bad input file, 2 bad command line.
@@ -55,6 +58,7 @@ int main(int argc, char** argv) {
         if (command == "check") return run_check(rest);
         if (command == "explain") return run_explain(rest);
         if (command == "noise") return run_noise(rest);
+        if (command == "bench") return run_bench(rest);
     } catch (const std::bad_alloc&) {
         std::cerr << "tilegen: error: out of memory\n";
         return kExitInput;

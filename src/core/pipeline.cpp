@@ -127,13 +127,13 @@ std::vector<LayerRules> build_layers(const Project& project, const std::vector<i
 }
 
 Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed, int map_width,
-                        int map_height, Region region) {
+                        int map_height, Region region, int threads) {
     const MapDefinition* def = find_map(recipe, name);
     if (!def) return Grid<float>(region.width, region.height, 0.0f);
     MapLookup lookup = [&](const std::string& other, Region r) {
-        return compute_map(recipe, other, seed, map_width, map_height, r);
+        return compute_map(recipe, other, seed, map_width, map_height, r, threads);
     };
-    return generate_heightfield(*def, seed, map_width, map_height, region, lookup);
+    return generate_heightfield(*def, seed, map_width, map_height, region, lookup, threads);
 }
 
 namespace {
@@ -150,14 +150,14 @@ std::vector<std::string> class_maps(const Recipe& recipe) {
 } // namespace
 
 ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                                  const std::vector<float>& thresholds) {
-    if (!recipe.classes.biomes) return classify(grid_named(maps, recipe.classes.map), thresholds);
+                                  const std::vector<float>& thresholds, int threads) {
+    if (!recipe.classes.biomes) return classify(grid_named(maps, recipe.classes.map), thresholds, threads);
     const BiomeTable& b = *recipe.classes.biomes;
     const Grid<float>& rows = grid_named(maps, b.rows_map);
     const Grid<float>& columns = grid_named(maps, b.columns_map);
     const auto split = thresholds.begin() + static_cast<std::ptrdiff_t>(b.row_shares.size() - 1);
-    const ClassGrid row_band = classify(rows, std::vector<float>(thresholds.begin(), split));
-    const ClassGrid col_band = classify(columns, std::vector<float>(split, thresholds.end()));
+    const ClassGrid row_band = classify(rows, std::vector<float>(thresholds.begin(), split), threads);
+    const ClassGrid col_band = classify(columns, std::vector<float>(split, thresholds.end()), threads);
     std::map<char, ClassId> class_of;
     for (std::size_t i = 0; i < recipe.terrain.size(); ++i) class_of[recipe.terrain[i].symbol] = static_cast<ClassId>(i);
     ClassGrid out(rows.width(), rows.height(), 0);
@@ -167,19 +167,19 @@ ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::p
 }
 
 ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                            std::vector<float>& thresholds) {
+                            std::vector<float>& thresholds, int threads) {
     thresholds.clear();
     if (!recipe.classes.biomes) {
         std::vector<double> shares;
         for (const auto& c : recipe.terrain) shares.push_back(c.share);
-        thresholds = thresholds_from_shares(grid_named(maps, recipe.classes.map), shares);
+        thresholds = thresholds_from_shares(grid_named(maps, recipe.classes.map), shares, threads);
     } else {
         const BiomeTable& b = *recipe.classes.biomes;
-        thresholds = thresholds_from_shares(grid_named(maps, b.rows_map), b.row_shares);
-        const auto col = thresholds_from_shares(grid_named(maps, b.columns_map), b.column_shares);
+        thresholds = thresholds_from_shares(grid_named(maps, b.rows_map), b.row_shares, threads);
+        const auto col = thresholds_from_shares(grid_named(maps, b.columns_map), b.column_shares, threads);
         thresholds.insert(thresholds.end(), col.begin(), col.end());
     }
-    return classes_with_thresholds(recipe, maps, thresholds);
+    return classes_with_thresholds(recipe, maps, thresholds, threads);
 }
 
 std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width, int scale_height,
@@ -287,12 +287,12 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         for (const MapDefinition& def : recipe.maps)
             if (std::find(needed.begin(), needed.end(), def.name) != needed.end())
                 result.maps.emplace_back(def.name, compute_map(recipe, def.name, result.seed, width, height,
-                                                               Region{0, 0, width, height}));
+                                                               Region{0, 0, width, height}, options.threads));
         for (const auto& [name, grid] : result.maps)
             if (name == needed.front()) result.heights = grid;
         result.timings.push_back({"noise", ms_since(t0)});
         t0 = Clock::now();
-        result.classes = classes_from_maps(recipe, result.maps, result.thresholds);
+        result.classes = classes_from_maps(recipe, result.maps, result.thresholds, options.threads);
         result.timings.push_back({"classes", ms_since(t0)});
     }
     result.class_fractions = class_fractions(result.classes, class_count);
@@ -325,8 +325,8 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         auto it = project.symbols.find(recipe.rules.outside[0]);
         if (it != project.symbols.end()) outside.fixed_class = static_cast<ClassId>(it->second);
     }
-    AutotileResult tiles =
-        autotile(result.classes, result.layers, class_count, outside, result.seed, gid_of(error_index));
+    AutotileResult tiles = autotile(result.classes, result.layers, class_count, outside, result.seed,
+                                    gid_of(error_index), options.threads);
     result.timings.push_back({"rules", ms_since(t0)});
 
     // Rule statistics in file order.

@@ -21,6 +21,7 @@ struct GenerateOptions {
     std::optional<std::uint64_t> seed;   // overrides [map] seed
     std::optional<int> width, height;    // override [map] width/height
     std::optional<ClassGrid> classes;    // skips the noise: the class map to autotile
+    int threads = 1;                     // worker threads for the heavy stages; the output never depends on it
 };
 
 struct StageTiming {
@@ -59,11 +60,11 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
 
 // One named map of the recipe over a region of a map of the given size (combine dependencies included).
 Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed, int map_width,
-                        int map_height, Region region);
+                        int map_height, Region region, int threads = 1);
 
 // Classes from maps with thresholds already known (as classes_from_maps returns them).
 ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                                  const std::vector<float>& thresholds);
+                                  const std::vector<float>& thresholds, int threads = 1);
 
 // Chunk-by-chunk generation of an unbounded world (infinite maps): thresholds come from a sample window of the
 // world and are then fixed; each chunk computes its maps over the chunk plus the rules' radius (position-based
@@ -90,7 +91,7 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
 // Classes from the recipe's maps: percentile shares of one map, or the biome table over two.
 // `maps` holds the whole maps by name; thresholds per band are returned in `thresholds` (rows, then columns).
 ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                            std::vector<float>& thresholds);
+                            std::vector<float>& thresholds, int threads = 1);
 
 // The rule layers of a project in order of first appearance, each ordered by specificity, targets resolved
 // against `atlas_index_of_image` (index of each project image in the atlas) and the tileset.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/parallel.hpp"
+
 namespace tilegen {
 
 namespace {
@@ -14,12 +16,26 @@ int bucket_of(float v) {
 }
 } // namespace
 
-std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares) {
+std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares, int threads) {
     std::vector<float> thresholds;
     if (shares.size() < 2) return thresholds;
     const std::size_t n = heights.size();
+    // Per-block histograms added in block order: integer sums, the same for any thread count.
+    const int blocks = std::max(1, threads);
+    std::vector<std::vector<std::uint32_t>> partial(static_cast<std::size_t>(blocks));
+    parallel_for(blocks, blocks, [&](int b0, int b1) {
+        for (int b = b0; b < b1; ++b) {
+            auto& hist = partial[static_cast<std::size_t>(b)];
+            hist.assign(kBuckets, 0);
+            const std::size_t i0 = n * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks);
+            const std::size_t i1 = n * static_cast<std::size_t>(b + 1) / static_cast<std::size_t>(blocks);
+            const float* v = heights.cells().data();
+            for (std::size_t i = i0; i < i1; ++i) ++hist[static_cast<std::size_t>(bucket_of(v[i]))];
+        }
+    });
     std::vector<std::uint32_t> histogram(kBuckets, 0);
-    for (float v : heights.cells()) ++histogram[static_cast<std::size_t>(bucket_of(v))];
+    for (const auto& hist : partial)
+        for (std::size_t k = 0; k < static_cast<std::size_t>(kBuckets); ++k) histogram[k] += hist[k];
 
     double cumulative = 0;
     std::size_t bucket = 0, below = 0; // cells in buckets before `bucket`
@@ -46,15 +62,19 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
     return thresholds;
 }
 
-ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds) {
+ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads) {
     ClassGrid out(heights.width(), heights.height(), 0);
     auto& dst = out.cells();
     const auto& src = heights.cells();
-    for (std::size_t i = 0; i < src.size(); ++i) {
-        ClassId c = 0;
-        for (float t : thresholds) c = static_cast<ClassId>(c + (src[i] >= t ? 1 : 0));
-        dst[i] = c;
-    }
+    parallel_for(heights.height(), threads, [&](int y0, int y1) {
+        const std::size_t i0 = static_cast<std::size_t>(y0) * static_cast<std::size_t>(heights.width());
+        const std::size_t i1 = static_cast<std::size_t>(y1) * static_cast<std::size_t>(heights.width());
+        for (std::size_t i = i0; i < i1; ++i) {
+            ClassId c = 0;
+            for (float t : thresholds) c = static_cast<ClassId>(c + (src[i] >= t ? 1 : 0));
+            dst[i] = c;
+        }
+    });
     return out;
 }
 

@@ -28,10 +28,11 @@ struct TerrainClass {
 };
 
 // thresholds[i] is the smallest height of class i + 1 (size: classes - 1), non-decreasing.
-std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares);
+// `threads` splits the histogram and classify passes by rows; results never depend on it.
+std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares, int threads = 1);
 
 // Class of a height: the number of thresholds it reaches (height >= threshold).
-ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds);
+ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads = 1);
 
 // Fraction of cells in each class (size: class_count).
 std::vector<double> class_fractions(const ClassGrid& classes, int class_count);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
 
 namespace tilegen {
 
@@ -54,48 +55,78 @@ int harmonic_octave_count(const HarmonicNoiseConfig& config, int map_width, int 
 }
 
 Grid<float> harmonic_noise(const HarmonicNoiseConfig& config, std::uint64_t seed, int map_width, int map_height,
-                           Region region) {
+                           Region region, int threads) {
     Grid<float> out(region.width, region.height, 0.0f);
     if (region.width <= 0 || region.height <= 0 || map_width <= 0 || map_height <= 0) return out;
     const int octaves = harmonic_octave_count(config, map_width, map_height);
 
+    struct Octave {
+        AxisSamples xs, ys;
+        std::uint64_t stream;
+        float amplitude;
+    };
+    std::vector<Octave> plan;
     double amplitude = 1.0, total = 0.0;
-    std::vector<float> row_values; // one lattice row, vertically interpolated, for the current output row
     for (int k = 0; k < octaves; ++k) {
         const std::int64_t lattice = std::int64_t{1} << std::min(k, 30);
-        const auto xs = sample_axis(region.x, region.width, lattice, map_width, config.interpolation);
-        const auto ys = sample_axis(region.y, region.height, lattice, map_height, config.interpolation);
-        const std::uint64_t stream = hash_values(seed, 0x6861726dull /* "harm" */, static_cast<std::uint64_t>(k));
-        const float amp = static_cast<float>(amplitude);
-        const std::size_t lattice_width = static_cast<std::size_t>(xs.last - xs.first + 1);
-        std::vector<float> upper(lattice_width), lower(lattice_width);
-        std::int64_t cached_row = INT64_MIN;
-        for (int y = 0; y < region.height; ++y) {
-            const std::int64_t ly = ys.index[static_cast<std::size_t>(y)];
-            if (ly != cached_row) {
-                for (std::size_t i = 0; i < lattice_width; ++i) {
-                    const std::int64_t lx = xs.first + static_cast<std::int64_t>(i);
-                    upper[i] = unit_float(hash_position(stream, lx, ly));
-                    lower[i] = unit_float(hash_position(stream, lx, ly + 1));
-                }
-                cached_row = ly;
-            }
-            const float wy = ys.weight[static_cast<std::size_t>(y)];
-            row_values.resize(lattice_width);
-            for (std::size_t i = 0; i < lattice_width; ++i) row_values[i] = upper[i] + (lower[i] - upper[i]) * wy;
-            float* dst = out.row(y);
-            for (int x = 0; x < region.width; ++x) {
-                const std::size_t i = static_cast<std::size_t>(xs.index[static_cast<std::size_t>(x)] - xs.first);
-                const float wx = xs.weight[static_cast<std::size_t>(x)];
-                const float v = row_values[i] + (row_values[i + 1] - row_values[i]) * wx;
-                dst[x] += v * amp;
-            }
-        }
+        plan.push_back({sample_axis(region.x, region.width, lattice, map_width, config.interpolation),
+                        sample_axis(region.y, region.height, lattice, map_height, config.interpolation),
+                        hash_values(seed, 0x6861726dull /* "harm" */, static_cast<std::uint64_t>(k)),
+                        static_cast<float>(amplitude)});
         total += amplitude;
         amplitude *= config.persistence;
     }
     const float inv = static_cast<float>(1.0 / total);
-    for (float& v : out.cells()) v = std::clamp(v * inv, 0.0f, 1.0f);
+
+    // Each row is computed on its own, octaves in order (so every cell sums identically, whatever the thread
+    // count), in a row buffer that stays in cache; each octave keeps its two lattice rows between rows.
+    parallel_for(region.height, threads, [&](int y0, int y1) {
+        struct Cache {
+            std::vector<float> upper, lower, values;
+            std::int64_t row = INT64_MIN;
+        };
+        std::vector<Cache> caches(plan.size());
+        for (std::size_t k = 0; k < plan.size(); ++k) {
+            const std::size_t lattice_width = static_cast<std::size_t>(plan[k].xs.last - plan[k].xs.first + 1);
+            caches[k].upper.resize(lattice_width);
+            caches[k].lower.resize(lattice_width);
+            caches[k].values.resize(lattice_width);
+        }
+        std::vector<float> acc(static_cast<std::size_t>(region.width));
+        for (int y = y0; y < y1; ++y) {
+            std::fill(acc.begin(), acc.end(), 0.0f);
+            for (std::size_t k = 0; k < plan.size(); ++k) {
+                const Octave& o = plan[k];
+                Cache& c = caches[k];
+                const std::size_t lattice_width = c.upper.size();
+                const std::int64_t ly = o.ys.index[static_cast<std::size_t>(y)];
+                if (ly != c.row) {
+                    if (ly == c.row + 1) {
+                        std::swap(c.upper, c.lower); // the row below becomes the row above
+                    } else {
+                        for (std::size_t i = 0; i < lattice_width; ++i)
+                            c.upper[i] = unit_float(hash_position(o.stream, o.xs.first + static_cast<std::int64_t>(i), ly));
+                    }
+                    for (std::size_t i = 0; i < lattice_width; ++i)
+                        c.lower[i] = unit_float(hash_position(o.stream, o.xs.first + static_cast<std::int64_t>(i), ly + 1));
+                    c.row = ly;
+                }
+                const float wy = o.ys.weight[static_cast<std::size_t>(y)];
+                for (std::size_t i = 0; i < lattice_width; ++i) c.values[i] = c.upper[i] + (c.lower[i] - c.upper[i]) * wy;
+                const std::int64_t* ix = o.xs.index.data();
+                const float* wx = o.xs.weight.data();
+                const float* v = c.values.data();
+                const std::int64_t first = o.xs.first;
+                const float amp = o.amplitude;
+                for (int x = 0; x < region.width; ++x) {
+                    const std::size_t i = static_cast<std::size_t>(ix[x] - first);
+                    acc[static_cast<std::size_t>(x)] += (v[i] + (v[i + 1] - v[i]) * wx[x]) * amp;
+                }
+            }
+            float* dst = out.row(y);
+            for (int x = 0; x < region.width; ++x) dst[x] = std::clamp(acc[static_cast<std::size_t>(x)] * inv, 0.0f, 1.0f);
+        }
+    });
     return out;
 }
 

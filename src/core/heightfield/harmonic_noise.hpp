@@ -27,7 +27,8 @@ struct HarmonicNoiseConfig {
 // Number of octaves used for a map of the given size (resolves octaves == 0).
 int harmonic_octave_count(const HarmonicNoiseConfig& config, int map_width, int map_height);
 
+// Rows are split over `threads`; the values do not depend on the thread count.
 Grid<float> harmonic_noise(const HarmonicNoiseConfig& config, std::uint64_t seed, int map_width, int map_height,
-                           Region region);
+                           Region region, int threads = 1);
 
 } // namespace tilegen

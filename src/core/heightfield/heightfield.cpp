@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
 #include "core/heightfield/point_noise.hpp"
 #include "core/heightfield/whole_map_generators.hpp"
 
@@ -79,12 +80,13 @@ double warp_field(const ModifierSettings& m, std::uint64_t seed, std::uint64_t a
 }
 
 void apply(const ModifierSettings& m, Grid<float>& g, Region padded, std::uint64_t seed, int map_width, int map_height,
-           const MapLookup& other_maps, std::size_t index) {
+           const MapLookup& other_maps, std::size_t index, int threads) {
     const std::uint64_t mseed = hash_values(seed, static_cast<std::uint64_t>(index));
     switch (m.kind) {
     case ModifierKind::warp: {
         Grid<float> out(g.width(), g.height());
-        for (int y = 0; y < g.height(); ++y)
+        parallel_for(g.height(), threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y)
             for (int x = 0; x < g.width(); ++x) {
                 double px = padded.x + x + 0.5, py = padded.y + y + 0.5;
                 if (m.levels >= 2) {
@@ -96,6 +98,7 @@ void apply(const ModifierSettings& m, Grid<float>& g, Region padded, std::uint64
                 const double oy = m.strength * warp_field(m, mseed, 1, px, py);
                 out(x, y) = sample_bilinear(g, x + ox, y + oy);
             }
+        });
         g = std::move(out);
         break;
     }
@@ -140,17 +143,20 @@ void apply(const ModifierSettings& m, Grid<float>& g, Region padded, std::uint64
 
 } // namespace
 
-Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_width, int map_height, Region region) {
+Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_width, int map_height, Region region,
+                          int threads) {
     switch (s.kind) {
-    case NoiseKind::harmonic: return harmonic_noise(s.harmonic, seed, map_width, map_height, region);
+    case NoiseKind::harmonic: return harmonic_noise(s.harmonic, seed, map_width, map_height, region, threads);
     case NoiseKind::value:
     case NoiseKind::perlin:
     case NoiseKind::simplex:
     case NoiseKind::worley: {
         Grid<float> g(region.width, region.height);
-        for (int y = 0; y < region.height; ++y)
-            for (int x = 0; x < region.width; ++x)
-                g(x, y) = static_cast<float>(fractal_noise(s, seed, region.x + x + 0.5, region.y + y + 0.5));
+        parallel_for(region.height, threads, [&](int y0, int y1) {
+            for (int y = y0; y < y1; ++y)
+                for (int x = 0; x < region.width; ++x)
+                    g(x, y) = static_cast<float>(fractal_noise(s, seed, region.x + x + 0.5, region.y + y + 0.5));
+        });
         return g;
     }
     case NoiseKind::profile: {
@@ -173,14 +179,14 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
 }
 
 Grid<float> generate_heightfield(const MapDefinition& def, std::uint64_t seed, int map_width, int map_height,
-                                 Region region, const MapLookup& other_maps) {
+                                 Region region, const MapLookup& other_maps, int threads) {
     const std::uint64_t s = map_seed(def, seed);
     int margin = 0;
     for (const auto& m : def.settings.modifiers) margin += margin_of(m);
     const Region padded{region.x - margin, region.y - margin, region.width + 2 * margin, region.height + 2 * margin};
-    Grid<float> g = generate_base(def.settings, s, map_width, map_height, padded);
+    Grid<float> g = generate_base(def.settings, s, map_width, map_height, padded, threads);
     for (std::size_t i = 0; i < def.settings.modifiers.size(); ++i)
-        apply(def.settings.modifiers[i], g, padded, s, map_width, map_height, other_maps, i);
+        apply(def.settings.modifiers[i], g, padded, s, map_width, map_height, other_maps, i, threads);
     Grid<float> out(region.width, region.height);
     for (int y = 0; y < region.height; ++y)
         for (int x = 0; x < region.width; ++x) out(x, y) = std::clamp(g(x + margin, y + margin), 0.0f, 1.0f);

@@ -27,10 +27,12 @@ using MapLookup = std::function<Grid<float>(const std::string& name, Region regi
 // of (seed, name); plus the map's seed_offset.
 std::uint64_t map_seed(const MapDefinition& def, std::uint64_t seed);
 
+// `threads` splits rows where a stage allows it; values never depend on it.
 Grid<float> generate_heightfield(const MapDefinition& def, std::uint64_t seed, int map_width, int map_height,
-                                 Region region, const MapLookup& other_maps);
+                                 Region region, const MapLookup& other_maps, int threads = 1);
 
 // The generator alone (no modifiers) over a region.
-Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_width, int map_height, Region region);
+Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_width, int map_height, Region region,
+                          int threads = 1);
 
 } // namespace tilegen

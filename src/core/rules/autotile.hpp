@@ -36,8 +36,12 @@ struct AutotileResult {
 
 // Index into targets chosen for cell (x, y); -1 when there are no targets.
 int choose_target(const ResolvedTargets& targets, std::uint64_t rule_identity, std::uint64_t seed, int x, int y);
+// The same, with the per-rule part of the hash precomputed: rule_choice_base(seed, identity).
+std::uint64_t rule_choice_base(std::uint64_t seed, std::uint64_t rule_identity);
+int choose_target_from_base(const ResolvedTargets& targets, std::uint64_t base, int x, int y);
 
+// Rows are split over `threads`; the result does not depend on the thread count.
 AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> layers, int class_count,
-                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid);
+                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid, int threads = 1);
 
 } // namespace tilegen

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <unordered_map>
+
+#include "core/parallel.hpp"
 
 namespace tilegen {
 
@@ -52,7 +55,86 @@ int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> or
     return kNoRule;
 }
 
-Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside) {
+namespace {
+
+// The first matching rule for a neighbourhood given as (2r+1)^2 class ids, row-major.
+int first_match_of(std::span<const Rule> ordered, const std::vector<ClassId>& cells, int radius) {
+    const int side = 2 * radius + 1;
+    for (std::size_t i = 0; i < ordered.size(); ++i) {
+        const Descriptor& d = ordered[i].pattern;
+        const int r = d.radius();
+        bool ok = true;
+        for (int dy = -r; dy <= r && ok; ++dy)
+            for (int dx = -r; dx <= r && ok; ++dx) {
+                const ClassMask m = d.at(dx, dy);
+                if (m == kAnyClass) continue;
+                ok = (m >> cells[static_cast<std::size_t>((dy + radius) * side + dx + radius)]) & 1u;
+            }
+        if (ok) return static_cast<int>(i);
+    }
+    return kNoRule;
+}
+
+// Row y of the class grid with `radius` cells of outside on each side (clamped or the fixed class).
+void padded_row(const ClassGrid& classes, int y, int radius, OutsidePolicy outside, std::vector<ClassId>& row) {
+    const int w = classes.width();
+    row.resize(static_cast<std::size_t>(w + 2 * radius));
+    const bool inside = y >= 0 && y < classes.height();
+    const ClassId* src = classes.row(std::clamp(y, 0, classes.height() - 1));
+    for (int x = -radius; x < w + radius; ++x) {
+        ClassId c;
+        if (!inside || x < 0 || x >= w)
+            c = outside.fixed_class ? *outside.fixed_class : src[std::clamp(x, 0, w - 1)];
+        else
+            c = src[x];
+        row[static_cast<std::size_t>(x + radius)] = c;
+    }
+}
+
+// Calls visit(x, y, key) for every cell of rows y0..y1-1, where key packs the cell's (2r+1)^2 neighbourhood
+// column by column (`bits` per class; needs (2r+1)^2 * bits <= 64). Rows are kept in a ring and keys slide
+// along the row, so a cell costs a shift, an or and the visit.
+template <class Visit>
+void scan_keys(const ClassGrid& classes, int radius, int bits, OutsidePolicy outside, int y0, int y1, Visit&& visit) {
+    const int side = 2 * radius + 1, w = classes.width();
+    const int column_bits = side * bits;
+    std::vector<std::vector<ClassId>> ring(static_cast<std::size_t>(side));
+    for (int k = 0; k < side; ++k) padded_row(classes, y0 - radius + k, radius, outside, ring[static_cast<std::size_t>(k)]);
+    int top = 0; // ring index of the row y - radius
+    std::vector<std::uint64_t> column(static_cast<std::size_t>(w + 2 * radius));
+    for (int y = y0; y < y1; ++y) {
+        if (y > y0) { // drop the top row, read the new bottom row into its slot
+            padded_row(classes, y + radius, radius, outside, ring[static_cast<std::size_t>(top)]);
+            top = (top + 1) % side;
+        }
+        const ClassId* rows[Descriptor::kMaxSize];
+        for (int k = 0; k < side; ++k) rows[k] = ring[static_cast<std::size_t>((top + k) % side)].data();
+        if (side == 3) {
+            for (std::size_t x = 0; x < column.size(); ++x)
+                column[x] = std::uint64_t{rows[0][x]} | (std::uint64_t{rows[1][x]} << bits) |
+                            (std::uint64_t{rows[2][x]} << (2 * bits));
+        } else {
+            for (std::size_t x = 0; x < column.size(); ++x) {
+                std::uint64_t c = 0;
+                for (int k = 0; k < side; ++k) c |= std::uint64_t{rows[k][x]} << (k * bits);
+                column[x] = c;
+            }
+        }
+        std::uint64_t key = 0;
+        for (int k = 0; k < side; ++k) key |= column[static_cast<std::size_t>(k)] << (k * column_bits);
+        const int last_shift = (side - 1) * column_bits;
+        for (int x = 0; x < w; ++x) {
+            visit(x, y, key);
+            if (x + side < static_cast<int>(column.size()))
+                key = (key >> column_bits) | (column[static_cast<std::size_t>(x + side)] << last_shift);
+        }
+    }
+}
+
+} // namespace
+
+Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside,
+                      int threads) {
     Grid<int> out(classes.width(), classes.height(), kNoRule);
     if (classes.empty()) return out;
     int radius = 0;
@@ -60,41 +142,100 @@ Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, i
     const int side = 2 * radius + 1;
     const int bits = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(class_count, 2) - 1))));
     const int total_bits = side * side * bits;
+    const int w = classes.width(), h = classes.height();
 
-    // Small key spaces use a flat table; larger ones a hash map. Both are filled on first sight of a key.
-    const bool flat = total_bits <= 20;
-    std::vector<int> table(flat ? (std::size_t{1} << total_bits) : 0, -2);
-    std::unordered_map<Key, int, KeyHash> cache;
-
-    for (int y = 0; y < classes.height(); ++y) {
-        int* dst = out.row(y);
-        for (int x = 0; x < classes.width(); ++x) {
-            Key key;
-            int shift = 0;
-            for (int dy = -radius; dy <= radius; ++dy)
-                for (int dx = -radius; dx <= radius; ++dx) {
-                    std::uint64_t c = class_at(classes, x + dx, y + dy, outside);
-                    if (shift < 64) {
-                        key.lo |= c << shift;
-                        if (shift + bits > 64) key.hi |= c >> (64 - shift);
-                    } else {
-                        key.hi |= c << (shift - 64);
-                    }
-                    shift += bits;
+    // Each cell's neighbourhood, packed column by column: a column code holds `side` cells; the key is `side`
+    // column codes. Small keys (<= 20 bits) index a flat table of decisions, filled once per distinct key.
+    const int column_bits = side * bits;
+    auto for_each_key = [&](int y0, int y1, const std::function<void(int, int, std::uint64_t, const Key&)>& visit) {
+        std::vector<std::vector<ClassId>> rows(static_cast<std::size_t>(side));
+        std::vector<std::uint64_t> column(static_cast<std::size_t>(w + 2 * radius));
+        for (int y = y0; y < y1; ++y) {
+            for (int k = 0; k < side; ++k) padded_row(classes, y - radius + k, radius, outside, rows[static_cast<std::size_t>(k)]);
+            if (total_bits <= 64) {
+                for (std::size_t x = 0; x < column.size(); ++x) {
+                    std::uint64_t c = 0;
+                    for (int k = 0; k < side; ++k) c |= std::uint64_t{rows[static_cast<std::size_t>(k)][x]} << (k * bits);
+                    column[x] = c;
                 }
-            int decision;
-            if (flat) {
-                int& slot = table[static_cast<std::size_t>(key.lo)];
-                if (slot == -2) slot = first_match(classes, x, y, ordered, outside);
-                decision = slot;
+                for (int x = 0; x < w; ++x) {
+                    std::uint64_t key = 0;
+                    for (int k = 0; k < side; ++k) key |= column[static_cast<std::size_t>(x + k)] << (k * column_bits);
+                    visit(x, y, key, Key{});
+                }
             } else {
-                auto [it, inserted] = cache.try_emplace(key, 0);
-                if (inserted) it->second = first_match(classes, x, y, ordered, outside);
-                decision = it->second;
+                for (int x = 0; x < w; ++x) {
+                    Key key;
+                    int shift = 0;
+                    for (int k = 0; k < side; ++k)
+                        for (int j = 0; j < side; ++j) {
+                            const std::uint64_t c = rows[static_cast<std::size_t>(j)][static_cast<std::size_t>(x + k)];
+                            if (shift < 64) {
+                                key.lo |= c << shift;
+                                if (shift + bits > 64) key.hi |= c >> (64 - shift);
+                            } else {
+                                key.hi |= c << (shift - 64);
+                            }
+                            shift += bits;
+                        }
+                    visit(x, y, 0, key);
+                }
             }
-            dst[x] = decision;
         }
+    };
+    // The neighbourhood of (x, y) as class ids, for evaluating the rules on a key seen for the first time.
+    auto neighbourhood = [&](int x, int y) {
+        std::vector<ClassId> cells(static_cast<std::size_t>(side * side));
+        for (int k = 0; k < side; ++k)
+            for (int j = 0; j < side; ++j)
+                cells[static_cast<std::size_t>(k * side + j)] = class_at(classes, x - radius + j, y - radius + k, outside);
+        return cells;
+    };
+
+    if (total_bits <= 20) {
+        // Pass 1 (parallel): which keys occur, and one cell for each. Pass 2: decide each key once.
+        // Pass 3 (parallel): look the decisions up.
+        const std::size_t size = std::size_t{1} << total_bits;
+        const int blocks = std::max(threads, 1);
+        std::vector<std::vector<std::int64_t>> where(static_cast<std::size_t>(blocks));
+        parallel_for(blocks, blocks, [&](int b0, int b1) {
+            for (int b = b0; b < b1; ++b) {
+                auto& seen = where[static_cast<std::size_t>(b)];
+                seen.assign(size, -1);
+                const int y0 = static_cast<int>(static_cast<long long>(h) * b / blocks);
+                const int y1 = static_cast<int>(static_cast<long long>(h) * (b + 1) / blocks);
+                scan_keys(classes, radius, bits, outside, y0, y1, [&](int x, int y, std::uint64_t key) {
+                    if (seen[key] < 0) seen[key] = static_cast<std::int64_t>(y) * w + x;
+                });
+            }
+        });
+        std::vector<int> table(size, kNoRule);
+        for (std::size_t key = 0; key < size; ++key) {
+            std::int64_t cell = -1;
+            for (const auto& seen : where)
+                if (seen[key] >= 0) {
+                    cell = seen[key];
+                    break;
+                }
+            if (cell >= 0)
+                table[key] = first_match_of(ordered, neighbourhood(static_cast<int>(cell % w), static_cast<int>(cell / w)), radius);
+        }
+        where.clear();
+        parallel_for(h, threads, [&](int y0, int y1) {
+            scan_keys(classes, radius, bits, outside, y0, y1, [&](int x, int y, std::uint64_t key) { out(x, y) = table[key]; });
+        });
+        return out;
     }
+    // Large key spaces: a cache per thread (decisions are pure, so every thread finds the same).
+    parallel_for(h, threads, [&](int y0, int y1) {
+        std::unordered_map<Key, int, KeyHash> cache;
+        for_each_key(y0, y1, [&](int x, int y, std::uint64_t key64, const Key& key128) {
+            const Key key = total_bits <= 64 ? Key{key64, 0} : key128;
+            auto [it, inserted] = cache.try_emplace(key, 0);
+            if (inserted) it->second = first_match_of(ordered, neighbourhood(x, y), radius);
+            out(x, y) = it->second;
+        });
+    });
     return out;
 }
 

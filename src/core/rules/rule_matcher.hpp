@@ -31,6 +31,8 @@ std::vector<Rule> order_by_specificity(std::vector<Rule> rules);
 int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> ordered, OutsidePolicy outside);
 
 // The first matching rule for every cell. `class_count` bounds the class ids in `classes`.
-Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside);
+// Rows are split over `threads`; the result does not depend on the thread count.
+Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside,
+                      int threads = 1);
 
 } // namespace tilegen

@@ -1,0 +1,142 @@
+// tilegen bench: time the pipeline stage by stage on one recipe.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <map>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "core/json_writer.hpp"
+#include "core/parallel.hpp"
+#include "core/pipeline.hpp"
+#include "io/tmx_writer.hpp"
+
+namespace tilegen::app {
+
+namespace {
+
+const char* kBenchHelp = R"(Usage: tilegen bench [RECIPE] [--size WxH] [--threads N] [--repeat K] [--json]
+
+Runs the whole pipeline (noise, classes, every rule layer, the map, TMX text in CSV) K times after one warm-up
+run and prints, per stage, the median and minimum time, nanoseconds per cell, and the peak memory of the process.
+Without RECIPE, the built-in default overworld. Defaults: --size 1024x1024, --threads all, --repeat 5.
+Nothing is written to disk; the TMX text is built in memory.
+)";
+
+double peak_rss_bytes() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) * 1024.0; // Linux reports KiB
+}
+
+} // namespace
+
+int run_bench(const Args& args) {
+    std::optional<std::string> recipe_arg;
+    std::pair<int, int> size{1024, 1024};
+    int threads = 0, repeat = 5;
+    bool json = false;
+    ArgReader in(args);
+    while (!in.done()) {
+        std::string a = in.next();
+        if (a == "-h" || a == "--help") {
+            std::cout << kBenchHelp;
+            return kExitOk;
+        } else if (a == "--size") {
+            auto v = in.value();
+            auto s = v ? parse_size(*v) : std::nullopt;
+            if (!s) return usage_error("bench", "--size takes WxH with both from 1 to 65536");
+            size = *s;
+        } else if (a == "--threads" || a == "--repeat") {
+            auto v = in.value();
+            auto n = v ? parse_integer(*v) : std::nullopt;
+            if (!n || *n < 1 || *n > 256) return usage_error("bench", a + " takes a whole number from 1 to 256");
+            (a == "--threads" ? threads : repeat) = static_cast<int>(*n);
+        } else if (a == "--json") {
+            json = true;
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usage_error("bench", "unknown option '" + a + "'");
+        } else if (!recipe_arg) {
+            recipe_arg = a;
+        } else {
+            return usage_error("bench", "more than one recipe given");
+        }
+    }
+    Diagnostics diags;
+    auto project = load_recipe_project(recipe_arg, diags);
+    if (!project) {
+        print_diagnostics(diags);
+        return kExitInput;
+    }
+    GenerateOptions options;
+    options.width = size.first;
+    options.height = size.second;
+    options.threads = resolve_threads(threads);
+    const double cells = static_cast<double>(size.first) * size.second;
+
+    std::map<std::string, std::vector<double>> samples;
+    std::vector<std::string> order;
+    std::size_t tmx_bytes = 0;
+    for (int run = 0; run <= repeat; ++run) {
+        GenerateResult result = generate_map(*project, options);
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string tmx = io::tmx_text(result.map, "bench.tsx", "bench-objects.tsx");
+        const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        tmx_bytes = tmx.size();
+        if (run == 0) continue; // warm-up
+        double total = 0;
+        for (const auto& t : result.timings) {
+            if (t.stage == "total") continue;
+            if (!samples.contains(t.stage)) order.push_back(t.stage);
+            samples[t.stage].push_back(t.ms);
+            total += t.ms;
+        }
+        if (!samples.contains("tmx")) order.push_back("tmx");
+        samples["tmx"].push_back(write_ms);
+        if (!samples.contains("total")) order.push_back("total");
+        samples["total"].push_back(total + write_ms);
+    }
+    const double peak = peak_rss_bytes();
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    if (json) {
+        JsonWriter j;
+        j.begin_object();
+        j.key("recipe").value(project->recipe.path);
+        j.key("width").value(size.first).key("height").value(size.second);
+        j.key("threads").value(options.threads).key("repeat").value(repeat);
+        j.key("stages").begin_array();
+        for (const auto& stage : order) {
+            const auto& v = samples[stage];
+            const double med = median(v), min = *std::min_element(v.begin(), v.end());
+            j.begin_object();
+            j.key("stage").value(stage).key("median_ms").value(med).key("min_ms").value(min);
+            j.key("ns_per_cell").value(med * 1e6 / cells);
+            j.end_object();
+        }
+        j.end_array();
+        j.key("peak_memory_bytes").value(peak);
+        j.key("bytes_per_cell").value(peak / cells);
+        j.key("tmx_bytes").value(static_cast<std::uint64_t>(tmx_bytes));
+        j.end_object();
+        std::cout << j.str() << "\n";
+    } else {
+        std::printf("%s, %dx%d cells, %d thread(s), %d runs after a warm-up\n", project->recipe.path.c_str(), size.first,
+                    size.second, options.threads, repeat);
+        std::printf("%-10s %12s %12s %12s\n", "stage", "median ms", "min ms", "ns/cell");
+        for (const auto& stage : order) {
+            const auto& v = samples[stage];
+            const double med = median(v);
+            std::printf("%-10s %12.2f %12.2f %12.2f\n", stage.c_str(), med, *std::min_element(v.begin(), v.end()),
+                        med * 1e6 / cells);
+        }
+        std::printf("peak memory %.1f MiB (%.1f bytes per cell)\n", peak / 1048576.0, peak / cells);
+    }
+    return kExitOk;
+}
+
+} // namespace tilegen::app

@@ -1,0 +1,38 @@
+// Deterministic data parallelism: split [0, n) into contiguous blocks, one per thread, run them, wait.
+// Work items must be independent (each writes only its own rows), so results never depend on the thread count.
+// No pool and no global state: threads are started per call (calls are coarse: one per stage).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace tilegen {
+
+// threads <= 1 runs inline. `body(begin, end)` handles items begin..end-1.
+inline void parallel_for(int n, int threads, const std::function<void(int, int)>& body) {
+    threads = std::clamp(threads, 1, std::max(1, n));
+    if (threads == 1) {
+        if (n > 0) body(0, n);
+        return;
+    }
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads - 1));
+    const int per = (n + threads - 1) / threads;
+    for (int t = 1; t < threads; ++t) {
+        const int begin = t * per, end = std::min(n, begin + per);
+        if (begin < end) pool.emplace_back(body, begin, end);
+    }
+    body(0, std::min(n, per));
+    for (auto& th : pool) th.join();
+}
+
+// The thread count for "auto" (0): the machine's hardware threads.
+inline int resolve_threads(int requested) {
+    if (requested > 0) return requested;
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+} // namespace tilegen
