@@ -17,6 +17,7 @@ int run_generate(const Args& args);
 int run_paint(const Args& args);
 int run_check(const Args& args);
 int run_explain(const Args& args);
+int run_view(const Args& args);
 int run_noise(const Args& args);
 int run_bench(const Args& args);
 

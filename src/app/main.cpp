@@ -15,6 +15,7 @@ Usage:
                    [--classes FILE.txt|.png|.tmx[:LAYER]] [--encoding E] [--infinite [--chunk N]] [--json]
   tilegen check [RECIPE] [--strict]
   tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
+  tilegen view [RECIPE] [--seed N] [--size WxH] [--screenshot OUT.png] [--frames N]
   tilegen noise [RECIPE] [--map NAME] -o OUT.png|OUT.pfm [--seed N] [--size WxH] [--region X,Y,W,H]
   tilegen bench [RECIPE] [--size WxH] [--threads N] [--repeat K] [--json]
   tilegen paint DESCRIPTION.toml [-o DIR]
@@ -26,6 +27,7 @@ Commands:
              Without RECIPE, the built-in default overworld (samples/overworld.toml).
   check      Lint the recipe's rules: errors, uncovered neighbourhoods, shadowed and duplicate rules.
   explain    Show how one cell was decided: every rule tried, why it failed, the match and the tile chosen.
+  view       Preview the map in a window: pan, zoom, overlays, hover inspector, new seeds, hot reload.
   noise      Write one of the recipe's heightfields as a greyscale PNG or a PFM (exact floats).
   bench      Time the pipeline stage by stage (median, min, ns per cell, peak memory).
   paint      Paint a tileset (PNG + manifest) from a procedural description.
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
         if (command == "paint") return run_paint(rest);
         if (command == "check") return run_check(rest);
         if (command == "explain") return run_explain(rest);
+        if (command == "view") return run_view(rest);
         if (command == "noise") return run_noise(rest);
         if (command == "bench") return run_bench(rest);
     } catch (const std::bad_alloc&) {

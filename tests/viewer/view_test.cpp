@@ -1,0 +1,204 @@
+// tilegen view: runs the real viewer under Xvfb (xvfb-run) in its scripted modes (--screenshot, --frames,
+// --quit-after-reloads) and checks what it drew and printed against `tilegen generate` and `tilegen explain`.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "app/fixture.hpp"
+#include "core/image.hpp"
+#include "io/png.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace tilegen;
+using namespace tilegen::test;
+
+// True when the viewer can run here. Without xvfb-run: a failure on CI (env CI set), else a skip message.
+bool have_xvfb() {
+    if (have_program("xvfb-run")) return true;
+    if (std::getenv("CI"))
+        FAIL("xvfb-run is missing: the viewer tests need it on CI (Debian: apt-get install xvfb xauth)");
+    MESSAGE("skipped: xvfb-run is not installed (the viewer needs a display)");
+    return false;
+}
+
+std::string view_command(const std::string& args) {
+    return "xvfb-run -a -s '-screen 0 1280x800x24' " + shell_quote(TILEGEN_EXE) + " view " + args;
+}
+
+RunResult view(const std::string& args, const std::filesystem::path& cwd) {
+    return run(view_command(args), cwd);
+}
+
+Image load_png(const std::filesystem::path& path) {
+    Diagnostics d;
+    auto img = io::load_image(path, d);
+    REQUIRE_MESSAGE(img.has_value(), "cannot read " << path.string());
+    return std::move(*img);
+}
+
+// Counts pixels of `shot` inside w x h (from the top-left) that differ from `png` where png is opaque.
+long count_differences(const Image& shot, const Image& png, int w, int h) {
+    long differing = 0;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const Rgba p = png.get(x, y);
+            if (p.a != 255) continue;
+            const Rgba s = shot.get(x, y);
+            if (s.r != p.r || s.g != p.g || s.b != p.b) ++differing;
+        }
+    return differing;
+}
+
+} // namespace
+
+TEST_CASE("view: bad usage exits 2 and a bad recipe exits 1 with path:line:col before any window opens") {
+    Fixture f;
+    for (const char* args :
+         {"--bogus", "--frames 0", "--frames x", "--frames", "--screenshot shot.txt", "--size 0x5",
+          "--seed -1", "--overlay nope", "--inspect 3", "map.toml other.toml"}) {
+        CAPTURE(args);
+        const RunResult r = f.tilegen(std::string("view ") + args);
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("tilegen view: error:") != std::string::npos);
+    }
+    f.write_recipe("bad.toml", "map.rules", "colour = 3\n");
+    const RunResult bad = f.tilegen("view bad.toml --screenshot shot.png");
+    CHECK(bad.exit_code == 1);
+    CHECK(std::regex_search(bad.err, std::regex(R"(bad\.toml:\d+:\d+: error: )")));
+    f.write_recipe("broken-rules.toml", "missing.rules");
+    const RunResult missing = f.tilegen("view broken-rules.toml --screenshot shot.png");
+    CHECK(missing.exit_code == 1);
+    CHECK(
+        std::regex_search(missing.err, std::regex(R"(broken-rules\.toml:\d+:\d+: error: .*missing\.rules)")));
+    CHECK_FALSE(std::filesystem::exists(f.dir / "shot.png"));
+}
+
+TEST_CASE("view --screenshot: the map region equals tilegen generate's PNG") {
+    if (!have_xvfb()) return;
+    Fixture f;
+    REQUIRE(f.generate("map.toml -o gen.tmx --png gen.png").exit_code == 0);
+    const RunResult r = view("map.toml --screenshot shot.png --window 640x480", f.dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const Image shot = load_png(f.dir / "shot.png");
+    const Image png = load_png(f.dir / "gen.png");
+    REQUIRE(shot.width() == 640);
+    REQUIRE(shot.height() == 480);
+    REQUIRE(png.width() == 320); // 40 x 24 cells of 8 px: the whole map is inside the window
+    REQUIRE(png.height() == 192);
+    CHECK(count_differences(shot, png, png.width(), png.height()) == 0);
+    // Beside and below the map (above the status bar strip) there is only the plain background.
+    const Rgba background = shot.get(639, 0);
+    long other = 0;
+    for (int y = 0; y < 400; ++y)
+        for (int x = 0; x < 640; ++x)
+            if ((x >= 320 || y >= 192) && !(shot.get(x, y) == background)) ++other;
+    CHECK(other == 0);
+}
+
+TEST_CASE("view --screenshot with the built-in recipe and --seed and --size matches generate in the window") {
+    if (!have_xvfb()) return;
+    TempDir dir;
+    REQUIRE(run_tilegen("generate --seed 42 --size 100x60 -o gen.tmx --png gen.png", dir.path()).exit_code ==
+            0);
+    const RunResult r = view("--seed 42 --size 100x60 --screenshot shot.png", dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const Image shot = load_png(dir / "shot.png");
+    const Image png = load_png(dir / "gen.png");
+    REQUIRE(shot.width() == 1280);
+    REQUIRE(shot.height() == 800);
+    REQUIRE(png.width() == 1600); // larger than the window: the window shows its top-left part
+    // The status bar is the bottom strip (under 60 px); everything above it is map.
+    CHECK(count_differences(shot, png, 1280, 740) == 0);
+}
+
+TEST_CASE("view --frames prints frame-time statistics") {
+    if (!have_xvfb()) return;
+    Fixture f;
+    const RunResult r = view("map.toml --frames 12 --window 320x240", f.dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(std::regex_search(r.out, std::regex(R"(^frames 12 mean_ms \d+\.\d\d p95_ms \d+\.\d\d)")));
+}
+
+TEST_CASE("view --inspect: the hover inspector states what tilegen explain says for that cell") {
+    if (!have_xvfb()) return;
+    Fixture f;
+    // Window pixel (100, 60) at zoom 1 with 8 px tiles is cell (12, 7).
+    const RunResult r =
+        view("map.toml --inspect 100,60 --screenshot shot.png --window 640x480", f.dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const RunResult e = f.tilegen("explain map.toml 12 7");
+    REQUIRE(e.exit_code == 0);
+    CHECK(r.out.find("cell (12, 7)") != std::string::npos);
+    std::smatch decided, tile, inspected;
+    REQUIRE(std::regex_search(e.out, decided, std::regex(R"(decided by (\S+:\d+))")));
+    REQUIRE(std::regex_search(e.out, tile, std::regex(R"(tile: ([^,\n]+), gid (\d+))")));
+    REQUIRE(
+        std::regex_search(r.out, inspected, std::regex(R"(ground: (\S+:\d+) .* -> ([^,\n]+), gid (\d+))")));
+    CHECK(inspected[1].str() == decided[1].str());
+    CHECK(inspected[2].str() == tile[1].str());
+    CHECK(inspected[3].str() == tile[2].str());
+    // The screenshot shows the inspector panel (not only map pixels) near the cursor.
+    REQUIRE(f.generate("map.toml -o gen.tmx --png gen.png").exit_code == 0);
+    CHECK(count_differences(load_png(f.dir / "shot.png"), load_png(f.dir / "gen.png"), 320, 192) > 100);
+}
+
+TEST_CASE("view --overlay classes draws one colour per terrain class") {
+    if (!have_xvfb()) return;
+    Fixture f;
+    const RunResult r =
+        view("map.toml --overlay classes --screenshot shot.png --window 640x480", f.dir.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const Image shot = load_png(f.dir / "shot.png");
+    std::set<std::tuple<int, int, int>> colours;
+    for (int y = 0; y < 192; ++y)
+        for (int x = 0; x < 320; ++x) {
+            const Rgba c = shot.get(x, y);
+            colours.insert({c.r, c.g, c.b});
+        }
+    CHECK(colours.size() == 2); // water and grass
+}
+
+TEST_CASE("view hot reload: a broken rule file shows its error and keeps the map and fixing it reloads") {
+    if (!have_xvfb()) return;
+    Fixture f;
+    // The viewer runs in the background; the script edits the rules once the map is shown, waits for the
+    // failed reload to be reported, restores them, and the viewer exits after that second reload.
+    const std::string script = R"(
+wait_for() { for i in $(seq 1 400); do grep -q "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+( )" + view_command("map.toml --window 320x240 --quit-after-reloads 2") +
+                               R"( > view.out 2> view.err; echo $? > view.rc ) &
+wait_for "tilegen view: generated" view.err || { echo "no first map" >&2; exit 3; }
+cp map.rules good.rules
+printf '??? ?g? ???  nosuchtile\n' >> map.rules
+wait_for "reload failed" view.err || { echo "no failed reload" >&2; exit 4; }
+cp good.rules map.rules
+for i in $(seq 1 400); do [ -s view.rc ] && break; sleep 0.1; done
+cat view.rc
+)";
+    write_text(f.dir / "reload.sh", script);
+    const RunResult r = run("timeout 120 bash reload.sh", f.dir.path());
+    const std::string err = read_text(f.dir / "view.err");
+    INFO(r.err);
+    INFO(err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out == "0\n");
+    CHECK(std::regex_search(
+        err,
+        std::regex(R"(reload failed, keeping the last good map:\n.*map\.rules:5:\d+: error: .*nosuchtile)")));
+    // Generated twice: at start and after the fix.
+    std::size_t count = 0;
+    for (std::size_t at = err.find("tilegen view: generated"); at != std::string::npos;
+         at = err.find("tilegen view: generated", at + 1))
+        ++count;
+    CHECK(count == 2);
+}
