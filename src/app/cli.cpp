@@ -1,6 +1,8 @@
 #include "app/cli.hpp"
 
 #include <charconv>
+#include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "app/commands.hpp"
@@ -30,6 +32,24 @@ std::string class_symbols(const Project& project) {
     std::string s;
     for (const auto& c : project.recipe.terrain) s += c.symbol;
     return s;
+}
+
+bool within_memory_limit(const std::string& command, double estimate_bytes, double limit_gib, const std::string& what) {
+    const double gib = estimate_bytes / (1024.0 * 1024.0 * 1024.0);
+    if (gib <= limit_gib) return true;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s needs about %.1f GiB of memory (estimate), more than the limit of %.1f GiB; "
+                  "raise it with --max-memory GIB", what.c_str(), gib, limit_gib);
+    std::cerr << "tilegen " << command << ": error: " << buf << "\n";
+    return false;
+}
+
+std::optional<std::string> clashes_with_input(const std::string& output, const std::vector<std::string>& inputs) {
+    std::error_code ec;
+    if (!std::filesystem::exists(output, ec)) return std::nullopt;
+    for (const auto& in : inputs)
+        if (std::filesystem::exists(in, ec) && std::filesystem::equivalent(output, in, ec)) return in;
+    return std::nullopt;
 }
 
 std::optional<long long> parse_integer(const std::string& s) {

@@ -1,5 +1,7 @@
 // tilegen generate: recipe -> TMX + TSX + atlas + PNG preview.
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -43,6 +45,7 @@ Options:
                          kinds only); the map covers --size (rounded out to whole chunks); thresholds come
                          from the first 1024x1024 cells (or the whole size if smaller); objects are not placed
   --chunk N              chunk side for --infinite (default 16, 1..1024)
+  --max-memory GIB       refuse runs whose memory estimate is larger (default 8)
   --threads N            worker threads (default: all hardware threads); the output is the same for any N
   --json                 print a JSON summary on stdout
   -h, --help             this help
@@ -62,6 +65,7 @@ int run_generate(const Args& args) {
     bool json = false, infinite = false;
     int chunk = 16;
     int threads = 0;
+    double max_memory = kDefaultMemoryLimitGiB;
 
     ArgReader in(args);
     while (!in.done()) {
@@ -102,6 +106,13 @@ int run_generate(const Args& args) {
             auto n = parse_integer(*v);
             if (!n || *n < 1 || *n > 256) return usage_error("generate", "--threads takes a whole number from 1 to 256");
             threads = static_cast<int>(*n);
+        } else if (a == "--max-memory") {
+            auto v = need(a);
+            if (!v) return kExitUsage;
+            char* end = nullptr;
+            max_memory = std::strtod(v->c_str(), &end);
+            if (v->empty() || *end != '\0' || !(max_memory > 0 && max_memory < 1e6))
+                return usage_error("generate", "--max-memory takes a number of GiB, e.g. 16");
         } else if (a == "--infinite") {
             infinite = true;
         } else if (a == "--chunk") {
@@ -154,6 +165,35 @@ int run_generate(const Args& args) {
         return usage_error("generate", "-o must name a .tmx or .tmj file, not '" + tmx_path.string() + "'");
     if (want_png && png_path.extension() != ".png")
         return usage_error("generate", "--png must name a .png file, not '" + png_path.string() + "'");
+
+    // Never write over an input of this run (the recipe, a rule file, the tileset, its image, the class map).
+    {
+        std::vector<std::string> inputs = project->input_files;
+        if (classes_arg) inputs.push_back(*classes_arg);
+        const auto bundle = io::tmx_bundle_paths(tmx_path);
+        for (const fs::path& out : {bundle.tmx, bundle.tsx, bundle.atlas, bundle.objects_tsx, bundle.objects_atlas, png_path}) {
+            if (out == png_path && !want_png) continue;
+            if (auto input = clashes_with_input(out.string(), inputs)) {
+                std::cerr << out.string() << ": error: refusing to write over '" << *input
+                          << "', an input of this run; choose another -o or --png\n";
+                return kExitInput;
+            }
+        }
+    }
+    // Refuse maps whose memory estimate is over the limit, before allocating anything large.
+    {
+        const double w = options.classes ? options.classes->width() : options.width.value_or(project->recipe.map.width);
+        const double h = options.classes ? options.classes->height() : options.height.value_or(project->recipe.map.height);
+        const double layers = 2, maps = static_cast<double>(project->recipe.maps.size());
+        const double tw = project->tileset.manifest.tile_width, th = project->tileset.manifest.tile_height;
+        const double preview = want_png ? std::min(w * tw, 16384.0) * std::min(h * th, 16384.0) * 8 : 0;
+        const double estimate = infinite ? preview + 64e6 : w * h * (8 + 14 * layers + 4 * maps) + preview;
+        if (!within_memory_limit("generate", estimate, max_memory,
+                                 "a " + std::to_string(static_cast<long long>(w)) + "x" +
+                                     std::to_string(static_cast<long long>(h)) + " map"))
+            return kExitInput;
+    }
+
     if (!tmx_arg) {
         std::error_code ec;
         fs::create_directories(tmx_path.parent_path(), ec);

@@ -108,6 +108,10 @@ int run_noise(const Args& args) {
     }
     const int w = size ? size->first : recipe.map.width, h = size ? size->second : recipe.map.height;
     const Region r = region.value_or(Region{0, 0, w, h});
+    if (!within_memory_limit("noise", static_cast<double>(r.width) * r.height * 4.0 * (2.0 + static_cast<double>(recipe.maps.size())),
+                             kDefaultMemoryLimitGiB,
+                             "a " + std::to_string(r.width) + "x" + std::to_string(r.height) + " heightfield"))
+        return kExitInput;
     const Grid<float> g = compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h, r);
     if (!io::write_heightfield(*out_arg, g, diags)) {
         print_diagnostics(diags);

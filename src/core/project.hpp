@@ -24,6 +24,7 @@ struct Project {
     Tileset tileset;
     std::optional<SpriteSheet> sprites; // when the recipe names [tileset] objects
     std::uint64_t input_hash = 0;        // hash of every input file's bytes (recipe, rules, tileset, images)
+    std::vector<std::string> input_files; // every file read, as opened (outputs must never overwrite one)
     // Image targets: key (the path as resolved, normalised) -> image; rules name them by Target::name and
     // `image_key_of` maps (rule index, target index) -> key.
     std::vector<std::pair<std::string, Image>> images;

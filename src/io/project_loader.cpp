@@ -38,13 +38,16 @@ public:
     std::optional<std::string> read(const fs::path& path, Diagnostics& diags) const override {
         auto bytes = files_.read(path, diags);
         if (bytes) hash_ = hash_values(hash_, hash_string(*bytes));
+        paths_.push_back(path.string());
         return bytes;
     }
     std::uint64_t hash() const { return hash_; }
+    const std::vector<std::string>& paths() const { return paths_; }
 
 private:
     const FileSource& files_;
     mutable std::uint64_t hash_ = 0x74696c6567656eull; // "tilegen"
+    mutable std::vector<std::string> paths_;
 };
 } // namespace
 
@@ -118,6 +121,12 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
         for (Rule& r : rules) project.rules.push_back(std::move(r));
     }
 
+    if (project.rules.empty() && !has_errors(diags) && !project.recipe.rules.files.empty()) {
+        const auto& first = project.recipe.rules.files.front().position;
+        diags.push_back(error_at(recipe_name, first.line, first.column,
+                                 "the rule files define no rules: every cell would be unmatched"));
+    }
+
     // Targets: tile names must exist; image files are loaded once each.
     std::map<std::string, std::size_t> image_slot;
     for (const Rule& rule : project.rules) {
@@ -167,6 +176,7 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
         if (diags[i].severity == Severity::error) return std::nullopt;
     project.tileset = std::move(*tileset);
     project.input_hash = files.hash();
+    project.input_files = files.paths();
     return project;
 }
 
