@@ -149,3 +149,30 @@ TEST_CASE("bad usage: exit 2") {
     CHECK(run_tilegen("generate --help").out.find("--classes") != std::string::npos);
     CHECK(run_tilegen("--version").out.find("tilegen ") == 0);
 }
+
+TEST_CASE("image targets are packed into the map's atlas, after the tileset's tiles and before the error tile") {
+    Fixture f;
+    std::filesystem::create_directories(f.dir / "art");
+    Image rock(8, 8, Rgba{120, 110, 100, 255});
+    rock.set(3, 3, Rgba{20, 20, 20, 255});
+    Diagnostics d;
+    REQUIRE(io::save_png(f.dir / "art" / "rock.png", rock, d));
+    REQUIRE(io::save_png(f.dir / "art" / "big.png", Image(16, 8, Rgba{1, 1, 1, 255}), d));
+    write_text(f.dir / "img.rules", "w art/rock.png\ng grass art/rock.png*0\n");
+    f.write_recipe("img.toml", "img.rules");
+    auto r = f.generate("img.toml -o i.tmx");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string tsx = read_text(f.dir / "i.tsx");
+    CHECK(tsx.find("tilecount=\"6\"") != std::string::npos); // 4 tiles, the image, the error tile
+    CHECK(tsx.find("value=\"art/rock.png\"") != std::string::npos);
+    auto atlas = io::load_image(f.dir / "i-tiles.png", d);
+    REQUIRE(atlas);
+    CHECK(atlas->get(3, 8 + 3) == Rgba{20, 20, 20, 255}); // row 1, column 0: the rock
+    CHECK(read_text(f.dir / "i.tmx").find("5,5,5") != std::string::npos); // water cells use gid 5
+    write_text(f.dir / "img.rules", "w art/big.png\ng grass\n");
+    auto bad = f.generate("img.toml -o j.tmx");
+    CHECK(bad.exit_code == 1);
+    CHECK(bad.err.find("img.rules:1:3: error: image 'art/big.png' is 16x8 pixels, the tileset's tiles are 8x8") !=
+          std::string::npos);
+}
