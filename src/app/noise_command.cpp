@@ -3,6 +3,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "core/parallel.hpp"
 #include "core/pipeline.hpp"
 #include "io/heightfield_files.hpp"
 
@@ -112,7 +113,7 @@ int run_noise(const Args& args) {
                              kDefaultMemoryLimitGiB,
                              "a " + std::to_string(r.width) + "x" + std::to_string(r.height) + " heightfield"))
         return kExitInput;
-    const Grid<float> g = compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h, r);
+    const Grid<float> g = compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h, r, resolve_threads(0));
     if (!io::write_heightfield(*out_arg, g, diags)) {
         print_diagnostics(diags);
         return kExitInput;

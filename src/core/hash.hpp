@@ -23,9 +23,12 @@ template <class... Ts> constexpr std::uint64_t hash_values(std::uint64_t first, 
     return h;
 }
 
-// Hash of two signed coordinates (negative positions allowed).
+// Hash of two signed coordinates (negative positions allowed): one mixing round over the stream and the
+// coordinates scaled by distinct odd constants, the hot path of every lattice noise. `stream` should itself be a
+// hash (e.g. hash_values(seed, ...)), so that streams are unrelated.
 constexpr std::uint64_t hash_position(std::uint64_t stream, std::int64_t x, std::int64_t y) {
-    return hash_values(stream, static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
+    return mix64(stream ^ (static_cast<std::uint64_t>(x) * 0x9E3779B97F4A7C15ull) ^
+                 (static_cast<std::uint64_t>(y) * 0xD1B54A32D192ED03ull));
 }
 
 // Uniform in [0, 1) from the top 24 bits: exactly representable as float and double.

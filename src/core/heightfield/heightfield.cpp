@@ -5,6 +5,7 @@
 
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
+#include "core/heightfield/lattice_noise.hpp"
 #include "core/heightfield/point_noise.hpp"
 #include "core/heightfield/whole_map_generators.hpp"
 
@@ -148,7 +149,7 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
     switch (s.kind) {
     case NoiseKind::harmonic: return harmonic_noise(s.harmonic, seed, map_width, map_height, region, threads);
     case NoiseKind::value:
-    case NoiseKind::perlin:
+    case NoiseKind::perlin: return lattice_noise(s, seed, region, threads);
     case NoiseKind::simplex:
     case NoiseKind::worley: {
         Grid<float> g(region.width, region.height);

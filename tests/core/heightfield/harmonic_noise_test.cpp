@@ -7,14 +7,18 @@
 using namespace tilegen;
 
 namespace {
+// Energy of neighbour differences relative to the variance: higher means more of the signal is fine detail.
 double high_frequency_energy(const Grid<float>& g) {
-    double e = 0;
+    double e = 0, mean = 0, var = 0;
+    for (float v : g.cells()) mean += v;
+    mean /= static_cast<double>(g.size());
+    for (float v : g.cells()) var += (v - mean) * (v - mean);
     for (int y = 0; y < g.height(); ++y)
         for (int x = 1; x < g.width(); ++x) {
             double d = g(x, y) - g(x - 1, y);
             e += d * d;
         }
-    return e / static_cast<double>(g.size());
+    return e / var;
 }
 } // namespace
 
