@@ -1,6 +1,7 @@
 #include "core/rules/rule_check.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "core/hash.hpp"
@@ -54,38 +55,97 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                     used = true;
             if (used) relevant.push_back(i);
         }
-        double combos = 1;
-        for (std::size_t i = 0; i < relevant.size(); ++i) combos *= class_count;
+        // Exact enumeration over equivalence classes: with the centre class fixed, only rules whose centre accepts
+        // it can match, and two classes that every such rule treats alike at a position can stand in for each
+        // other there. One representative per group, weighted by the group's size, covers every neighbourhood.
+        const int centre = radius * side + radius;
+        const bool centre_relevant = std::find(relevant.begin(), relevant.end(), centre) != relevant.end();
+        struct Plan {
+            ClassId centre_class = 0;
+            std::vector<std::vector<std::pair<ClassId, std::uint64_t>>> groups; // per relevant position: (rep, size)
+        };
+        std::vector<Plan> plans;
+        double combos = 0, neighbourhoods = 1;
+        for (std::size_t i = 0; i < relevant.size(); ++i) neighbourhoods *= class_count;
+        for (int c = 0; c < (centre_relevant ? class_count : 1); ++c) {
+            Plan plan;
+            plan.centre_class = static_cast<ClassId>(c);
+            std::vector<const Rule*> live;
+            for (const Rule& r : rules)
+                if (!centre_relevant || ((r.pattern.at(0, 0) >> c) & 1u)) live.push_back(&r);
+            double product = 1;
+            for (int pos : relevant) {
+                std::vector<std::pair<ClassId, std::uint64_t>> groups;
+                if (pos == centre && centre_relevant) {
+                    groups.push_back({static_cast<ClassId>(c), 1});
+                } else {
+                    const int dx = pos % side - radius, dy = pos / side - radius;
+                    std::vector<std::vector<bool>> signatures;
+                    for (int k = 0; k < class_count; ++k) {
+                        std::vector<bool> sig;
+                        for (const Rule* r : live) {
+                            const bool inside = std::abs(dx) <= r->pattern.radius() && std::abs(dy) <= r->pattern.radius();
+                            sig.push_back(!inside || ((r->pattern.at(dx, dy) >> k) & 1u));
+                        }
+                        auto it = std::find(signatures.begin(), signatures.end(), sig);
+                        if (it == signatures.end()) {
+                            signatures.push_back(sig);
+                            groups.push_back({static_cast<ClassId>(k), 1});
+                        } else {
+                            ++groups[static_cast<std::size_t>(it - signatures.begin())].second;
+                        }
+                    }
+                }
+                product *= static_cast<double>(groups.size());
+                plan.groups.push_back(std::move(groups));
+            }
+            combos += product;
+            plans.push_back(std::move(plan));
+        }
         LayerCoverage cov;
         cov.layer = layer.name;
         cov.exact = combos <= static_cast<double>(limits.exact_limit);
-        cov.examined = cov.exact ? static_cast<std::uint64_t>(combos) : limits.sample_size;
+        cov.examined = cov.exact ? static_cast<std::uint64_t>(neighbourhoods) : limits.sample_size;
 
         std::vector<std::uint64_t> decided(rules.size(), 0);
         Neighbourhood n{side, std::vector<ClassId>(static_cast<std::size_t>(side * side), 0)};
-        auto fill = [&](std::uint64_t k) {
-            for (int pos : relevant) {
-                std::uint64_t cls;
-                if (cov.exact) {
-                    cls = k % static_cast<std::uint64_t>(class_count);
-                    k /= static_cast<std::uint64_t>(class_count);
-                } else {
-                    cls = hash_values(0x636865636bull /* "check" */, k, static_cast<std::uint64_t>(pos)) %
-                          static_cast<std::uint64_t>(class_count);
+        // Visits every neighbourhood to examine with its weight (how many neighbourhoods it stands for).
+        auto visit_all = [&](const std::function<void(std::uint64_t)>& visit) {
+            if (!cov.exact) {
+                for (std::uint64_t k = 0; k < limits.sample_size; ++k) {
+                    for (int pos : relevant)
+                        n.cells[static_cast<std::size_t>(pos)] = static_cast<ClassId>(
+                            hash_values(0x636865636bull /* "check" */, k, static_cast<std::uint64_t>(pos)) %
+                            static_cast<std::uint64_t>(class_count));
+                    visit(1);
                 }
-                n.cells[static_cast<std::size_t>(pos)] = static_cast<ClassId>(cls);
+                return;
+            }
+            for (const Plan& plan : plans) {
+                std::vector<std::size_t> digit(relevant.size(), 0);
+                while (true) {
+                    std::uint64_t weight = 1;
+                    for (std::size_t i = 0; i < relevant.size(); ++i) {
+                        const auto& g = plan.groups[i][digit[i]];
+                        n.cells[static_cast<std::size_t>(relevant[i])] = g.first;
+                        weight *= g.second;
+                    }
+                    visit(weight);
+                    std::size_t i = 0;
+                    while (i < digit.size() && ++digit[i] == plan.groups[i].size()) digit[i++] = 0;
+                    if (i == digit.size()) break;
+                }
             }
         };
-        for (std::uint64_t k = 0; k < cov.examined; ++k) {
-            fill(k);
+        visit_all([&](std::uint64_t weight) {
             const int d = first_match_in(rules, n);
             if (d == kNoRule) {
-                ++cov.uncovered;
+                cov.uncovered += weight;
                 if (cov.examples.size() < limits.examples) cov.examples.push_back(n);
             } else {
-                ++decided[static_cast<std::size_t>(d)];
+                decided[static_cast<std::size_t>(d)] += weight;
             }
-        }
+        });
         report.coverage.push_back(std::move(cov));
 
         // Duplicates and zero weights.
@@ -112,13 +172,11 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
             if (safety_net) continue;
             ShadowedRule s{{layer.name, i}, report.coverage.back().exact, true, {}};
             std::map<int, std::uint64_t> by;
-            const auto& cov_ref = report.coverage.back();
-            for (std::uint64_t k = 0; k < cov_ref.examined; ++k) {
-                fill(k);
-                if (!matches(rules[i].pattern, n)) continue;
+            visit_all([&](std::uint64_t weight) {
+                if (!matches(rules[i].pattern, n)) return;
                 s.matches_nothing = false;
-                ++by[first_match_in(rules, n)];
-            }
+                by[first_match_in(rules, n)] += weight;
+            });
             if (!by.empty()) {
                 auto best = std::max_element(by.begin(), by.end(),
                                              [](const auto& a, const auto& b) { return a.second < b.second; });
