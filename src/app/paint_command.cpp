@@ -1,16 +1,19 @@
 // `tilegen paint DESCRIPTION.toml [-o DIR]`: paints a tileset from a procedural description.
-// Writes DIR/tileset.png, DIR/tileset.toml and, when the description has [rules] path, the rules file.
+// Writes DIR/tileset.png, DIR/tileset.toml, the rules files of [[rules]], and with [objects] the sprite sheet
+// DIR/objects.png (or [objects] image) and DIR/objects.toml.
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "core/paint/description.hpp"
 #include "core/paint/emit.hpp"
 #include "core/paint/painter.hpp"
+#include "core/paint/sprites.hpp"
 #include "io/files.hpp"
 #include "io/png.hpp"
 
@@ -24,8 +27,11 @@ Paints a tileset from a procedural description (terrains, palettes, transition p
 tilesets/overworld/paint.toml) and writes:
   DIR/tileset.png    the tiles, 16 per row (the description's 'columns')
   DIR/tileset.toml   the manifest: image, tile size and [tiles] name = index
-  the rules file     when the description has [rules] path = "...": descriptor rules using the tiles,
-                     the path relative to the description's folder (with -o: DIR/<its file name>)
+  rules files        for each [[rules]] path = "..." (terrains = [...] for a subset): descriptor rules
+                     using the tiles, the path relative to the description's folder (with -o: DIR/<its
+                     file name>)
+  DIR/objects.png    with [objects] and [[sprite]]: the sprite sheet (trees, rocks), and
+  DIR/objects.toml   its manifest: sprite size and [sprites] name = { index, footprint }
 
 Options:
   -o, --output DIR   where to write (default: the description's folder); created if missing
@@ -90,21 +96,35 @@ int run_paint(const Args& args) {
     bool ok = io::save_png(out_dir / "tileset.png", tileset.image, diags);
     ok = ok && io::write_file_atomic(out_dir / "tileset.toml",
                                      paint::tileset_manifest(tileset, "tileset.png", source), diags);
-    fs::path rules_path;
-    if (ok && !description->rules_path.empty()) {
-        const fs::path relative = description->rules_path;
-        rules_path =
+    std::vector<fs::path> written = {out_dir / "tileset.png", out_dir / "tileset.toml"};
+    for (const auto& rules : description->rules) {
+        if (!ok) break;
+        const fs::path relative = rules.path;
+        const fs::path rules_path =
             (output_arg ? out_dir / relative.filename() : description_dir / relative).lexically_normal();
         if (rules_path.has_parent_path()) fs::create_directories(rules_path.parent_path(), ec);
-        ok = io::write_file_atomic(rules_path, paint::rules_text(*description, source), diags);
+        ok = io::write_file_atomic(rules_path, paint::rules_text(*description, rules, source), diags);
+        written.push_back(rules_path);
+    }
+    int sprites = 0;
+    if (ok && description->objects) {
+        const auto& objects = *description->objects;
+        ok = io::save_png(out_dir / objects.image, paint::paint_objects(*description), diags);
+        ok = ok && io::write_file_atomic(out_dir / "objects.toml",
+                                         paint::objects_manifest(*description, source), diags);
+        written.push_back(out_dir / objects.image);
+        written.push_back(out_dir / "objects.toml");
+        sprites = static_cast<int>(description->sprites.size());
     }
     if (!ok) {
         print_diagnostics(diags);
         return kExitInput;
     }
-    std::cout << "painted " << tileset.tile_count() << " tiles: " << (out_dir / "tileset.png").string()
-              << ", " << (out_dir / "tileset.toml").string();
-    if (!rules_path.empty()) std::cout << ", " << rules_path.string();
+    std::cout << "painted " << tileset.tile_count() << " tiles";
+    if (description->objects) std::cout << " and " << sprites << " sprites";
+    std::cout << ":";
+    for (std::size_t i = 0; i < written.size(); ++i)
+        std::cout << (i ? ", " : " ") << written[i].string();
     std::cout << '\n';
     return kExitOk;
 }

@@ -238,7 +238,20 @@ std::vector<Rgba> default_decoration_colors(Decoration d) {
         return {{136, 104, 64, 255}, {176, 168, 152, 255}, {232, 228, 216, 255}};
     case Decoration::sparkle:
         return {{248, 252, 255, 255}, {168, 216, 248, 255}};
+    case Decoration::cracks:
+        return {{40, 32, 32, 255}, {200, 192, 176, 255}};
+    case Decoration::leaves:
+        return {{96, 48, 24, 255}, {176, 96, 40, 255}, {224, 168, 64, 255}};
+    case Decoration::mushrooms:
+        return {{200, 40, 40, 255}, {248, 240, 232, 255}, {224, 208, 176, 255}};
+    case Decoration::ripples:
+        return {{168, 216, 248, 255}, {24, 56, 120, 255}};
+    case Decoration::lilypad:
+        return {{24, 88, 40, 255}, {64, 152, 56, 255}, {136, 200, 88, 255}, {248, 176, 208, 255}};
+    case Decoration::crests:
+        return {{98, 160, 228, 255}, {180, 220, 250, 255}, {40, 86, 168, 255}};
     case Decoration::none:
+    case Decoration::reseed:
         break;
     }
     return {};
@@ -259,11 +272,17 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
     if (!t.contains("height")) r.error(t.source(), "[[terrain]] needs 'height'");
     r.read_int(t, "height", -1000, 1000, terrain.height);
     if (const auto* s = r.require_string(t, "style", "[[terrain]]")) {
-        auto style = lookup<Style>(
-            s->get(), {{"blades", Style::blades}, {"grain", Style::grain}, {"waves", Style::waves}});
+        auto style = lookup<Style>(s->get(), {{"blades", Style::blades},
+                                              {"grain", Style::grain},
+                                              {"waves", Style::waves},
+                                              {"flags", Style::flags},
+                                              {"void", Style::void_},
+                                              {"rocky", Style::rocky},
+                                              {"leafy", Style::leafy}});
         if (!style)
-            r.error(s->source(),
-                    "unknown style \"" + s->get() + "\" (expected \"blades\", \"grain\" or \"waves\")");
+            r.error(s->source(), "unknown style \"" + s->get() +
+                                     "\" (expected \"blades\", \"grain\", \"waves\", \"flags\", \"void\", "
+                                     "\"rocky\" or \"leafy\")");
         else
             terrain.style = *style;
     }
@@ -290,11 +309,19 @@ void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& 
                                                    {"flowers", Decoration::flowers},
                                                    {"tuft", Decoration::tuft},
                                                    {"pebbles", Decoration::pebbles},
-                                                   {"sparkle", Decoration::sparkle}});
+                                                   {"sparkle", Decoration::sparkle},
+                                                   {"cracks", Decoration::cracks},
+                                                   {"leaves", Decoration::leaves},
+                                                   {"mushrooms", Decoration::mushrooms},
+                                                   {"ripples", Decoration::ripples},
+                                                   {"lilypad", Decoration::lilypad},
+                                                   {"crests", Decoration::crests},
+                                                   {"reseed", Decoration::reseed}});
             if (!d)
-                r.error(s->source(),
-                        "unknown decoration \"" + s->get() +
-                            "\" (expected \"none\", \"flowers\", \"tuft\", \"pebbles\" or \"sparkle\")");
+                r.error(s->source(), "unknown decoration \"" + s->get() +
+                                         "\" (expected \"none\", \"flowers\", \"tuft\", \"pebbles\", "
+                                         "\"sparkle\", \"cracks\", \"leaves\", \"mushrooms\", \"ripples\", "
+                                         "\"lilypad\", \"crests\" or \"reseed\")");
             else
                 v.decoration = *d;
         }
@@ -308,8 +335,8 @@ void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& 
 
 void read_pair(Reader& r, const toml::table& t, const Description& d, std::vector<Pair>& pairs) {
     r.check_keys(t,
-                 {"upper", "lower", "rim_depth", "wobble", "wobble_period", "corner_radius", "upper_lines",
-                  "lower_lines", "shadow"},
+                 {"upper", "lower", "set", "rim_depth", "wobble", "wobble_period", "corner_radius",
+                  "upper_lines", "lower_lines", "shadow", "blend", "face", "face_depth", "face_palette"},
                  "[[pair]]");
     Pair p;
     auto terrain_index = [&](std::string_view key, int& out) {
@@ -325,18 +352,12 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     };
     bool have_upper = terrain_index("upper", p.upper);
     bool have_lower = terrain_index("lower", p.lower);
-    if (have_upper && have_lower) {
-        const auto& up = d.terrains[static_cast<std::size_t>(p.upper)];
-        const auto& lo = d.terrains[static_cast<std::size_t>(p.lower)];
-        if (up.height <= lo.height)
-            r.error(t.get("upper")->source(), "the upper terrain '" + up.name + "' (height " +
-                                                  std::to_string(up.height) +
-                                                  ") must be higher than the lower '" + lo.name +
-                                                  "' (height " + std::to_string(lo.height) + ")");
-        for (const auto& other : pairs)
-            if (other.upper == p.upper)
-                r.error(t.get("upper")->source(),
-                        "terrain '" + up.name + "' is already the upper of another pair");
+    if (const auto* s = r.get_string(t, "set")) {
+        auto set = lookup<TileSet>(s->get(), {{"blob", TileSet::blob}, {"basic", TileSet::basic}});
+        if (!set)
+            r.error(s->source(), "unknown set \"" + s->get() + "\" (expected \"blob\" or \"basic\")");
+        else
+            p.set = *set;
     }
     const double half = d.tile_size / 2.0 - 1.0;
     r.read_number(t, "rim_depth", 1.0, half, p.rim_depth);
@@ -358,7 +379,158 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     r.read_colors(t, "upper_lines", 0, 3, d.terrains, p.upper_lines);
     r.read_colors(t, "lower_lines", 0, 3, d.terrains, p.lower_lines);
     r.read_number(t, "shadow", 0.0, 2.0, p.shadow);
+    r.read_number(t, "blend", 0.0, 2.0, p.blend);
+    // The rim's outer edge (next to the plain lower cell) must stay lower terrain: lines and blend fit
+    // inside.
+    const double room = p.rim_depth - p.wobble - 0.5;
+    if (static_cast<double>(p.lower_lines.size()) + (p.lower_lines.empty() ? 0.0 : p.shadow) > room + 1e-9 ||
+        p.blend > room + 1e-9)
+        r.error(t.contains("lower_lines") ? t.get("lower_lines")->source() : t.source(),
+                "the lower lines (1 px each, plus 'shadow') and 'blend' must fit inside the rim: at most "
+                "rim_depth - wobble - 0.5 = " +
+                    Reader::num(room) + " px");
+    if (const auto* s = r.get_string(t, "face")) {
+        auto face =
+            lookup<Face>(s->get(), {{"none", Face::none}, {"cliff", Face::cliff}, {"bricks", Face::bricks}});
+        if (!face)
+            r.error(s->source(),
+                    "unknown face \"" + s->get() + "\" (expected \"none\", \"cliff\" or \"bricks\")");
+        else
+            p.face = *face;
+    }
+    r.read_int(t, "face_depth", 0, d.tile_size, p.face_depth);
+    // The face scan reaches face_depth px into the cell below, whose own south rim and rounded corners must
+    // stay out of reach.
+    if (p.face_depth > 0 && p.face_depth + p.rim_depth + p.corner_radius > d.tile_size)
+        r.error(t.get("face_depth")->source(), "'face_depth' + 'rim_depth' + 'corner_radius' must be at most "
+                                               "tile_size (" +
+                                                   std::to_string(d.tile_size) + ")");
+    r.read_colors(t, "face_palette", 3, 5, d.terrains, p.face_palette);
+    if (p.face != Face::none) {
+        if (p.face_depth == 0) r.error(t.get("face")->source(), "a face needs 'face_depth' (px)");
+        if (p.face_palette.empty())
+            r.error(t.get("face")->source(), "a face needs 'face_palette' (3 to 5 colours, darkest first)");
+        if (p.wobble != 0.0) r.error(t.get("face")->source(), "a face needs 'wobble' = 0 (straight rims)");
+    } else if (t.contains("face_depth") || t.contains("face_palette")) {
+        r.error(t.contains("face_depth") ? t.get("face_depth")->source() : t.get("face_palette")->source(),
+                "'face_depth' and 'face_palette' need 'face' (\"cliff\" or \"bricks\")");
+    }
+    if (d.symmetric && (p.shadow != 0.0 || p.face != Face::none))
+        r.error(t.source(),
+                "with 'symmetric' = true a pair needs 'shadow' = 0 and no face (rims are turned)");
+    if (have_upper && have_lower) {
+        const auto& up = d.terrains[static_cast<std::size_t>(p.upper)];
+        const auto& lo = d.terrains[static_cast<std::size_t>(p.lower)];
+        if (up.height <= lo.height)
+            r.error(t.get("upper")->source(), "the upper terrain '" + up.name + "' (height " +
+                                                  std::to_string(up.height) +
+                                                  ") must be higher than the lower '" + lo.name +
+                                                  "' (height " + std::to_string(lo.height) + ")");
+        for (const auto& other : pairs) {
+            if (other.upper != p.upper) continue;
+            if (other.lower == p.lower)
+                r.error(t.get("lower")->source(),
+                        "there is already a pair of '" + up.name + "' over '" + lo.name + "'");
+            else if (other.rim_depth != p.rim_depth || other.wobble != p.wobble ||
+                     other.wobble_period != p.wobble_period || other.corner_radius != p.corner_radius)
+                r.error(t.get("upper")->source(),
+                        "pairs of the same upper terrain '" + up.name +
+                            "' must have the same rim_depth, wobble, wobble_period and corner_radius "
+                            "(their rims meet)");
+            else if (other.set != p.set)
+                r.error(t.get("upper")->source(),
+                        "pairs of the same upper terrain '" + up.name + "' must have the same 'set'");
+        }
+    }
     pairs.push_back(std::move(p));
+}
+
+void read_rules_output(Reader& r, const toml::table& t, const Description& d, std::vector<RulesOutput>& out) {
+    r.check_keys(t, {"path", "terrains"}, "[rules]");
+    RulesOutput o;
+    if (const auto* s = r.require_string(t, "path", "[rules]")) {
+        if (s->get().empty())
+            r.error(s->source(), "'path' must not be empty");
+        else
+            o.path = s->get();
+    }
+    if (const toml::array* a = r.get_array(t, "terrains")) {
+        if (a->empty()) r.error(a->source(), "'terrains' must name at least one terrain");
+        for (const toml::node& n : *a) {
+            if (!n.is_string()) {
+                r.error(n.source(), "'terrains' must be terrain names");
+                continue;
+            }
+            const std::string& name = n.as_string()->get();
+            int found = -1;
+            for (std::size_t i = 0; i < d.terrains.size(); ++i)
+                if (d.terrains[i].name == name) found = static_cast<int>(i);
+            if (found < 0)
+                r.error(n.source(), "'terrains': no terrain named '" + name + "'");
+            else if (std::find(o.terrains.begin(), o.terrains.end(), found) != o.terrains.end())
+                r.error(n.source(), "'terrains': '" + name + "' is listed twice");
+            else
+                o.terrains.push_back(found);
+        }
+    }
+    out.push_back(std::move(o));
+}
+
+std::vector<Rgba> default_trunk() {
+    return {{56, 32, 24, 255}, {104, 64, 40, 255}, {144, 96, 56, 255}, {184, 136, 88, 255}};
+}
+
+void read_sprite(Reader& r, const toml::table& t, const Description& d, std::vector<Sprite>& out) {
+    r.check_keys(t,
+                 {"name", "shape", "footprint", "palette", "trunk", "accents", "outline", "shadow", "size"},
+                 "[[sprite]]");
+    Sprite s;
+    r.read_tile_name(t, "name", "[[sprite]]", s.name);
+    if (const auto* v = r.require_string(t, "shape", "[[sprite]]")) {
+        auto shape = lookup<Shape>(v->get(), {{"oak", Shape::oak},
+                                              {"pine", Shape::pine},
+                                              {"rock", Shape::rock},
+                                              {"bush", Shape::bush},
+                                              {"stalagmite", Shape::stalagmite},
+                                              {"crystal", Shape::crystal}});
+        if (!shape)
+            r.error(v->source(), "unknown shape \"" + v->get() +
+                                     "\" (expected \"oak\", \"pine\", \"rock\", \"bush\", \"stalagmite\" or "
+                                     "\"crystal\")");
+        else
+            s.shape = *shape;
+    }
+    if (const toml::array* a = r.get_array(t, "footprint")) {
+        if (a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer() ||
+            (*a)[0].as_integer()->get() < 1 || (*a)[1].as_integer()->get() < 1 ||
+            (*a)[0].as_integer()->get() > 8 || (*a)[1].as_integer()->get() > 8)
+            r.error(a->source(), "'footprint' must be [width, height] in map cells, each 1 to 8");
+        else {
+            s.footprint_w = static_cast<int>((*a)[0].as_integer()->get());
+            s.footprint_h = static_cast<int>((*a)[1].as_integer()->get());
+        }
+    }
+    if (!t.contains("palette"))
+        r.error(t.source(), "[[sprite]] needs 'palette' (3 to 5 colours, darkest first)");
+    r.read_colors(t, "palette", 3, 5, d.terrains, s.palette);
+    s.trunk = default_trunk();
+    r.read_colors(t, "trunk", 3, 5, d.terrains, s.trunk);
+    r.read_colors(t, "accents", 0, 4, d.terrains, s.accents);
+    r.read_color(t, "outline", d.terrains, s.outline);
+    r.read_number(t, "shadow", 0.0, 1.0, s.shadow);
+    r.read_number(t, "size", 0.5, 1.2, s.size);
+    if (d.objects) {
+        const auto& o = *d.objects;
+        if (s.footprint_w * d.tile_size > o.sprite_width || s.footprint_h * d.tile_size > o.sprite_height)
+            r.error(t.contains("footprint") ? t.get("footprint")->source() : t.source(),
+                    "the footprint (" + std::to_string(s.footprint_w * d.tile_size) + "x" +
+                        std::to_string(s.footprint_h * d.tile_size) + " px) does not fit the sprite cell (" +
+                        std::to_string(o.sprite_width) + "x" + std::to_string(o.sprite_height) + ")");
+    }
+    for (const auto& other : out)
+        if (other.name == s.name && !s.name.empty())
+            r.error(t.source(), "sprite name '" + s.name + "' is used twice");
+    out.push_back(std::move(s));
 }
 
 void check_unique_names(Reader& r, const toml::table& root, const Description& d) {
@@ -371,7 +543,8 @@ void check_unique_names(Reader& r, const toml::table& root, const Description& d
         if (name.empty()) return;
         if (!names.insert(name).second) r.error(src, "tile name '" + name + "' is used twice");
     };
-    add(d.error.name, root.contains("error") ? root.get("error")->source() : root.source());
+    if (d.error.include)
+        add(d.error.name, root.contains("error") ? root.get("error")->source() : root.source());
     for (std::size_t i = 0; i < d.terrains.size(); ++i) {
         const auto& t = d.terrains[i];
         add(t.name, where(i));
@@ -388,11 +561,8 @@ void check_unique_names(Reader& r, const toml::table& root, const Description& d
     }
     const toml::array* pair_nodes = root.contains("pair") ? root.get("pair")->as_array() : nullptr;
     for (std::size_t i = 0; i < d.pairs.size(); ++i) {
-        const auto& p = d.pairs[i];
-        const auto& up = d.terrains[static_cast<std::size_t>(p.upper)].name;
-        const auto& lo = d.terrains[static_cast<std::size_t>(p.lower)].name;
-        for (BlobMask m : blob_cases())
-            if (m != 0) add(transition_name(up, lo, m), (*pair_nodes)[i].source());
+        for (const RimTile& tile : rim_tiles(d, d.pairs[i]))
+            add(tile.name, (*pair_nodes)[i].source());
     }
 }
 
@@ -448,7 +618,9 @@ std::optional<Description> parse_description(std::string_view text, const std::s
 
     Reader r(path, diags);
     Description d;
-    r.check_keys(root, {"tile_size", "columns", "seed", "error", "rules", "terrain", "pair"},
+    r.check_keys(root,
+                 {"tile_size", "columns", "seed", "symmetric", "error", "rules", "terrain", "pair", "objects",
+                  "sprite"},
                  "the description");
     r.read_int(root, "tile_size", 8, 64, d.tile_size);
     if (d.tile_size % 8 != 0)
@@ -458,6 +630,12 @@ std::optional<Description> parse_description(std::string_view text, const std::s
     {
         long long seed = 0;
         if (r.get_int(root, "seed", 0, INT64_MAX, seed)) d.seed = static_cast<std::uint64_t>(seed);
+    }
+    if (const toml::node* n = root.get("symmetric")) {
+        if (!n->is_boolean())
+            r.error(n->source(), "'symmetric' must be true or false");
+        else
+            d.symmetric = n->as_boolean()->get();
     }
 
     // Terrains first: colours elsewhere may refer to their palettes.
@@ -474,29 +652,85 @@ std::optional<Description> parse_description(std::string_view text, const std::s
     if (!r.ok()) return std::nullopt;
 
     if (const toml::table* e = r.get_table(root, "error")) {
-        r.check_keys(*e, {"name", "color", "mark"}, "[error]");
+        r.check_keys(*e, {"include", "name", "color", "mark"}, "[error]");
+        if (const toml::node* n = e->get("include")) {
+            if (!n->is_boolean())
+                r.error(n->source(), "'include' must be true or false");
+            else
+                d.error.include = n->as_boolean()->get();
+        }
         r.read_tile_name(*e, "name", "[error]", d.error.name, false);
         r.read_color(*e, "color", d.terrains, d.error.color);
         r.read_color(*e, "mark", d.terrains, d.error.mark);
     }
-    if (const toml::table* rules = r.get_table(root, "rules")) {
-        r.check_keys(*rules, {"path"}, "[rules]");
-        if (const auto* s = r.require_string(*rules, "path", "[rules]")) {
-            if (s->get().empty())
-                r.error(s->source(), "'path' must not be empty");
-            else
-                d.rules_path = s->get();
-        }
+    if (const toml::node* rules = root.get("rules")) {
+        if (rules->is_table())
+            read_rules_output(r, *rules->as_table(), d, d.rules);
+        else if (rules->is_array_of_tables()) {
+            if (rules->as_array()->size() > 8) r.error(rules->source(), "at most 8 rules files");
+            for (const toml::node& n : *rules->as_array())
+                read_rules_output(r, *n.as_table(), d, d.rules);
+        } else
+            r.error(rules->source(), "'rules' must be a table ([rules]) or an array of tables ([[rules]])");
     }
     if (const toml::array* pairs = r.get_table_array(root, "pair")) {
-        if (pairs->size() > 16) r.error(pairs->source(), "at most 16 pairs");
+        if (pairs->size() > 32) r.error(pairs->source(), "at most 32 pairs");
         for (const toml::node& n : *pairs)
             read_pair(r, *n.as_table(), d, d.pairs);
+        if (!d.rules.empty())
+            for (std::size_t i = 0; i < d.pairs.size(); ++i)
+                if (d.pairs[i].set != TileSet::blob)
+                    r.error((*pairs)[i].source(), "rules can only be written for pairs with set = \"blob\"; "
+                                                  "write the rules of a \"basic\" set by hand");
+    }
+    if (const toml::table* o = r.get_table(root, "objects")) {
+        r.check_keys(*o, {"image", "sprite_width", "sprite_height", "columns"}, "[objects]");
+        Objects objects;
+        if (const auto* s = r.get_string(*o, "image")) {
+            const std::string& v = s->get();
+            if (v.empty() || v.find('/') != std::string::npos || v.find('\\') != std::string::npos ||
+                v.size() < 5 || v.substr(v.size() - 4) != ".png")
+                r.error(s->source(), "'image' must be a file name ending in .png (no folders)");
+            else
+                objects.image = v;
+        }
+        r.read_int(*o, "sprite_width", 8, 256, objects.sprite_width);
+        r.read_int(*o, "sprite_height", 8, 256, objects.sprite_height);
+        r.read_int(*o, "columns", 1, 64, objects.columns);
+        d.objects = objects;
+    }
+    if (const toml::array* sprites = r.get_table_array(root, "sprite")) {
+        if (!d.objects) r.error(sprites->source(), "[[sprite]] needs an [objects] table (the sprite sheet)");
+        if (sprites->size() > 64) r.error(sprites->source(), "at most 64 sprites");
+        for (const toml::node& n : *sprites)
+            read_sprite(r, *n.as_table(), d, d.sprites);
     }
     if (!r.ok()) return std::nullopt;
     check_unique_names(r, root, d);
     if (!r.ok()) return std::nullopt;
     return d;
+}
+
+std::vector<RimTile> rim_tiles(const Description& d, const Pair& pair) {
+    const auto& up = d.terrains[static_cast<std::size_t>(pair.upper)].name;
+    const auto& lo = d.terrains[static_cast<std::size_t>(pair.lower)].name;
+    std::vector<RimTile> out;
+    if (pair.set == TileSet::blob) {
+        for (BlobMask m : blob_cases())
+            if (m != 0) out.push_back({transition_name(up, lo, m), m});
+        return out;
+    }
+    const BlobMask n = bit(kN), e = bit(kE), s = bit(kS), w = bit(kW);
+    const std::pair<const char*, BlobMask> basic[] = {
+        {"edge-n", n},          {"edge-e", e},          {"edge-s", s},
+        {"edge-w", w},          {"corner-ne", n | e},   {"corner-se", e | s},
+        {"corner-sw", s | w},   {"corner-nw", w | n},   {"inner-ne", bit(kNE)},
+        {"inner-se", bit(kSE)}, {"inner-sw", bit(kSW)}, {"inner-nw", bit(kNW)},
+        {"band-ns", n | s},     {"band-ew", e | w},     {"island", n | e | s | w},
+    };
+    for (const auto& [suffix, m] : basic)
+        out.push_back({up + "-" + suffix, m});
+    return out;
 }
 
 } // namespace tilegen::paint

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <tuple>
 
 #include "core/hash.hpp"
 
@@ -28,6 +29,8 @@ enum Stream : std::uint64_t {
     kMarkShape = 5,
     kDecoration = 6,
     kWobble = 7,
+    kLayout = 8,
+    kFace = 9,
 };
 
 // A terrain's shades relative to its base shade (the middle of the palette): shade(0) is the base,
@@ -186,6 +189,163 @@ void texture_waves(ShadeCanvas& c, std::uint64_t key, double density) {
     });
 }
 
+// Stone flags: irregular flagstones (a Voronoi diagram of a jittered grid of points on the torus) split by
+// dark joints, each stone lit along its top-left rim and shaded along its bottom-right rim, with a shade of
+// its own.
+void texture_flags(ShadeCanvas& c, std::uint64_t key, double density, const Ramp& ramp) {
+    const int n = c.size();
+    const int joint = -ramp.base() - 4; // clamps to the darkest shade
+    const int g = std::max(2, n / 6);
+    const int count = g * g;
+    const double cell = static_cast<double>(n) / g;
+    std::vector<std::array<double, 2>> pts;
+    std::vector<double> tone;
+    for (int i = 0; i < count; ++i) {
+        const double jx = unit_double(hash_values(key, kLayout, static_cast<std::uint64_t>(i), 0));
+        const double jy = unit_double(hash_values(key, kLayout, static_cast<std::uint64_t>(i), 1));
+        pts.push_back({(i % g + 0.2 + 0.6 * jx) * cell, (i / g + 0.2 + 0.6 * jy) * cell});
+        tone.push_back(unit_double(hash_values(key, kLayout, static_cast<std::uint64_t>(i), 2)));
+    }
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const double px = x + 0.5, py = y + 0.5;
+            double d1 = 1e9, d2 = 1e9, vx = 0, vy = 0;
+            int i1 = -1;
+            for (int i = 0; i < count; ++i) {
+                double best = 1e9, bx = 0, by = 0;
+                for (int oy = -1; oy <= 1; ++oy)
+                    for (int ox = -1; ox <= 1; ++ox) {
+                        const double dx = px - (pts[static_cast<std::size_t>(i)][0] + ox * n);
+                        const double dy = py - (pts[static_cast<std::size_t>(i)][1] + oy * n);
+                        const double dd = std::sqrt(dx * dx + dy * dy);
+                        if (dd < best) {
+                            best = dd;
+                            bx = dx;
+                            by = dy;
+                        }
+                    }
+                if (best < d1) {
+                    d2 = d1;
+                    d1 = best;
+                    i1 = i;
+                    vx = bx;
+                    vy = by;
+                } else if (best < d2) {
+                    d2 = best;
+                }
+            }
+            const double t = tone[static_cast<std::size_t>(i1)];
+            const int base = t < 0.3 ? -1 : 0;
+            int s = base;
+            if (t > 0.7 && ((x + y) & 1) == 0) s = base + 1;
+            const double gap = d2 - d1;
+            if (gap < 1.0)
+                s = joint;
+            else if (gap < 2.0) {
+                if (vx + vy < -0.8)
+                    s = base + 1; // the rim facing the light
+                else if (vx + vy > 0.8)
+                    s = base - 1; // the rim facing away
+            } else if (hash_unit(key, kPixel, x, y) < 0.06 * density)
+                s = base - 1;
+            c.at(x, y) = s;
+        }
+}
+
+// A pit: the darkest shade with faint dithered patches of the next one and rare specks.
+void texture_void(ShadeCanvas& c, std::uint64_t key, double density, const Ramp& ramp) {
+    const int n = c.size();
+    const int darkest = -ramp.base();
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const double v = periodic_noise(key, kNoiseCoarse, x + 0.5, y + 0.5, 8, n);
+            int s = darkest;
+            if (v > 0.62 + 0.25 * dither2(x, y) && ((x + y) & 1) == 0) s = darkest + 1;
+            if (hash_unit(key, kPixel, x, y) < 0.015 * density) s = darkest + 2;
+            c.at(x, y) = s;
+        }
+}
+
+// Rock tops: broad dithered patches, small stones (a lit top-left, a dark underside) and specks, and the odd
+// short crack with a lit lip.
+void texture_rocky(ShadeCanvas& c, std::uint64_t key, double density) {
+    const int n = c.size();
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const double v = 0.6 * periodic_noise(key, kNoiseCoarse, x + 0.5, y + 0.5, 8, n) +
+                             0.4 * periodic_noise(key, kNoiseFine, x + 0.5, y + 0.5, 4, n);
+            const bool checker = ((x + y) & 1) == 0;
+            if (v > 0.66 && (checker || v > 0.74)) c.at(x, y) = 1;
+            if (v < 0.34 && (checker || v < 0.26)) c.at(x, y) = -1;
+        }
+    // Stones.
+    scatter_marks(n, key, 8, 8, density, [&](int x, int y, double shape) {
+        c.at(x, y) = 1;
+        c.at(x + 1, y) = shape < 0.5 ? 2 : 1;
+        c.at(x, y + 1) = 0;
+        c.at(x + 1, y + 1) = -1;
+        c.at(x + 2, y + 1) = -2;
+        c.at(x, y + 2) = -2;
+        c.at(x + 1, y + 2) = -2;
+        if (shape > 0.6) {
+            c.at(x + 2, y) = 1;
+            c.at(x + 3, y + 1) = -2;
+            c.at(x + 2, y + 2) = -2;
+        }
+    });
+    // Cracks: a few dark pixels stepping diagonally, a lit pixel under each.
+    scatter_marks(n, hash_values(key, 9), 16, 16, 0.8 * density, [&](int x, int y, double shape) {
+        const int dir = shape < 0.5 ? 1 : -1;
+        for (int i = 0; i < 4; ++i) {
+            const int cx = x + (i + 1) / 2 * dir, cy = y + i;
+            c.at(cx, cy) = -2;
+            if (c.get(cx, cy + 1) >= -1) c.at(cx, cy + 1) = 1;
+        }
+    });
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            if (c.get(x, y) != 0) continue;
+            const double h = hash_unit(key, kPixel, x, y);
+            if (h < 0.05 * density) c.at(x, y) = -1;
+            if (h > 1.0 - 0.04 * density) c.at(x, y) = 1;
+        }
+}
+
+// Forest floor: dark mottled ground with small clusters of lit leaves and dark gaps between them.
+void texture_leafy(ShadeCanvas& c, std::uint64_t key, double density) {
+    paint_mottle(c, key, 8, 0.62, 0.30);
+    scatter_marks(c.size(), hash_values(key, 2), 4, 4, 0.5 * density, [&](int x, int y, double) {
+        c.at(x, y) = -2;
+        c.at(x + 1, y) = -1;
+    });
+    scatter_marks(c.size(), key, 4, 4, density, [&](int x, int y, double shape) {
+        c.at(x, y) = 1;
+        c.at(x + 1, y) = shape < 0.5 ? 2 : 1;
+        c.at(x - 1, y + 1) = -1;
+        c.at(x, y + 1) = 0;
+        c.at(x + 1, y + 1) = -1;
+        if (shape > 0.7) c.at(x + 2, y - 1) = 1;
+    });
+}
+
+// Makes a canvas invariant under quarter turns about the tile centre: every pixel takes the shade of the
+// pixel of its orbit in the top-left quadrant.
+void symmetrize(ShadeCanvas& c) {
+    const int n = c.size();
+    ShadeCanvas out(n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            int px = x, py = y;
+            for (int r = 0; r < 4 && !(px < n / 2 && py < n / 2); ++r) {
+                const int nx = n - 1 - py, ny = px; // a quarter turn clockwise
+                px = nx;
+                py = ny;
+            }
+            out.at(x, y) = c.get(px, py);
+        }
+    c = out;
+}
+
 // Pattern decorations: '.' leaves the pixel, 'a'..'d' are the variant's colours, 'o' the terrain's
 // darkest shade, 'D'/'M'/'L' its darker/base/lighter shades.
 struct Pattern {
@@ -210,8 +370,48 @@ const std::vector<Pattern>& patterns_for(Decoration d) {
         {{"..b..", "..a..", "baaab", "..a..", "..b.."}},
         {{".b.", "bab", ".b."}},
     };
+    static const std::vector<Pattern> cracks = {
+        {{"a.....", "ba....", ".baa..", "..bbaa", "....bb"}},
+        {{"aa.", "bba", "..b"}},
+        {{".a", "ab", "a.", "b."}},
+    };
+    static const std::vector<Pattern> leaves = {
+        {{".c..", "cbb.", ".ba.", "..a."}},
+        {{"cb", "ba"}},
+        {{".c.", "bcb", ".a."}},
+    };
+    static const std::vector<Pattern> mushrooms = {
+        {{".aa.", "abaa", "aaba", ".cc.", ".DD."}},
+        {{".a.", "aba", ".c.", ".D."}},
+    };
+    static const std::vector<Pattern> ripples = {
+        {{"..aaa..", ".a...a.", "b.....b", ".b...b.", "..bbb.."}},
+        {{".aa.", "a..a", ".bb."}},
+    };
+    static const std::vector<Pattern> lilypad = {
+        {{"..aaa..", ".abcca.", "abbbbca", "abb.bba", ".ab.ba.", "..a.a.."}},
+        {{".aa.", "abca", "ab.a", ".a.."}},
+        {{".d.", "dcd", ".d."}},
+    };
+    static const std::vector<Pattern> crests = {
+        {{".aaba.", "c....c"}},
+        {{".aba", "c..c"}},
+        {{".aaaba.", "c.....c"}},
+    };
     static const std::vector<Pattern> none;
     switch (d) {
+    case Decoration::crests:
+        return crests;
+    case Decoration::cracks:
+        return cracks;
+    case Decoration::leaves:
+        return leaves;
+    case Decoration::mushrooms:
+        return mushrooms;
+    case Decoration::ripples:
+        return ripples;
+    case Decoration::lilypad:
+        return lilypad;
     case Decoration::flowers:
         return flowers;
     case Decoration::tuft:
@@ -221,6 +421,7 @@ const std::vector<Pattern>& patterns_for(Decoration d) {
     case Decoration::sparkle:
         return sparkle;
     case Decoration::none:
+    case Decoration::reseed:
         break;
     }
     return none;
@@ -257,10 +458,14 @@ struct Box {
     }
 };
 
-// A wave of period 1 (in units of the wobble period), |wave| <= 1.
+// A wave of period 1 (in units of the wobble period), |wave| <= 1. The symmetric wave is even (cosines only).
 double wave(double t, double phase2) {
     constexpr double kTau = 2.0 * std::numbers::pi;
     return 0.75 * std::sin(kTau * t) + 0.25 * std::sin(2.0 * kTau * t + phase2);
+}
+double even_wave(double t) {
+    constexpr double kTau = 2.0 * std::numbers::pi;
+    return 0.75 * std::cos(kTau * t) + 0.25 * std::cos(2.0 * kTau * t);
 }
 
 // The geometry of one rim tile. Each side k (n, e, s, w) of the cell has its own rim depth profile
@@ -271,9 +476,11 @@ struct RimGeometry {
     double size, depth, wobble, period, radius;
     std::array<double, 4> shift; // per side: where along the wave the profile starts (periods)
     double phase2;               // phase of the second harmonic
+    bool symmetric;              // every side the same even profile
     BlobMask mask;
 
     double u(int side, double t) const {
+        if (symmetric) return 0.5 * (even_wave(t / period) - even_wave(0.0));
         const double s = shift[static_cast<std::size_t>(side)];
         return 0.5 * (wave(t / period + s, phase2) - wave(s, phase2));
     }
@@ -307,10 +514,10 @@ struct RimGeometry {
     }
 };
 
+// The profiles are hashed from the upper terrain alone: every pair of one upper terrain has the same rims.
 RimGeometry geometry(const Description& d, const Pair& pair, BlobMask reduced) {
     const auto& up = d.terrains[static_cast<std::size_t>(pair.upper)];
-    const auto& lo = d.terrains[static_cast<std::size_t>(pair.lower)];
-    const std::uint64_t key = hash_values(d.seed, kWobble, hash_string(up.name), hash_string(lo.name));
+    const std::uint64_t key = hash_values(d.seed, kWobble, hash_string(up.name));
     RimGeometry g{static_cast<double>(d.tile_size),
                   pair.rim_depth,
                   pair.wobble,
@@ -318,6 +525,7 @@ RimGeometry geometry(const Description& d, const Pair& pair, BlobMask reduced) {
                   pair.corner_radius,
                   {},
                   2.0 * std::numbers::pi * unit_double(hash_values(key, 4)),
+                  d.symmetric,
                   reduced};
     for (std::uint64_t k = 0; k < 4; ++k)
         g.shift[k] = unit_double(hash_values(key, k));
@@ -325,20 +533,26 @@ RimGeometry geometry(const Description& d, const Pair& pair, BlobMask reduced) {
 }
 
 struct PixelClass {
-    Material material;
-    int line; // index into the pair's lines for *_line
+    Material material = Material::upper;
+    int line = 0;         // index into the pair's lines for *_line; the face row (1 = at the foot) for face
+    bool outline = false; // a face pixel on the outline (within the upper lines of the boundary)
 };
 
 PixelClass classify(const Pair& pair, const RimGeometry& g, int x, int y) {
     const double px = x + 0.5, py = y + 0.5;
     const double h = g.field(px, py);
+    const bool checker = ((x + y) & 1) != 0;
     if (h >= 0) { // (h is +infinity when no neighbour is lower)
         const double lines = static_cast<double>(pair.upper_lines.size());
         if (h < lines) return {Material::upper_line, static_cast<int>(std::floor(h))};
+        if (lines == 0 && h < pair.blend && checker) return {Material::lower, 0};
         return {Material::upper, 0};
     }
     const int n = static_cast<int>(pair.lower_lines.size());
-    if (n == 0) return {Material::lower, 0};
+    if (n == 0) {
+        if (-h < pair.blend && !checker) return {Material::upper, 0};
+        return {Material::lower, 0};
+    }
     // Where the upper terrain lies to the north (h grows towards -y), the lower lines widen: a cast shadow.
     constexpr double eps = 0.01;
     const double gx = (g.field(px + eps, py) - g.field(px - eps, py)) / (2 * eps);
@@ -351,17 +565,175 @@ PixelClass classify(const Pair& pair, const RimGeometry& g, int x, int y) {
     return {Material::lower, 0};
 }
 
+// Every pixel of a rim tile painted directly (no turning), faces included.
+Grid<PixelClass> classify_tile(const Description& d, const Pair& pair, BlobMask reduced) {
+    const RimGeometry g = geometry(d, pair, reduced);
+    const int n = d.tile_size;
+    Grid<PixelClass> out(n, n, PixelClass{});
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            out(x, y) = classify(pair, g, x, y);
+    if (pair.face == Face::none || pair.face_depth <= 0) return out;
+    // Rim pixels: inside the tile by the field; below it (the top rows of the cell to the south, which is of
+    // the upper terrain when the scan gets there) its east or west strip when that diagonal is lower.
+    auto rim_at = [&](int x, int y) {
+        const double cx = x + 0.5;
+        if (y < n) return g.field(cx, y + 0.5) < 0;
+        return ((reduced & bit(kSE)) && cx > n - pair.rim_depth) ||
+               ((reduced & bit(kSW)) && cx < pair.rim_depth);
+    };
+    const double lines = static_cast<double>(pair.upper_lines.size());
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const double h = g.field(x + 0.5, y + 0.5);
+            // (A face pixel within 1 px of the boundary beside it is drawn in the outline colour.)
+            if (h < 0) continue;
+            for (int k = 1; k <= pair.face_depth; ++k)
+                if (rim_at(x, y + k)) {
+                    out(x, y) = {Material::face, k, h < std::min(lines, 1.0)};
+                    break;
+                }
+        }
+    return out;
+}
+
+// The colour of a face pixel at column x (tile-periodic), row k (1 = the foot) of a face `depth` rows tall.
+Rgba face_color(const Description& d, const Pair& pair, int x, int k) {
+    const Ramp ramp{pair.face_palette};
+    const int n = d.tile_size, depth = pair.face_depth;
+    const std::uint64_t key =
+        hash_values(d.seed, kFace, hash_string(d.terrains[static_cast<std::size_t>(pair.upper)].name));
+    const int row_from_top = depth - k; // 0 = the lip
+    if (pair.face == Face::bricks) {
+        const int course = row_from_top / 4, r = row_from_top % 4;
+        const int offset = (course % 2) * 4;
+        const int bx = wrap(x + offset, n);
+        if (k == 1) return ramp.darkest();
+        if (r == 3 || bx % 8 == 7) return ramp.shade(-2);
+        const int brick = bx / 8;
+        const double v = unit_double(
+            hash_values(key, static_cast<std::uint64_t>(course), static_cast<std::uint64_t>(brick)));
+        int shade = v < 0.35 ? -1 : 0;
+        // Deeper rows fade into the dark (a face falling into a pit reads as depth).
+        if (depth > 6 && k <= depth / 3 && ((wrap(x, n) + k) & 1) == 0) shade -= 1;
+        if (r == 0) return ramp.shade(shade + 1);
+        if (bx % 8 == 0) return ramp.shade(shade + 1);
+        return ramp.shade(shade);
+    }
+    // Cliff: ridges of rock 2..5 px wide (tile-periodic), each lit on its left column and shaded on its
+    // right, split by dark cracks that stop short of the lit lip; lighter at the top, darker towards the
+    // foot.
+    if (k == 1) return ramp.darkest();
+    std::vector<int> ridge_of(static_cast<std::size_t>(n));
+    std::vector<int> starts;
+    for (int at = 0, i = 0; at < n; ++i) {
+        int w = 3 + static_cast<int>(hash_values(key, kLayout, static_cast<std::uint64_t>(i)) % 4);
+        if (n - (at + w) < 3) w = n - at;
+        starts.push_back(at);
+        for (int j = 0; j < w; ++j)
+            ridge_of[static_cast<std::size_t>(at + j)] = i;
+        at += w;
+    }
+    const int xi = wrap(x, n);
+    const int r = ridge_of[static_cast<std::size_t>(xi)];
+    const int start = starts[static_cast<std::size_t>(r)];
+    const int end = r + 1 < static_cast<int>(starts.size()) ? starts[static_cast<std::size_t>(r) + 1] : n;
+    const bool checker = ((xi + k) & 1) == 0;
+    // Each crack runs from the foot up to a height of its own.
+    const int crack_top = depth - 1 - static_cast<int>(hash_values(key, kLayout, 99, r) % 3);
+    if (k == depth) return xi == start && depth > 3 ? ramp.shade(0) : ramp.shade(1);
+    const double height = static_cast<double>(k - 1) / std::max(1, depth - 1); // 0 at the foot, 1 at the lip
+    if (xi == start && k < crack_top) return ramp.shade(height < 0.5 ? -2 : -1);
+    int shade = 0;
+    if (xi == start + 1 || (xi == start && k >= crack_top))
+        shade = 1;
+    else if (xi == end - 1 && end - start > 2)
+        shade = -1;
+    if (height > 0.7 && checker) shade += 1;
+    if (height < 0.3 && checker) shade -= 1;
+    if (hash_unit(key, kPixel, xi, k + 100) < 0.08) shade -= 1;
+    return ramp.shade(shade);
+}
+
+// The mask's smallest quarter turn (the one painted), and the fewest quarter turns that bring it to the mask.
+std::pair<BlobMask, int> canonical_turn(BlobMask m) {
+    BlobMask best = m, cur = m;
+    for (int q = 1; q < 4; ++q) {
+        cur = turn_mask(cur);
+        best = std::min(best, cur);
+    }
+    int turns = 0;
+    for (BlobMask t = best; t != m; t = turn_mask(t))
+        ++turns;
+    return {best, turns};
+}
+
+template <class T> Grid<T> turn_grid(const Grid<T>& g) {
+    const int n = g.width();
+    Grid<T> out(n, n, T{});
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            out(x, y) = g(y, n - 1 - x);
+    return out;
+}
+
+Image paint_direct(const Description& d, const Pair& pair, BlobMask reduced) {
+    const Grid<PixelClass> classes = classify_tile(d, pair, reduced);
+    const Image upper = paint_base(d, pair.upper);
+    const Image lower = paint_base(d, pair.lower);
+    Image img(d.tile_size, d.tile_size);
+    for (int y = 0; y < d.tile_size; ++y)
+        for (int x = 0; x < d.tile_size; ++x) {
+            const PixelClass pc = classes(x, y);
+            switch (pc.material) {
+            case Material::upper:
+                img.set(x, y, upper.get(x, y));
+                break;
+            case Material::upper_line:
+                img.set(x, y, pair.upper_lines[static_cast<std::size_t>(pc.line)]);
+                break;
+            case Material::lower:
+                img.set(x, y, lower.get(x, y));
+                break;
+            case Material::lower_line:
+                img.set(x, y, pair.lower_lines[static_cast<std::size_t>(pc.line)]);
+                break;
+            case Material::face:
+                img.set(x, y,
+                        pc.outline && pc.line > 1 ? pair.upper_lines.front()
+                                                  : face_color(d, pair, x, pc.line));
+                break;
+            }
+        }
+    return img;
+}
+
 } // namespace
+
+BlobMask turn_mask(BlobMask m) {
+    return static_cast<BlobMask>(((m << 2) | (m >> 6)) & 0xFF);
+}
+
+Image turn_image(const Image& img) {
+    const int n = img.width();
+    Image out(n, n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            out.set(x, y, img.get(y, n - 1 - x));
+    return out;
+}
 
 int Tileset::tile_count() const {
     return static_cast<int>(
         std::count_if(names.begin(), names.end(), [](const std::string& s) { return !s.empty(); }));
 }
 
-Image paint_base(const Description& d, int terrain) {
-    const Terrain& t = d.terrains[static_cast<std::size_t>(terrain)];
+namespace {
+
+// A terrain's texture hashed from `key` (the terrain's own key for its base tile).
+Image paint_texture(const Description& d, const Terrain& t, std::uint64_t key) {
     const int n = d.tile_size;
-    const std::uint64_t key = terrain_key(d, t);
+    const Ramp ramp{t.palette};
     ShadeCanvas c(n);
     switch (t.style) {
     case Style::blades:
@@ -373,8 +745,20 @@ Image paint_base(const Description& d, int terrain) {
     case Style::waves:
         texture_waves(c, key, t.density);
         break;
+    case Style::flags:
+        texture_flags(c, key, t.density, ramp);
+        break;
+    case Style::void_:
+        texture_void(c, key, t.density, ramp);
+        break;
+    case Style::rocky:
+        texture_rocky(c, key, t.density);
+        break;
+    case Style::leafy:
+        texture_leafy(c, key, t.density);
+        break;
     }
-    Ramp ramp{t.palette};
+    if (d.symmetric) symmetrize(c);
     Image img(n, n);
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x)
@@ -382,15 +766,34 @@ Image paint_base(const Description& d, int terrain) {
     return img;
 }
 
+} // namespace
+
+Image paint_base(const Description& d, int terrain) {
+    const Terrain& t = d.terrains[static_cast<std::size_t>(terrain)];
+    return paint_texture(d, t, terrain_key(d, t));
+}
+
 Image paint_variant(const Description& d, int terrain, int variant) {
     const Terrain& t = d.terrains[static_cast<std::size_t>(terrain)];
     const Variant& v = t.variants[static_cast<std::size_t>(variant)];
     Image img = paint_base(d, terrain);
-    const auto& patterns = patterns_for(v.decoration);
-    if (patterns.empty()) return img;
     const int n = d.tile_size;
     constexpr int kMargin = 2; // decorations stay this far from the border: borders equal the base tile
     const std::uint64_t key = hash_values(terrain_key(d, t), kDecoration, hash_string(v.name));
+    if (v.decoration == Decoration::reseed) {
+        // The same texture from another seed inside the border, the first ring inside it a checkerboard of
+        // both.
+        const Image other = paint_texture(d, t, key);
+        for (int y = kMargin; y < n - kMargin; ++y)
+            for (int x = kMargin; x < n - kMargin; ++x) {
+                const bool ring =
+                    x == kMargin || y == kMargin || x == n - 1 - kMargin || y == n - 1 - kMargin;
+                if (!ring || ((x + y) & 1) == 0) img.set(x, y, other.get(x, y));
+            }
+        return img;
+    }
+    const auto& patterns = patterns_for(v.decoration);
+    if (patterns.empty()) return img;
     Ramp ramp{t.palette};
     std::vector<Box> placed;
     for (int i = 0, attempt = 0; i < v.count && attempt < 64; ++attempt) {
@@ -435,37 +838,25 @@ double rim_field(const Description& d, const Pair& pair, BlobMask reduced, doubl
 }
 
 Grid<Material> rim_materials(const Description& d, const Pair& pair, BlobMask reduced) {
-    const RimGeometry g = geometry(d, pair, reduced);
+    BlobMask painted = reduced;
+    int turns = 0;
+    if (d.symmetric) std::tie(painted, turns) = canonical_turn(reduced);
+    const Grid<PixelClass> classes = classify_tile(d, pair, painted);
     Grid<Material> out(d.tile_size, d.tile_size, Material::upper);
     for (int y = 0; y < d.tile_size; ++y)
         for (int x = 0; x < d.tile_size; ++x)
-            out(x, y) = classify(pair, g, x, y).material;
+            out(x, y) = classes(x, y).material;
+    for (int q = 0; q < turns; ++q)
+        out = turn_grid(out);
     return out;
 }
 
 Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced) {
-    const RimGeometry g = geometry(d, pair, reduced);
-    const Image upper = paint_base(d, pair.upper);
-    const Image lower = paint_base(d, pair.lower);
-    Image img(d.tile_size, d.tile_size);
-    for (int y = 0; y < d.tile_size; ++y)
-        for (int x = 0; x < d.tile_size; ++x) {
-            const PixelClass pc = classify(pair, g, x, y);
-            switch (pc.material) {
-            case Material::upper:
-                img.set(x, y, upper.get(x, y));
-                break;
-            case Material::upper_line:
-                img.set(x, y, pair.upper_lines[static_cast<std::size_t>(pc.line)]);
-                break;
-            case Material::lower:
-                img.set(x, y, lower.get(x, y));
-                break;
-            case Material::lower_line:
-                img.set(x, y, pair.lower_lines[static_cast<std::size_t>(pc.line)]);
-                break;
-            }
-        }
+    if (!d.symmetric) return paint_direct(d, pair, reduced);
+    const auto [painted, turns] = canonical_turn(reduced);
+    Image img = paint_direct(d, pair, painted);
+    for (int q = 0; q < turns; ++q)
+        img = turn_image(img);
     return img;
 }
 
@@ -477,14 +868,16 @@ Tileset paint_tileset(const Description& d) {
             tiles.emplace_back(d.terrains[t].variants[v].name,
                                paint_variant(d, static_cast<int>(t), static_cast<int>(v)));
     }
-    tiles.emplace_back(d.error.name, paint_error(d));
+    if (d.error.include) tiles.emplace_back(d.error.name, paint_error(d));
     for (const Pair& pair : d.pairs) {
-        while (tiles.size() % static_cast<std::size_t>(d.columns) != 0)
-            tiles.emplace_back("", Image());
-        const auto& up = d.terrains[static_cast<std::size_t>(pair.upper)].name;
-        const auto& lo = d.terrains[static_cast<std::size_t>(pair.lower)].name;
-        for (BlobMask m : blob_cases())
-            if (m != 0) tiles.emplace_back(transition_name(up, lo, m), paint_transition(d, pair, m));
+        const std::vector<RimTile> rims = rim_tiles(d, pair);
+        const std::size_t columns = static_cast<std::size_t>(d.columns);
+        if (tiles.size() % columns + rims.size() >
+            columns) // a fresh row unless the rest of this one holds them
+            while (tiles.size() % columns != 0)
+                tiles.emplace_back("", Image());
+        for (const RimTile& tile : rims)
+            tiles.emplace_back(tile.name, paint_transition(d, pair, tile.mask));
     }
     Tileset out;
     out.tile_size = d.tile_size;
