@@ -139,7 +139,50 @@ bool MapRenderer::set_build(std::shared_ptr<const Build> build) {
     atlas_.update(img.pixels().data());
     atlas_.setSmooth(false);
     atlas_ok_ = true;
+    sprites_ok_ = false;
+    const Image& sprites = build_->result.map.sprites.image;
+    if (sprites.width() > 0 && sprites.height() > 0 && static_cast<unsigned>(sprites.width()) <= max &&
+        static_cast<unsigned>(sprites.height()) <= max &&
+        sprites_.create(static_cast<unsigned>(sprites.width()), static_cast<unsigned>(sprites.height()))) {
+        sprites_.update(sprites.pixels().data());
+        sprites_.setSmooth(false);
+        sprites_ok_ = true;
+    }
     return true;
+}
+
+void MapRenderer::draw_objects(sf::RenderTarget& target, const sf::Transform& transform, const CellRange& range) {
+    if (!sprites_ok_ || !build_) return;
+    const Map& map = build_->result.map;
+    const SpriteAtlas& sa = map.sprites;
+    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
+    const float x0 = static_cast<float>(range.x0 * tw), x1 = static_cast<float>(range.x1 * tw);
+    const float y0 = static_cast<float>(range.y0 * th), y1 = static_cast<float>(range.y1 * th);
+    sf::VertexArray quads(sf::Triangles);
+    for (const ObjectLayer& layer : map.object_layers)
+        for (const MapObject& o : layer.objects) {
+            const float left = static_cast<float>(o.x), bottom = static_cast<float>(o.y);
+            const float right = left + static_cast<float>(sa.sprite_width), top = bottom - static_cast<float>(sa.sprite_height);
+            if (right <= x0 || left >= x1 || bottom <= y0 || top >= y1) continue;
+            // Clip to the map, as render_map does.
+            const float cl = std::max(left, 0.0f), ct = std::max(top, 0.0f);
+            const float cr = std::min(right, static_cast<float>(map.width * tw)), cb = std::min(bottom, static_cast<float>(map.height * th));
+            if (cr <= cl || cb <= ct) continue;
+            const float u0 = static_cast<float>((o.sprite % sa.columns) * sa.sprite_width) + (cl - left);
+            const float v0 = static_cast<float>((o.sprite / sa.columns) * sa.sprite_height) + (ct - top);
+            const float u1 = u0 + (cr - cl), v1 = v0 + (cb - ct);
+            const sf::Vertex a({cl, ct}, {u0, v0}), b({cr, ct}, {u1, v0}), c({cr, cb}, {u1, v1}), d({cl, cb}, {u0, v1});
+            quads.append(a);
+            quads.append(b);
+            quads.append(c);
+            quads.append(a);
+            quads.append(c);
+            quads.append(d);
+        }
+    if (quads.getVertexCount() == 0) return;
+    sf::RenderStates states(transform);
+    states.texture = &sprites_;
+    target.draw(quads, states);
 }
 
 bool MapRenderer::over_budget() const {
@@ -377,6 +420,7 @@ bool MapRenderer::draw(sf::RenderTarget& target, const Camera& camera, double vi
                     if (it->second.quads.getVertexCount() > 0) target.draw(it->second.quads, states);
                     ++stats_.chunks_drawn;
                 }
+            draw_objects(target, transform, range);
             for (const ChunkKey& key : missing) {
                 complete = false;
                 const long long span = kBlockTexels;

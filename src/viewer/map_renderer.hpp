@@ -104,9 +104,14 @@ class MapRenderer {
     bool over_budget() const;
     void evict();
 
+    // Objects (sprites on top) whose sprite cell overlaps the visible cells, in the map's drawing order.
+    void draw_objects(sf::RenderTarget& target, const sf::Transform& transform, const CellRange& range);
+
     std::shared_ptr<const Build> build_;
     sf::Texture atlas_;
     bool atlas_ok_ = false;
+    sf::Texture sprites_;
+    bool sprites_ok_ = false;
     std::unordered_map<ChunkKey, Chunk, KeyHash> chunks_;
     std::unordered_map<BlockKey, Block, KeyHash> blocks_;
     std::size_t chunk_budget_, block_budget_;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "core/pipeline.hpp"
+#include "core/rules/rule_check.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "io/file_source.hpp"
 #include "io/project_loader.hpp"
@@ -50,23 +52,59 @@ TEST_CASE("every sample: every 3x3 neighbourhood is decided by a real rule, not 
     }
 }
 
-TEST_CASE("every sample: no unmatched cell and shares within 0.5 points, for 40 seeds") {
+TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on their classes and never overlapping") {
     for (const fs::path& recipe : sample_recipes()) {
         CAPTURE(recipe.string());
         Diagnostics d;
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
         REQUIRE(project);
-        for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        std::uint64_t objects = 0;
+        for (std::uint64_t seed = 1; seed <= 200; ++seed) {
             GenerateOptions options;
             options.seed = seed * 7919;
-            options.width = 48 + static_cast<int>(seed % 5) * 16;
-            options.height = 40;
+            options.width = 32 + static_cast<int>(seed % 5) * 8;
+            options.height = 28;
+            options.threads = 2;
             auto result = generate_map(*project, options);
             CAPTURE(seed);
-            CHECK(result.unmatched == 0);
-            for (std::size_t i = 0; i < project->recipe.terrain.size(); ++i)
-                CHECK(std::abs(result.class_fractions[i] - project->recipe.terrain[i].share) <= 0.005);
+            REQUIRE(result.unmatched == 0);
+            if (!project->recipe.classes.biomes)
+                for (std::size_t i = 0; i < project->recipe.terrain.size(); ++i)
+                    CHECK(std::abs(result.class_fractions[i] - project->recipe.terrain[i].share) <= 0.005);
+            Grid<int> cover(result.classes.width(), result.classes.height(), 0);
+            for (const PlacedObject& o : result.objects) {
+                ++objects;
+                const SpriteInfo& s = project->sprites->sprites[static_cast<std::size_t>(o.sprite)];
+                const ObjectRule& rule = project->recipe.objects[static_cast<std::size_t>(o.rule)];
+                for (int y = o.y; y < o.y + s.footprint_h; ++y)
+                    for (int x = o.x; x < o.x + s.footprint_w; ++x) {
+                        REQUIRE(result.classes.contains(x, y));
+                        const bool allowed = (rule.on >> result.classes(x, y)) & 1u;
+                        REQUIRE(allowed);
+                        REQUIRE(++cover(x, y) == 1);
+                    }
+            }
         }
+        if (!project->recipe.objects.empty()) CHECK(objects > 200);
+    }
+}
+
+TEST_CASE("every shipped rule file passes check --strict (through the samples that use it)") {
+    std::set<std::string> checked;
+    for (const fs::path& recipe : sample_recipes()) {
+        CAPTURE(recipe.string());
+        Diagnostics d;
+        auto project = io::load_project(recipe, io::DiskFiles{}, d);
+        REQUIRE(project);
+        auto layers = build_layers(*project, std::vector<int>(project->images.size(), 0), 0);
+        auto report = check_rules(layers, static_cast<int>(project->recipe.terrain.size()));
+        for (const auto& c : report.coverage) CHECK(c.exact);
+        CHECK(report.clean());
+        for (const auto& ref : project->recipe.rules.files) checked.insert(fs::path(ref.path).filename().string());
+    }
+    for (const auto& e : fs::directory_iterator(test::source_dir() / "rules")) {
+        CAPTURE(e.path().string());
+        CHECK(checked.contains(e.path().filename().string()));
     }
 }
 
@@ -75,8 +113,8 @@ TEST_CASE("the built-in default recipe is the same as samples/overworld.toml") {
     auto builtin = io::EmbeddedFiles{}.read(io::kDefaultRecipePath, d);
     REQUIRE(builtin);
     CHECK(*builtin == test::read_text(test::source_dir() / "samples" / "overworld.toml"));
-    CHECK(io::EmbeddedFiles{}.read("rules/overworld.rules", d) ==
-          std::optional<std::string>(test::read_text(test::source_dir() / "rules" / "overworld.rules")));
+    CHECK(io::EmbeddedFiles{}.read("rules/overworld-full.rules", d) ==
+          std::optional<std::string>(test::read_text(test::source_dir() / "rules" / "overworld-full.rules")));
     auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, d);
     for (const auto& x : d) FAIL_CHECK(format_diagnostic(x));
     CHECK(project);

@@ -86,7 +86,9 @@ class Canvas {
             set(x, y, kOutlinePart, c);
     }
 
-    // The contact shadow: an ellipse of translucent dark pixels on empty pixels, dithered at its rim.
+    // The contact shadow: an ellipse of opaque dark pixels on empty pixels, ordered-dithered to the shadow's
+    // opacity (denser inside, sparser at the rim). Sprites keep alpha 0 or 255 only, so every renderer (Tiled,
+    // SFML, tilegen's PNG) composes them to exactly the same pixels.
     void shadow(double cx, double cy, double rx, double ry, double opacity, Rgba tint, int x0, int x1, int y0,
                 int y1) {
         for (int y = std::max(0, y0); y < std::min(h_, y1); ++y)
@@ -95,10 +97,11 @@ class Canvas {
                 const double dx = (x + 0.5 - cx) / rx, dy = (y + 0.5 - cy) / ry;
                 const double r = dx * dx + dy * dy;
                 if (r > 1.0) continue;
-                const double a = r < 0.55 ? opacity : (((x + y) & 1) ? opacity * 0.6 : opacity * 0.35);
+                static constexpr int kBayer[4][4] = {{0, 8, 2, 10}, {12, 4, 14, 6}, {3, 11, 1, 9}, {15, 7, 13, 5}};
+                const double a = std::clamp(r < 0.55 ? opacity : opacity * 0.5, 0.0, 1.0);
+                if ((kBayer[y & 3][x & 3] + 0.5) / 16.0 >= a) continue;
                 Rgba c = tint;
-                c.a = static_cast<std::uint8_t>(std::lround(std::clamp(a, 0.0, 1.0) * 255.0));
-                if (c.a == 0) continue;
+                c.a = 255;
                 img_.set(x, y, c);
             }
     }

@@ -57,16 +57,12 @@ TEST_CASE("paint: sprites follow the objects.toml convention") {
                         if (clear(x + 1, y) || clear(x - 1, y) || clear(x, y + 1) || clear(x, y - 1))
                             CHECK_MESSAGE(c == s.outline, "at " << x << "," << y);
                     } else if (c.a > 0) {
-                        ++shadow_pixels; // translucent: the contact shadow, on the ground inside the
-                                         // footprint
-                        CHECK(in_footprint);
-                        CHECK(c.r == s.outline.r);
-                        CHECK(c.g == s.outline.g);
-                        CHECK(c.b == s.outline.b);
+                        ++shadow_pixels; // translucent pixels would blend differently in Tiled, SFML and
+                                         // tilegen: sprites are opaque or clear (the shadow is dithered)
                     }
                 }
             CHECK(opaque_in_footprint > 20);
-            CHECK(shadow_pixels > 6);
+            CHECK(shadow_pixels == 0);
             CHECK(opaque > 40);
             // Painted from its palette: it uses several shades of it.
             std::set<std::uint32_t> used;
