@@ -86,6 +86,26 @@ void apply(const ModifierSettings& m, Grid<float>& g, Region padded, std::uint64
     switch (m.kind) {
     case ModifierKind::warp: {
         Grid<float> out(g.width(), g.height());
+        if (m.levels == 1) {
+            // One level: the displacement fields are Perlin fBm grids over the padded region, computed row by
+            // row like any lattice noise (no per-cell hashing).
+            NoiseSettings w;
+            w.kind = NoiseKind::perlin;
+            w.scale = m.warp_scale;
+            w.octaves = m.warp_octaves;
+            const Grid<float> fx = lattice_noise(w, hash_values(mseed, 0x77617270ull /* "warp" */, 0), padded, threads);
+            const Grid<float> fy = lattice_noise(w, hash_values(mseed, 0x77617270ull, 1), padded, threads);
+            parallel_for(g.height(), threads, [&](int y0, int y1) {
+                for (int y = y0; y < y1; ++y)
+                    for (int x = 0; x < g.width(); ++x) {
+                        const double ox = m.strength * (fx(x, y) * 2.0 - 1.0);
+                        const double oy = m.strength * (fy(x, y) * 2.0 - 1.0);
+                        out(x, y) = sample_bilinear(g, x + ox, y + oy);
+                    }
+            });
+            g = std::move(out);
+            break;
+        }
         parallel_for(g.height(), threads, [&](int y0, int y1) {
         for (int y = y0; y < y1; ++y)
             for (int x = 0; x < g.width(); ++x) {

@@ -28,11 +28,13 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
         double total_weight = 0;
         for (double wt : rule.weights) total_weight += wt;
 
-        // Anchors accepted for this rule, bucketed by block for the spacing check.
+        // Cells closer than `spacing` to an accepted anchor of this rule: stamped as a disc when an object is
+        // accepted, so the spacing test is one lookup.
         const int block = std::max(1, static_cast<int>(std::floor(rule.spacing / std::sqrt(2.0))));
         const int bw = (w + block - 1) / block, bh = (h + block - 1) / block;
-        std::vector<std::vector<std::pair<int, int>>> buckets(static_cast<std::size_t>(bw) * static_cast<std::size_t>(bh));
-        const int reach = static_cast<int>(std::ceil(rule.spacing / block)) + 1;
+        Grid<std::uint8_t> near(w, h, 0);
+        const int reach = static_cast<int>(std::ceil(rule.spacing));
+        const double spacing2 = rule.spacing * rule.spacing;
         const std::uint64_t stream = hash_values(seed, 0x6f626a656374ull /* "object" */, static_cast<std::uint64_t>(ri));
 
         for (int by = 0; by < bh; ++by)
@@ -69,19 +71,15 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
                         for (int fx = 0; ok && fx < s.footprint_w; ++fx)
                             ok = !occupied(x + fx, y + fy) && (rule.on & (1u << classes(x + fx, y + fy)));
                     // Spacing to this rule's other anchors.
-                    for (int ny = std::max(0, by - reach); ok && ny <= std::min(bh - 1, by + reach); ++ny)
-                        for (int nx = std::max(0, bx - reach); ok && nx <= std::min(bw - 1, bx + reach); ++nx)
-                            for (const auto& [ax, ay] : buckets[static_cast<std::size_t>(ny * bw + nx)]) {
-                                const double dx = ax - x, dy = ay - y;
-                                if (dx * dx + dy * dy < rule.spacing * rule.spacing) {
-                                    ok = false;
-                                    break;
-                                }
-                            }
+                    ok = ok && !near(x, y);
                     if (!ok) continue;
                     for (int fy = 0; fy < s.footprint_h; ++fy)
                         for (int fx = 0; fx < s.footprint_w; ++fx) occupied(x + fx, y + fy) = 1;
-                    buckets[static_cast<std::size_t>(by * bw + bx)].emplace_back(x, y);
+                    for (int ny = std::max(0, y - reach); ny <= std::min(h - 1, y + reach); ++ny)
+                        for (int nx = std::max(0, x - reach); nx <= std::min(w - 1, x + reach); ++nx) {
+                            const double dx = nx - x, dy = ny - y;
+                            if (dx * dx + dy * dy < spacing2) near(nx, ny) = 1;
+                        }
                     placed.push_back({sprite_index[static_cast<std::size_t>(pick)], x, y, static_cast<int>(ri)});
                     break;
                 }

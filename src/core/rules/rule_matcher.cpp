@@ -5,6 +5,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "core/hash.hpp"
 #include "core/parallel.hpp"
 
 namespace tilegen {
@@ -226,7 +227,44 @@ Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, i
         });
         return out;
     }
-    // Large key spaces: a cache per thread (decisions are pure, so every thread finds the same).
+    if (total_bits <= 63) {
+        // Large key spaces: an open-addressing cache per thread (decisions are pure, so every thread finds the
+        // same); distinct neighbourhoods are few, so the table stays small and in cache.
+        parallel_for(h, threads, [&](int y0, int y1) {
+            std::vector<std::uint64_t> keys(1u << 12, ~std::uint64_t{0});
+            std::vector<int> values(keys.size(), 0);
+            std::size_t used = 0;
+            auto slot_of = [&](std::uint64_t key) {
+                std::size_t mask = keys.size() - 1, i = static_cast<std::size_t>(mix64(key)) & mask;
+                while (keys[i] != key && keys[i] != ~std::uint64_t{0}) i = (i + 1) & mask;
+                return i;
+            };
+            scan_keys(classes, radius, bits, outside, y0, y1, [&](int x, int y, std::uint64_t key) {
+                std::size_t i = slot_of(key);
+                if (keys[i] != key) {
+                    if (2 * (used + 1) > keys.size()) { // grow and rehash
+                        std::vector<std::uint64_t> old_keys(keys.size() * 2, ~std::uint64_t{0});
+                        std::vector<int> old_values(old_keys.size(), 0);
+                        old_keys.swap(keys);
+                        old_values.swap(values);
+                        for (std::size_t j = 0; j < old_keys.size(); ++j)
+                            if (old_keys[j] != ~std::uint64_t{0}) {
+                                const std::size_t k = slot_of(old_keys[j]);
+                                keys[k] = old_keys[j];
+                                values[k] = old_values[j];
+                            }
+                        i = slot_of(key);
+                    }
+                    keys[i] = key;
+                    values[i] = first_match_of(ordered, neighbourhood(x, y), radius);
+                    ++used;
+                }
+                out(x, y) = values[i];
+            });
+        });
+        return out;
+    }
+    // Keys wider than 63 bits (5x5 patterns over many classes): a hash map per thread.
     parallel_for(h, threads, [&](int y0, int y1) {
         std::unordered_map<Key, int, KeyHash> cache;
         for_each_key(y0, y1, [&](int x, int y, std::uint64_t key64, const Key& key128) {
