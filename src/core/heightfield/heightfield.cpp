@@ -173,10 +173,11 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
     case NoiseKind::simplex:
     case NoiseKind::worley: {
         Grid<float> g(region.width, region.height);
+        const std::vector<std::uint64_t> streams = octave_streams(seed, s.octaves);
         parallel_for(region.height, threads, [&](int y0, int y1) {
             for (int y = y0; y < y1; ++y)
                 for (int x = 0; x < region.width; ++x)
-                    g(x, y) = static_cast<float>(fractal_noise(s, seed, region.x + x + 0.5, region.y + y + 0.5));
+                    g(x, y) = static_cast<float>(fractal_noise(s, streams, region.x + x + 0.5, region.y + y + 0.5));
         });
         return g;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "core/hash.hpp"
 
@@ -100,7 +101,7 @@ double worley_noise(std::uint64_t stream, double x, double y, WorleyReturn ret, 
             const double dx = std::abs(px - x), dy = std::abs(py - y);
             double d = 0;
             switch (dist) {
-            case WorleyDistance::euclidean: d = std::sqrt(dx * dx + dy * dy); break;
+            case WorleyDistance::euclidean: d = dx * dx + dy * dy; break; // squared; rooted once below
             case WorleyDistance::manhattan: d = dx + dy; break;
             case WorleyDistance::chebyshev: d = std::max(dx, dy); break;
             }
@@ -111,6 +112,10 @@ double worley_noise(std::uint64_t stream, double x, double y, WorleyReturn ret, 
                 f2 = d;
             }
         }
+    if (dist == WorleyDistance::euclidean) {
+        f1 = std::sqrt(f1);
+        f2 = std::sqrt(f2);
+    }
     switch (ret) {
     case WorleyReturn::f1: return f1;
     case WorleyReturn::f2: return f2;
@@ -119,11 +124,22 @@ double worley_noise(std::uint64_t stream, double x, double y, WorleyReturn ret, 
     return f1;
 }
 
+std::vector<std::uint64_t> octave_streams(std::uint64_t seed, int octaves) {
+    std::vector<std::uint64_t> streams;
+    for (int o = 0; o < octaves; ++o)
+        streams.push_back(hash_values(seed, 0x6e6f697365ull /* "noise" */, static_cast<std::uint64_t>(o)));
+    return streams;
+}
+
 double fractal_noise(const NoiseSettings& s, std::uint64_t seed, double cx, double cy) {
+    return fractal_noise(s, octave_streams(seed, s.octaves), cx, cy);
+}
+
+double fractal_noise(const NoiseSettings& s, const std::vector<std::uint64_t>& streams, double cx, double cy) {
     double x = cx / s.scale, y = cy / s.scale;
     double amplitude = 1, total = 0, sum = 0;
     for (int o = 0; o < s.octaves; ++o) {
-        const std::uint64_t stream = hash_values(seed, 0x6e6f697365ull /* "noise" */, static_cast<std::uint64_t>(o));
+        const std::uint64_t stream = streams[static_cast<std::size_t>(o)];
         double n; // in [-1, 1]
         switch (s.kind) {
         case NoiseKind::value: n = value_noise(stream, x, y, s.lattice_interpolation); break;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/heightfield/noise_settings.hpp"
 
@@ -19,6 +20,9 @@ double worley_noise(std::uint64_t stream, double x, double y, WorleyReturn ret, 
 // The fractal sum of `settings.kind` (value, perlin, simplex or worley) at cell coordinates (cx, cy),
 // normalised to [0, 1].
 double fractal_noise(const NoiseSettings& settings, std::uint64_t seed, double cx, double cy);
+// The same with the octaves' streams computed once (octave_streams(seed, settings.octaves)): the hot path.
+std::vector<std::uint64_t> octave_streams(std::uint64_t seed, int octaves);
+double fractal_noise(const NoiseSettings& settings, const std::vector<std::uint64_t>& streams, double cx, double cy);
 
 // A 1D profile (side-view ground line), in [0, 1]: octaves of hashed points 2^k per `scale` cells,
 // linear or cosine interpolated, weights halving (000 reference).
