@@ -5,6 +5,15 @@
 
 namespace tilegen {
 
+Rgba blend_over(Rgba src, Rgba dst) {
+    if (src.a == 255 || dst.a == 0) return src;
+    if (src.a == 0) return dst;
+    const int sa = src.a, da = dst.a * (255 - sa) / 255;
+    const int oa = sa + da;
+    auto mix = [&](int s, int d) { return static_cast<std::uint8_t>((s * sa + d * da + oa / 2) / oa); };
+    return {mix(src.r, dst.r), mix(src.g, dst.g), mix(src.b, dst.b), static_cast<std::uint8_t>(oa)};
+}
+
 void Image::copy_from(const Image& src, int sx, int sy, int w, int h, int dx, int dy) {
     for (int row = 0; row < h; ++row) {
         int ys = sy + row, yd = dy + row;

@@ -12,6 +12,9 @@ struct Rgba {
     bool operator==(const Rgba&) const = default;
 };
 
+// `src` composited over `dst` (straight alpha, rounded): what tilegen's PNG and the viewer's CPU paths use.
+Rgba blend_over(Rgba src, Rgba dst);
+
 class Image {
 public:
     Image() = default;

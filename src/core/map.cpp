@@ -5,14 +5,6 @@
 namespace tilegen {
 
 namespace {
-Rgba over(Rgba src, Rgba dst) {
-    if (src.a == 255 || dst.a == 0) return src;
-    if (src.a == 0) return dst;
-    const int sa = src.a, da = dst.a * (255 - sa) / 255;
-    const int oa = sa + da;
-    auto mix = [&](int s, int d) { return static_cast<std::uint8_t>((s * sa + d * da + oa / 2) / oa); };
-    return {mix(src.r, dst.r), mix(src.g, dst.g), mix(src.b, dst.b), static_cast<std::uint8_t>(oa)};
-}
 } // namespace
 
 Image render_map(const Map& map) {
@@ -35,7 +27,7 @@ Image render_map(const Map& map) {
                         if (fd) std::swap(a, b);
                         if (a >= tw || b >= th) continue;
                         const int px = cx * tw + u, py = cy * th + v;
-                        out.set(px, py, over(atlas.image.get(sx0 + a, sy0 + b), out.get(px, py)));
+                        out.set(px, py, blend_over(atlas.image.get(sx0 + a, sy0 + b), out.get(px, py)));
                     }
             }
     }
@@ -50,7 +42,7 @@ Image render_map(const Map& map) {
                 for (int u = 0; u < sprites.sprite_width; ++u) {
                     const int px = o.x + u, py = top + v;
                     if (px < 0 || py < 0 || px >= out.width() || py >= out.height()) continue;
-                    out.set(px, py, over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
+                    out.set(px, py, blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
                 }
         }
     return out;
@@ -79,7 +71,7 @@ Image render_map_preview(const Map& map, int max_side, int& factor) {
                 int a = (gid & kFlipHorizontal) ? tw - 1 - u : u;
                 int b = (gid & kFlipVertical) ? th - 1 - v : v;
                 if (gid & kFlipDiagonal) std::swap(a, b);
-                c = over(atlas.image.get((index % atlas.columns) * tw + a, (index / atlas.columns) * th + b), c);
+                c = blend_over(atlas.image.get((index % atlas.columns) * tw + a, (index / atlas.columns) * th + b), c);
             }
             out.set(x, y, c);
         }

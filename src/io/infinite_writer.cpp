@@ -5,25 +5,13 @@
 #include <cstring>
 
 #include "io/files.hpp"
+#include "io/xml_text.hpp"
 #include "io/png.hpp"
 #include "io/tmx_writer.hpp"
 
 namespace tilegen::io {
 
 namespace {
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
 
 int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 } // namespace

@@ -5,26 +5,13 @@
 
 #include "core/json_writer.hpp"
 #include "io/files.hpp"
+#include "io/xml_text.hpp"
 #include "io/png.hpp"
 
 namespace tilegen::io {
 
 namespace {
 
-std::string xml_escape(const std::string& s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
 
 std::string number_text(double v) {
     char buf[32];

@@ -27,14 +27,6 @@ std::int64_t now_ns() {
         .count();
 }
 
-Rgba over(Rgba src, Rgba dst) {
-    if (src.a == 255 || dst.a == 0) return src;
-    if (src.a == 0) return dst;
-    const int sa = src.a, da = dst.a * (255 - sa) / 255;
-    const int oa = sa + da;
-    auto mix = [&](int s, int d) { return static_cast<std::uint8_t>((s * sa + d * da + oa / 2) / oa); };
-    return {mix(src.r, dst.r), mix(src.g, dst.g), mix(src.b, dst.b), static_cast<std::uint8_t>(oa)};
-}
 
 bool layer_visible(std::uint64_t mask, std::size_t layer) {
     return layer >= 64 || ((mask >> layer) & 1u);
@@ -51,7 +43,7 @@ Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) 
             const Gid gid = r.map.layers[li].tiles(x, y);
             const int index = atlas_index_of(gid);
             if (gid == 0 || index < 0 || index >= static_cast<int>(b.tile_average.size())) continue;
-            c = over(b.tile_average[static_cast<std::size_t>(index)], c);
+            c = blend_over(b.tile_average[static_cast<std::size_t>(index)], c);
         }
         return c;
     }

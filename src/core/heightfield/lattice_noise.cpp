@@ -6,21 +6,12 @@
 #include <vector>
 
 #include "core/hash.hpp"
+#include "core/heightfield/point_noise.hpp"
 #include "core/parallel.hpp"
 
 namespace tilegen {
 
 namespace {
-
-double fade(double t, LatticeInterpolation interp) {
-    switch (interp) {
-    case LatticeInterpolation::linear: return t;
-    case LatticeInterpolation::cosine: return (1.0 - std::cos(t * std::numbers::pi)) * 0.5;
-    case LatticeInterpolation::cubic: return t * t * (3.0 - 2.0 * t);
-    case LatticeInterpolation::quintic: return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
-    }
-    return t;
-}
 
 struct Axis {
     std::vector<std::int64_t> index; // lattice cell
@@ -41,25 +32,13 @@ Axis axis_for(int start, int count, const NoiseSettings& s, int octave, LatticeI
         const double f = std::floor(p);
         a.index[static_cast<std::size_t>(i)] = static_cast<std::int64_t>(f);
         a.frac[static_cast<std::size_t>(i)] = p - f;
-        a.weight[static_cast<std::size_t>(i)] = fade(p - f, interp);
+        a.weight[static_cast<std::size_t>(i)] = lattice_fade(p - f, interp);
     }
     if (count > 0) {
         a.first = *std::min_element(a.index.begin(), a.index.end());
         a.last = *std::max_element(a.index.begin(), a.index.end()) + 1;
     }
     return a;
-}
-
-double lattice_value(std::uint64_t stream, std::int64_t x, std::int64_t y) {
-    return unit_double(hash_position(stream, x, y)) * 2.0 - 1.0;
-}
-
-void lattice_gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, double& gy) {
-    static constexpr double d = 0.70710678118654752;
-    static constexpr double table[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {d, d}, {-d, d}, {d, -d}, {-d, -d}};
-    const auto i = hash_position(stream, x, y) >> 61;
-    gx = table[i][0];
-    gy = table[i][1];
 }
 
 } // namespace

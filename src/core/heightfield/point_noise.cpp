@@ -9,13 +9,11 @@
 
 namespace tilegen {
 
-namespace {
-
 double lattice_value(std::uint64_t stream, std::int64_t x, std::int64_t y) {
     return unit_double(hash_position(stream, x, y)) * 2.0 - 1.0;
 }
 
-double fade(double t, LatticeInterpolation interp) {
+double lattice_fade(double t, LatticeInterpolation interp) {
     switch (interp) {
     case LatticeInterpolation::linear: return t;
     case LatticeInterpolation::cosine: return (1.0 - std::cos(t * std::numbers::pi)) * 0.5;
@@ -25,8 +23,7 @@ double fade(double t, LatticeInterpolation interp) {
     return t;
 }
 
-// One of 8 unit gradient directions.
-void gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, double& gy) {
+void lattice_gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, double& gy) {
     static constexpr double d = 0.70710678118654752;
     static constexpr double table[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {d, d}, {-d, d}, {d, -d}, {-d, -d}};
     const auto i = hash_position(stream, x, y) >> 61;
@@ -34,13 +31,15 @@ void gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, 
     gy = table[i][1];
 }
 
+namespace {
+
 std::int64_t floor_int(double v) { return static_cast<std::int64_t>(std::floor(v)); }
 
 } // namespace
 
 double value_noise(std::uint64_t stream, double x, double y, LatticeInterpolation interp) {
     const std::int64_t ix = floor_int(x), iy = floor_int(y);
-    const double tx = fade(x - static_cast<double>(ix), interp), ty = fade(y - static_cast<double>(iy), interp);
+    const double tx = lattice_fade(x - static_cast<double>(ix), interp), ty = lattice_fade(y - static_cast<double>(iy), interp);
     const double a = lattice_value(stream, ix, iy), b = lattice_value(stream, ix + 1, iy);
     const double c = lattice_value(stream, ix, iy + 1), e = lattice_value(stream, ix + 1, iy + 1);
     const double top = a + (b - a) * tx, bottom = c + (e - c) * tx;
@@ -51,15 +50,15 @@ double perlin_noise(std::uint64_t stream, double x, double y) {
     const std::int64_t ix = floor_int(x), iy = floor_int(y);
     const double fx = x - static_cast<double>(ix), fy = y - static_cast<double>(iy);
     double g[4][2];
-    gradient(stream, ix, iy, g[0][0], g[0][1]);
-    gradient(stream, ix + 1, iy, g[1][0], g[1][1]);
-    gradient(stream, ix, iy + 1, g[2][0], g[2][1]);
-    gradient(stream, ix + 1, iy + 1, g[3][0], g[3][1]);
+    lattice_gradient(stream, ix, iy, g[0][0], g[0][1]);
+    lattice_gradient(stream, ix + 1, iy, g[1][0], g[1][1]);
+    lattice_gradient(stream, ix, iy + 1, g[2][0], g[2][1]);
+    lattice_gradient(stream, ix + 1, iy + 1, g[3][0], g[3][1]);
     const double n00 = g[0][0] * fx + g[0][1] * fy;
     const double n10 = g[1][0] * (fx - 1) + g[1][1] * fy;
     const double n01 = g[2][0] * fx + g[2][1] * (fy - 1);
     const double n11 = g[3][0] * (fx - 1) + g[3][1] * (fy - 1);
-    const double tx = fade(fx, LatticeInterpolation::quintic), ty = fade(fy, LatticeInterpolation::quintic);
+    const double tx = lattice_fade(fx, LatticeInterpolation::quintic), ty = lattice_fade(fy, LatticeInterpolation::quintic);
     const double top = n00 + (n10 - n00) * tx, bottom = n01 + (n11 - n01) * tx;
     return std::clamp((top + (bottom - top) * ty) * std::numbers::sqrt2, -1.0, 1.0);
 }
@@ -83,7 +82,7 @@ double simplex_noise(std::uint64_t stream, double x, double y) {
         double falloff = 0.5 - dx * dx - dy * dy;
         if (falloff <= 0) continue;
         double gx, gy;
-        gradient(stream, ci[k], cj[k], gx, gy);
+        lattice_gradient(stream, ci[k], cj[k], gx, gy);
         falloff *= falloff;
         sum += falloff * falloff * (gx * dx + gy * dy);
     }

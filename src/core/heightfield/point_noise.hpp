@@ -11,6 +11,11 @@
 
 namespace tilegen {
 
+// Lattice building blocks shared by the point functions and the row-by-row lattice noise.
+double lattice_value(std::uint64_t stream, std::int64_t x, std::int64_t y);               // in [-1, 1)
+void lattice_gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, double& gy); // unit, 8 dirs
+double lattice_fade(double t, LatticeInterpolation interp);                               // [0,1] -> [0,1]
+
 double value_noise(std::uint64_t stream, double x, double y, LatticeInterpolation interp);
 double perlin_noise(std::uint64_t stream, double x, double y);
 double simplex_noise(std::uint64_t stream, double x, double y);

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include "core/heightfield/noise_stats.hpp"
+
 #include <cmath>
 #include <set>
 
@@ -9,6 +11,7 @@
 #include "core/heightfield/whole_map_generators.hpp"
 
 using namespace tilegen;
+using tilegen::test::high_frequency_energy;
 
 namespace {
 
@@ -31,16 +34,6 @@ Grid<float> whole(const MapDefinition& d, std::uint64_t seed, int w, int h) {
     return generate_heightfield(d, seed, w, h, {0, 0, w, h}, nullptr);
 }
 
-// Energy of neighbour differences relative to the variance: higher means more of the signal is fine detail.
-double high_frequency_energy(const Grid<float>& g) {
-    double e = 0, mean = 0, var = 0;
-    for (float v : g.cells()) mean += v;
-    mean /= static_cast<double>(g.size());
-    for (float v : g.cells()) var += (v - mean) * (v - mean);
-    for (int y = 0; y < g.height(); ++y)
-        for (int x = 1; x < g.width(); ++x) e += std::pow(g(x, y) - g(x - 1, y), 2);
-    return e / var;
-}
 
 bool same_window(const Grid<float>& part, const Grid<float>& all, Region r) {
     for (int y = 0; y < r.height; ++y)

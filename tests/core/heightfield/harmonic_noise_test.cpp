@@ -1,25 +1,15 @@
 #include <doctest/doctest.h>
 
+#include "core/heightfield/noise_stats.hpp"
+
 #include <cmath>
 
 #include "core/heightfield/harmonic_noise.hpp"
 
 using namespace tilegen;
+using tilegen::test::high_frequency_energy;
 
 namespace {
-// Energy of neighbour differences relative to the variance: higher means more of the signal is fine detail.
-double high_frequency_energy(const Grid<float>& g) {
-    double e = 0, mean = 0, var = 0;
-    for (float v : g.cells()) mean += v;
-    mean /= static_cast<double>(g.size());
-    for (float v : g.cells()) var += (v - mean) * (v - mean);
-    for (int y = 0; y < g.height(); ++y)
-        for (int x = 1; x < g.width(); ++x) {
-            double d = g(x, y) - g(x - 1, y);
-            e += d * d;
-        }
-    return e / var;
-}
 } // namespace
 
 TEST_CASE("harmonic noise is in [0, 1], deterministic, and depends on the seed") {
