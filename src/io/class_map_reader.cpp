@@ -173,6 +173,12 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
     };
     std::vector<Block> blocks;
     auto decode = [&](const tinyxml2::XMLElement* e, int x, int y, int w, int h) {
+        if (w >= 1 && h >= 1 && static_cast<std::int64_t>(w) * h > (std::int64_t{1} << 28)) {
+            diags.push_back(error_at(name, e->GetLineNum(), 1,
+                                     "layer of " + std::to_string(w) + "x" + std::to_string(h) +
+                                         " cells is too large for a class map (at most 2^28 cells)"));
+            return false;
+        }
         if (w < 1 || h < 1 || w > 65536 || h > 65536) {
             diags.push_back(error_at(name, e->GetLineNum(), 1, "bad layer or chunk size"));
             return false;
@@ -199,19 +205,21 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
                        layer->IntAttribute("height", map->IntAttribute("height")))) {
         return std::nullopt;
     }
-    int x0 = INT32_MAX, y0 = INT32_MAX, x1 = INT32_MIN, y1 = INT32_MIN;
+    std::int64_t x0 = INT64_MAX, y0 = INT64_MAX, x1 = INT64_MIN, y1 = INT64_MIN;
     for (const Block& b : blocks) {
-        x0 = std::min(x0, b.x);
-        y0 = std::min(y0, b.y);
-        x1 = std::max(x1, b.x + b.w);
-        y1 = std::max(y1, b.y + b.h);
+        x0 = std::min<std::int64_t>(x0, b.x);
+        y0 = std::min<std::int64_t>(y0, b.y);
+        x1 = std::max<std::int64_t>(x1, std::int64_t{b.x} + b.w);
+        y1 = std::max<std::int64_t>(y1, std::int64_t{b.y} + b.h);
     }
-    if (static_cast<long long>(x1 - x0) * (y1 - y0) > 65536LL * 65536LL) {
-        diags.push_back(error_at(name, data->GetLineNum(), 1, "the layer is too large"));
+    if (x1 - x0 > 65536 || y1 - y0 > 65536) {
+        diags.push_back(error_at(name, data->GetLineNum(), 1,
+                                 "the layer spans " + std::to_string(x1 - x0) + "x" + std::to_string(y1 - y0) +
+                                     " cells, more than 65536 on a side"));
         return std::nullopt;
     }
-    ClassGrid grid(x1 - x0, y1 - y0, 0);
-    Grid<std::uint8_t> filled(x1 - x0, y1 - y0, 0);
+    ClassGrid grid(static_cast<int>(x1 - x0), static_cast<int>(y1 - y0), 0);
+    Grid<std::uint8_t> filled(static_cast<int>(x1 - x0), static_cast<int>(y1 - y0), 0);
     for (const Block& b : blocks)
         for (int y = 0; y < b.h; ++y)
             for (int x = 0; x < b.w; ++x) {
@@ -231,8 +239,9 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
                                                  ", which has no 'terrain' property or Wang colour naming a class"));
                     return std::nullopt;
                 }
-                grid(b.x + x - x0, b.y + y - y0) = static_cast<ClassId>(*cls);
-                filled(b.x + x - x0, b.y + y - y0) = 1;
+                const int gx = static_cast<int>(b.x + x - x0), gy = static_cast<int>(b.y + y - y0);
+                grid(gx, gy) = static_cast<ClassId>(*cls);
+                filled(gx, gy) = 1;
             }
     for (int y = 0; y < grid.height(); ++y)
         for (int x = 0; x < grid.width(); ++x)

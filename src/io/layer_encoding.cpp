@@ -1,5 +1,6 @@
 #include "io/layer_encoding.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <zlib.h>
@@ -33,18 +34,28 @@ std::string deflate_bytes(std::string_view in, bool gzip) {
     return out;
 }
 
+// Inflates in 1 MiB steps, so memory follows the data actually there, never more than `expected` bytes.
 std::optional<std::string> inflate_bytes(std::string_view in, std::size_t expected) {
     z_stream z{};
     if (inflateInit2(&z, 15 + 32) != Z_OK) return std::nullopt; // +32: zlib or gzip header
-    std::string out(expected, '\0');
+    std::string out;
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-    z.avail_in = static_cast<uInt>(in.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    const int rc = inflate(&z, Z_FINISH);
-    const std::size_t produced = z.total_out;
+    z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), 0x7fffffff));
+    int rc = Z_OK;
+    while (rc == Z_OK) {
+        const std::size_t have = out.size();
+        const std::size_t step = std::min<std::size_t>(std::size_t{1} << 20, expected + 1 - have);
+        out.resize(have + step);
+        z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
+        z.avail_out = static_cast<uInt>(step);
+        rc = inflate(&z, Z_NO_FLUSH);
+        out.resize(have + step - z.avail_out);
+        if (out.size() > expected) break;
+        if (rc == Z_BUF_ERROR && z.avail_in == 0) break;
+        if (rc == Z_BUF_ERROR) rc = Z_OK;
+    }
     inflateEnd(&z);
-    if (rc != Z_STREAM_END || produced != expected) return std::nullopt;
+    if (rc != Z_STREAM_END || out.size() != expected) return std::nullopt;
     return out;
 }
 
@@ -159,7 +170,7 @@ std::string encode_layer(std::span<const Gid> gids, int width, LayerEncoding e) 
 std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_view encoding,
                                              std::string_view compression, std::size_t expected, std::string& error) {
     std::vector<Gid> gids;
-    gids.reserve(expected);
+    gids.reserve(std::min(expected, text.size() / 2 + 1)); // what the text can hold, not what it claims
     if (encoding == "csv") {
         if (!compression.empty()) {
             error = "csv data cannot be compressed";
@@ -204,6 +215,11 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
             }
             raw = std::move(*r);
         } else if (compression == "zstd") {
+            const unsigned long long size = ZSTD_getFrameContentSize(bytes->data(), bytes->size());
+            if (size != expected * 4) {
+                error = "zstd data is corrupt or has the wrong size";
+                return std::nullopt;
+            }
             raw.assign(expected * 4, '\0');
             const std::size_t n = ZSTD_decompress(raw.data(), raw.size(), bytes->data(), bytes->size());
             if (ZSTD_isError(n) || n != expected * 4) {

@@ -246,7 +246,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                     bool found = false;
                     for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
                         if (recipe.terrain[i].symbol == c) {
-                            rule.on |= 1u << i;
+                            if (i < static_cast<std::size_t>(kMaxClasses)) rule.on |= 1u << i;
                             found = true;
                         }
                     if (!found) reader.error(TomlReader::where(t, "on"), std::string("'objects.on' uses symbol '") + c +
