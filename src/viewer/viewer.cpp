@@ -805,7 +805,9 @@ int Viewer::run() {
         std::cerr << "tilegen view: error: cannot open a window\n";
         return 1;
     }
-    if (scripted())
+    // Only --frames and --screenshot want frames as fast as they come; watching files (interactive or
+    // --quit-after-reloads) is paced at 60 frames a second so it leaves the CPU to others.
+    if (scripted() && !options_.quit_after_reloads)
         window_.setFramerateLimit(0);
     else
         window_.setFramerateLimit(60);
