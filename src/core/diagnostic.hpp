@@ -23,9 +23,10 @@ inline Diagnostic error_at(std::string file, int line, int column, std::string m
     return {Severity::error, std::move(file), line, column, std::move(message)};
 }
 
-inline bool has_errors(const Diagnostics& ds) {
-    for (const auto& d : ds)
-        if (d.severity == Severity::error) return true;
+// Whether any diagnostic from index `from` on is an error (parsers append to a shared list).
+inline bool has_errors(const Diagnostics& ds, std::size_t from = 0) {
+    for (std::size_t i = from; i < ds.size(); ++i)
+        if (ds[i].severity == Severity::error) return true;
     return false;
 }
 

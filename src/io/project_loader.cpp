@@ -172,8 +172,7 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
     }
 
     if (!tileset) return std::nullopt;
-    for (std::size_t i = before; i < diags.size(); ++i)
-        if (diags[i].severity == Severity::error) return std::nullopt;
+    if (has_errors(diags, before)) return std::nullopt;
     project.tileset = std::move(*tileset);
     project.input_hash = files.hash();
     project.input_files = files.paths();

@@ -57,8 +57,7 @@ std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::
     } else if (!root.get("sprites")) {
         r.error(root.source(), "sprite sheet has no [sprites] table");
     }
-    for (std::size_t i = before; i < diags.size(); ++i)
-        if (diags[i].severity == Severity::error) return std::nullopt;
+    if (has_errors(diags, before)) return std::nullopt;
     return sheet;
 }
 

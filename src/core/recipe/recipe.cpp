@@ -344,8 +344,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         reader.error(root.get("tileset")->source(),
                      "[[objects]] need a sprite sheet: add objects = \"path/to/objects.toml\" to [tileset]");
 
-    for (std::size_t i = errors_before; i < diags.size(); ++i)
-        if (diags[i].severity == Severity::error) return std::nullopt;
+    if (has_errors(diags, errors_before)) return std::nullopt;
     return recipe;
 }
 

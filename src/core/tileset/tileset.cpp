@@ -55,8 +55,7 @@ std::optional<TilesetManifest> parse_tileset_manifest(std::string_view text, con
     } else if (!root.get("tiles")) {
         reader.error(root.source(), "tileset manifest has no [tiles] table");
     }
-    for (std::size_t i = before; i < diags.size(); ++i)
-        if (diags[i].severity == Severity::error) return std::nullopt;
+    if (has_errors(diags, before)) return std::nullopt;
     return m;
 }
 

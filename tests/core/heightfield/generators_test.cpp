@@ -51,11 +51,7 @@ TEST_CASE("every kind: deterministic, seed-dependent, in [0, 1] and not flat") {
         auto a = whole(d, 5, 80, 60), b = whole(d, 5, 80, 60), c = whole(d, 6, 80, 60);
         CHECK(a == b);
         CHECK(a != c);
-        float lo = 1, hi = 0;
-        for (float v : a.cells()) {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
+        const auto [lo, hi] = tilegen::test::value_range(a);
         CHECK(lo >= 0.0f);
         CHECK(hi <= 1.0f);
         CHECK(hi - lo > 0.1f);

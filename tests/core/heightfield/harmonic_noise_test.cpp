@@ -19,11 +19,7 @@ TEST_CASE("harmonic noise is in [0, 1], deterministic, and depends on the seed")
     auto c = harmonic_noise(cfg, 43, 100, 70, {0, 0, 100, 70});
     CHECK(a == b);
     CHECK(a != c);
-    float lo = 1, hi = 0;
-    for (float v : a.cells()) {
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-    }
+    const auto [lo, hi] = tilegen::test::value_range(a);
     CHECK(lo >= 0.0f);
     CHECK(hi <= 1.0f);
     CHECK(hi - lo > 0.2f); // not flat
