@@ -74,6 +74,7 @@ int run_bench(const Args& args) {
     options.width = size.first;
     options.height = size.second;
     options.threads = resolve_threads(threads);
+    options.keep_details = false; // as tilegen generate runs it
     const double cells = static_cast<double>(size.first) * size.second;
 
     std::map<std::string, std::vector<double>> samples;

@@ -265,6 +265,7 @@ int run_generate(const Args& args) {
         return kExitOk;
     }
 
+    options.keep_details = false; // heights, maps and decisions are not written: free them early
     GenerateResult result = generate_map(*project, options);
 
     t0 = Clock::now();
@@ -282,19 +283,14 @@ int run_generate(const Args& args) {
 
     if (result.unmatched > 0) {
         // Report the first unmatched cell of each layer so the user can find it.
-        for (std::size_t li = 0; li < result.decisions.size(); ++li) {
-            const Grid<int>& d = result.decisions[li];
-            std::uint64_t count = 0;
-            int fx = -1, fy = -1;
-            for (int y = 0; y < d.height(); ++y)
-                for (int x = 0; x < d.width(); ++x)
-                    if (d(x, y) == kNoRule) {
-                        if (count++ == 0) fx = x, fy = y;
-                    }
+        for (std::size_t li = 0; li < result.layer_unmatched.size(); ++li) {
+            const std::uint64_t count = result.layer_unmatched[li];
+            const std::int64_t first = result.first_unmatched[li];
+            const std::int64_t w = std::max(result.map.width, 1);
             if (count > 0)
                 std::cerr << "tilegen: warning: " << count << " cell" << (count == 1 ? "" : "s") << " of layer '"
-                          << result.layers[li].name << "' matched no rule (error tile); first at x=" << fx
-                          << " y=" << fy << "\n";
+                          << result.layers[li].name << "' matched no rule (error tile); first at x=" << first % w
+                          << " y=" << first / w << "\n";
         }
     }
 

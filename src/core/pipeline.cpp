@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/heightfield/heightfield.hpp"
+#include "core/parallel.hpp"
 #include "core/tileset/wang.hpp"
 #include "core/rules/rule_matcher.hpp"
 
@@ -155,14 +156,32 @@ ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::p
     const BiomeTable& b = *recipe.classes.biomes;
     const Grid<float>& rows = grid_named(maps, b.rows_map);
     const Grid<float>& columns = grid_named(maps, b.columns_map);
-    const auto split = thresholds.begin() + static_cast<std::ptrdiff_t>(b.row_shares.size() - 1);
-    const ClassGrid row_band = classify(rows, std::vector<float>(thresholds.begin(), split), threads);
-    const ClassGrid col_band = classify(columns, std::vector<float>(split, thresholds.end()), threads);
-    std::map<char, ClassId> class_of;
-    for (std::size_t i = 0; i < recipe.terrain.size(); ++i) class_of[recipe.terrain[i].symbol] = static_cast<ClassId>(i);
-    ClassGrid out(rows.width(), rows.height(), 0);
-    for (std::size_t i = 0; i < out.size(); ++i)
-        out.cells()[i] = class_of[b.table[row_band.cells()[i]][col_band.cells()[i]]];
+    const std::size_t row_cuts = b.row_shares.size() - 1;
+    const std::vector<float> row_t(thresholds.begin(), thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts));
+    const std::vector<float> col_t(thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts), thresholds.end());
+    // The table as class ids, row-major: one lookup per cell after the two band counts.
+    std::vector<ClassId> class_of_symbol(256, 0);
+    for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+        class_of_symbol[static_cast<unsigned char>(recipe.terrain[i].symbol)] = static_cast<ClassId>(i);
+    const std::size_t ncols = b.column_shares.size();
+    std::vector<ClassId> table(b.table.size() * ncols, 0);
+    for (std::size_t r = 0; r < b.table.size(); ++r)
+        for (std::size_t c = 0; c < ncols && c < b.table[r].size(); ++c)
+            table[r * ncols + c] = class_of_symbol[static_cast<unsigned char>(b.table[r][c])];
+    ClassGrid out = ClassGrid::uninitialised(rows.width(), rows.height());
+    parallel_for(rows.height(), threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
+            const float* rv = rows.row(y);
+            const float* cv = columns.row(y);
+            ClassId* dst = out.row(y);
+            for (int x = 0; x < rows.width(); ++x) {
+                std::size_t r = 0, c = 0;
+                for (float t : row_t) r += rv[x] >= t ? 1 : 0;
+                for (float t : col_t) c += cv[x] >= t ? 1 : 0;
+                dst[x] = table[r * ncols + c];
+            }
+        }
+    });
     return out;
 }
 
@@ -288,14 +307,15 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
             if (std::find(needed.begin(), needed.end(), def.name) != needed.end())
                 result.maps.emplace_back(def.name, compute_map(recipe, def.name, result.seed, width, height,
                                                                Region{0, 0, width, height}, options.threads));
-        for (const auto& [name, grid] : result.maps)
-            if (name == needed.front()) result.heights = grid;
+        if (options.keep_details)
+            for (const auto& [name, grid] : result.maps)
+                if (name == needed.front()) result.heights = grid;
         result.timings.push_back({"noise", ms_since(t0)});
         t0 = Clock::now();
         result.classes = classes_from_maps(recipe, result.maps, result.thresholds, options.threads);
         result.timings.push_back({"classes", ms_since(t0)});
     }
-    result.class_fractions = class_fractions(result.classes, class_count);
+    result.class_fractions = class_fractions(result.classes, class_count, options.threads);
 
     // Objects on top (density maps are computed here when the class map was given).
     if (project.sprites && !recipe.objects.empty()) {
@@ -313,6 +333,7 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         result.objects = place_objects(result.classes, result.maps, recipe.objects, *project.sprites, result.seed);
         result.timings.push_back({"objects", ms_since(t0)});
     }
+    if (!options.keep_details) result.maps.clear(); // the maps have done their work: free them before the tiles
 
     // ClassGrid -> TileGrids.
     auto t0 = Clock::now();
@@ -326,7 +347,7 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         if (it != project.symbols.end()) outside.fixed_class = static_cast<ClassId>(it->second);
     }
     AutotileResult tiles = autotile(result.classes, result.layers, class_count, outside, result.seed,
-                                    gid_of(error_index), options.threads);
+                                    gid_of(error_index), options.threads, options.keep_details);
     result.timings.push_back({"rules", ms_since(t0)});
 
     // Rule statistics in file order.
@@ -338,6 +359,8 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         }
     for (const Rule& rule : project.rules) result.rule_hits.push_back({rule.file, rule.line, rule.layer, hits[{rule.file, rule.line}]});
     result.unmatched = tiles.unmatched;
+    result.layer_unmatched = std::move(tiles.layer_unmatched);
+    result.first_unmatched = std::move(tiles.first_unmatched);
     result.decisions = std::move(tiles.decisions);
 
     // TileGrids -> Map.

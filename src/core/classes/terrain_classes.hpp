@@ -35,6 +35,6 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
 ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads = 1);
 
 // Fraction of cells in each class (size: class_count).
-std::vector<double> class_fractions(const ClassGrid& classes, int class_count);
+std::vector<double> class_fractions(const ClassGrid& classes, int class_count, int threads = 1);
 
 } // namespace tilegen

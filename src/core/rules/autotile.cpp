@@ -39,15 +39,20 @@ std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets) {
     return bounds;
 }
 
-int pick(const std::vector<std::uint64_t>& bounds, std::uint64_t base, int x, int y) {
-    if (bounds.size() <= 1) return bounds.empty() ? -1 : 0;
+// Index among `count` (>= 1) targets for cell (x, y).
+inline int pick_index(const std::uint64_t* bounds, int count, std::uint64_t base, int x, int y) {
     const std::uint64_t h =
         mix64(base + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull +
               static_cast<std::uint64_t>(static_cast<std::int64_t>(y)) * 0xC2B2AE3D27D4EB4Full) >> 11;
     // Branch-free: the index is how many bounds the hash has reached (bounds never decrease, the last is 2^53).
     int index = 0;
-    for (const std::uint64_t b : bounds) index += h >= b ? 1 : 0;
-    return std::min(index, static_cast<int>(bounds.size()) - 1);
+    for (int i = 0; i < count; ++i) index += h >= bounds[i] ? 1 : 0;
+    return std::min(index, count - 1);
+}
+
+int pick(const std::vector<std::uint64_t>& bounds, std::uint64_t base, int x, int y) {
+    if (bounds.size() <= 1) return bounds.empty() ? -1 : 0;
+    return pick_index(bounds.data(), static_cast<int>(bounds.size()), base, x, y);
 }
 } // namespace
 
@@ -60,64 +65,89 @@ int choose_target(const ResolvedTargets& targets, std::uint64_t rule_identity, s
 }
 
 AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> layers, int class_count,
-                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid, int threads) {
+                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid, int threads, bool keep_decisions) {
     AutotileResult result;
     const int w = classes.width(), h = classes.height();
     for (const LayerRules& layer : layers) {
-        Grid<int> decisions = match_rules(classes, layer.ordered, class_count, outside, threads);
-        TileLayer tiles{layer.name, Grid<Gid>(w, h, 0)};
-        std::vector<std::uint64_t> bases;
-        std::vector<std::vector<std::uint64_t>> bounds;
-        for (std::size_t r = 0; r < layer.ordered.size(); ++r) {
-            bases.push_back(rule_choice_base(seed, layer.ordered[r].identity));
-            bounds.push_back(choice_bounds(layer.resolved[r]));
+        const LayerMatcher matcher(classes, layer.ordered, class_count, outside);
+        Grid<int> decisions = keep_decisions ? Grid<int>::uninitialised(w, h) : Grid<int>();
+        TileLayer tiles{layer.name, Grid<Gid>::uninitialised(w, h)};
+        const std::size_t rules = layer.ordered.size();
+        // Per rule, what the cell loop needs in one place: a fixed gid (one target), or the choice bounds.
+        struct Choice {
+            const std::uint64_t* bounds = nullptr;
+            const Gid* gids = nullptr;
+            std::uint64_t base = 0;
+            int count = 0;
+        };
+        std::vector<std::vector<std::uint64_t>> bounds(rules);
+        std::vector<Choice> choices(rules);
+        for (std::size_t r = 0; r < rules; ++r) {
+            bounds[r] = choice_bounds(layer.resolved[r]);
+            choices[r] = {bounds[r].data(), layer.resolved[r].gids.data(), rule_choice_base(seed, layer.ordered[r].identity),
+                          static_cast<int>(layer.resolved[r].gids.size())};
         }
-        // Rules with one target need no hash: their gid is fixed.
-        std::vector<Gid> fixed(layer.ordered.size(), 0);
-        std::vector<bool> is_fixed(layer.ordered.size(), false);
-        for (std::size_t r = 0; r < layer.ordered.size(); ++r)
-            if (layer.resolved[r].gids.size() == 1) {
-                is_fixed[r] = true;
-                fixed[r] = layer.resolved[r].gids[0];
-            }
-        const int blocks = std::max(1, threads);
-        std::vector<std::vector<std::uint64_t>> block_hits(static_cast<std::size_t>(blocks),
-                                                           std::vector<std::uint64_t>(layer.ordered.size(), 0));
-        std::vector<std::uint64_t> block_unmatched(static_cast<std::size_t>(blocks), 0);
+        const int blocks = std::max(1, std::min(threads, std::max(h, 1)));
+        std::vector<std::vector<std::uint64_t>> block_hits(static_cast<std::size_t>(blocks));
+        std::vector<std::int64_t> block_first(static_cast<std::size_t>(blocks), -1);
         parallel_for(blocks, blocks, [&](int b0, int b1) {
             for (int b = b0; b < b1; ++b) {
                 auto& hits = block_hits[static_cast<std::size_t>(b)];
+                hits.assign(rules + 1, 0); // the last counts unmatched cells
                 const int y0 = static_cast<int>(static_cast<long long>(h) * b / blocks);
                 const int y1 = static_cast<int>(static_cast<long long>(h) * (b + 1) / blocks);
-                for (int y = y0; y < y1; ++y) {
-                    const int* decided = decisions.row(y);
+                std::int64_t& first = block_first[static_cast<std::size_t>(b)];
+                matcher.match_rows(y0, y1, [&](int y, const int* decided) {
+                    if (keep_decisions) std::copy_n(decided, w, decisions.row(y));
                     Gid* dst = tiles.tiles.row(y);
+                    // Hits are counted by runs of the same rule (a counter bumped per cell would make every
+                    // cell of a plain area wait for the previous one's store).
+                    std::size_t current = rules;
+                    std::uint64_t run = 0;
                     for (int x = 0; x < w; ++x) {
                         const int r = decided[x];
+                        const std::size_t ri = r == kNoRule ? rules : static_cast<std::size_t>(r);
+                        if (ri != current) {
+                            hits[current] += run;
+                            current = ri;
+                            run = 0;
+                        }
+                        ++run;
                         if (r == kNoRule) {
                             dst[x] = error_gid;
-                            ++block_unmatched[static_cast<std::size_t>(b)];
+                            if (first < 0) first = static_cast<std::int64_t>(y) * w + x;
                             continue;
                         }
-                        const auto ri = static_cast<std::size_t>(r);
-                        ++hits[ri];
-                        if (is_fixed[ri]) {
-                            dst[x] = fixed[ri];
+                        const Choice& c = choices[ri];
+                        if (c.count == 1) {
+                            dst[x] = c.gids[0];
                             continue;
                         }
-                        const ResolvedTargets& targets = layer.resolved[ri];
-                        const int t = pick(bounds[ri], bases[ri], x, y);
-                        dst[x] = t < 0 ? error_gid : targets.gids[static_cast<std::size_t>(t)];
+                        if (c.count == 0) {
+                            dst[x] = error_gid;
+                            continue;
+                        }
+                        const int t = pick_index(c.bounds, c.count, c.base, x, y);
+                        dst[x] = c.gids[t];
                     }
-                }
+                    hits[current] += run;
+                });
             }
         });
-        std::vector<std::uint64_t> hits(layer.ordered.size(), 0);
+        std::vector<std::uint64_t> hits(rules, 0);
         for (const auto& bh : block_hits)
-            for (std::size_t r = 0; r < hits.size(); ++r) hits[r] += bh[r];
-        for (auto u : block_unmatched) result.unmatched += u;
+            for (std::size_t r = 0; r < rules && r < bh.size(); ++r) hits[r] += bh[r];
+        std::uint64_t unmatched = 0;
+        std::int64_t first = -1;
+        for (int b = 0; b < blocks; ++b) {
+            unmatched += block_hits[static_cast<std::size_t>(b)][rules];
+            if (first < 0) first = block_first[static_cast<std::size_t>(b)];
+        }
+        result.unmatched += unmatched;
+        result.layer_unmatched.push_back(unmatched);
+        result.first_unmatched.push_back(first);
         result.layers.push_back(std::move(tiles));
-        result.decisions.push_back(std::move(decisions));
+        if (keep_decisions) result.decisions.push_back(std::move(decisions));
         result.hits.push_back(std::move(hits));
     }
     return result;

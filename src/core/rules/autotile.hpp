@@ -32,6 +32,8 @@ struct AutotileResult {
     std::vector<Grid<int>> decisions;          // per layer: index into LayerRules::ordered, or kNoRule
     std::vector<std::vector<std::uint64_t>> hits; // per layer, per ordered rule: cells decided
     std::uint64_t unmatched = 0;               // (cell, layer) pairs no rule matched
+    std::vector<std::uint64_t> layer_unmatched; // per layer: cells no rule matched
+    std::vector<std::int64_t> first_unmatched;  // per layer: y * width + x of the first such cell, or -1
 };
 
 // Index into targets chosen for cell (x, y); -1 when there are no targets.
@@ -40,8 +42,10 @@ int choose_target(const ResolvedTargets& targets, std::uint64_t rule_identity, s
 std::uint64_t rule_choice_base(std::uint64_t seed, std::uint64_t rule_identity);
 int choose_target_from_base(const ResolvedTargets& targets, std::uint64_t base, int x, int y);
 
-// Rows are split over `threads`; the result does not depend on the thread count.
+// Rows are split over `threads`; the result does not depend on the thread count. Matching and choosing run in
+// one pass per row; without `keep_decisions` the decision grids are not kept (4 bytes per cell and layer less).
 AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> layers, int class_count,
-                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid, int threads = 1);
+                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid, int threads = 1,
+                        bool keep_decisions = true);
 
 } // namespace tilegen

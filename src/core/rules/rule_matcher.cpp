@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <atomic>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <unordered_map>
 
 #include "core/hash.hpp"
@@ -134,145 +137,277 @@ void scan_keys(const ClassGrid& classes, int radius, int bits, OutsidePolicy out
 
 } // namespace
 
-Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside,
-                      int threads) {
-    Grid<int> out(classes.width(), classes.height(), kNoRule);
-    if (classes.empty()) return out;
-    int radius = 0;
-    for (const Rule& r : ordered) radius = std::max(radius, r.pattern.radius());
-    const int side = 2 * radius + 1;
-    const int bits = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(class_count, 2) - 1))));
-    const int total_bits = side * side * bits;
-    const int w = classes.width(), h = classes.height();
+namespace {
 
-    // Each cell's neighbourhood, packed column by column: a column code holds `side` cells; the key is `side`
-    // column codes. Small keys (<= 20 bits) index a flat table of decisions, filled once per distinct key.
-    const int column_bits = side * bits;
-    auto for_each_key = [&](int y0, int y1, const std::function<void(int, int, std::uint64_t, const Key&)>& visit) {
-        std::vector<std::vector<ClassId>> rows(static_cast<std::size_t>(side));
-        std::vector<std::uint64_t> column(static_cast<std::size_t>(w + 2 * radius));
-        for (int y = y0; y < y1; ++y) {
-            for (int k = 0; k < side; ++k) padded_row(classes, y - radius + k, radius, outside, rows[static_cast<std::size_t>(k)]);
-            if (total_bits <= 64) {
-                for (std::size_t x = 0; x < column.size(); ++x) {
-                    std::uint64_t c = 0;
-                    for (int k = 0; k < side; ++k) c |= std::uint64_t{rows[static_cast<std::size_t>(k)][x]} << (k * bits);
-                    column[x] = c;
-                }
-                for (int x = 0; x < w; ++x) {
-                    std::uint64_t key = 0;
-                    for (int k = 0; k < side; ++k) key |= column[static_cast<std::size_t>(x + k)] << (k * column_bits);
-                    visit(x, y, key, Key{});
-                }
-            } else {
-                for (int x = 0; x < w; ++x) {
-                    Key key;
-                    int shift = 0;
-                    for (int k = 0; k < side; ++k)
-                        for (int j = 0; j < side; ++j) {
-                            const std::uint64_t c = rows[static_cast<std::size_t>(j)][static_cast<std::size_t>(x + k)];
-                            if (shift < 64) {
-                                key.lo |= c << shift;
-                                if (shift + bits > 64) key.hi |= c >> (64 - shift);
-                            } else {
-                                key.hi |= c << (shift - 64);
-                            }
-                            shift += bits;
-                        }
-                    visit(x, y, 0, key);
-                }
-            }
-        }
-    };
-    // The neighbourhood of (x, y) as class ids, for evaluating the rules on a key seen for the first time.
-    auto neighbourhood = [&](int x, int y) {
+// A descriptor's mask at (dx, dy), `?` outside its own size.
+ClassMask mask_at(const Descriptor& d, int dx, int dy) {
+    const int r = d.radius();
+    return std::abs(dx) > r || std::abs(dy) > r ? kAnyClass : d.at(dx, dy);
+}
+
+constexpr int kUnknown = -2; // a table entry not decided yet
+
+} // namespace
+
+// How a layer's decisions are looked up:
+//   reduced  3x3 (or 1x1) rules over <= 16 classes: per centre class, each neighbour position's classes are
+//            grouped by how the rules that can apply to that centre treat them (two classes no rule of that
+//            centre tells apart share a code). A cell's key is the sum of three per-column lookups and indexes
+//            one flat table of decisions, small even for many classes.
+//   flat     other keys of <= 20 bits: a flat table indexed by the packed neighbourhood.
+//   cache    keys of <= 63 bits: an open-addressing cache per call.
+//   wide     anything else (5x5 over many classes): a hash map per call.
+// Tables are filled on first use; a decision is a pure function of its key, so threads that race on an entry
+// store the same value (relaxed atomics).
+struct LayerMatcher::Impl {
+    enum class Mode { reduced, flat, cache, wide };
+    const ClassGrid& classes;
+    std::span<const Rule> ordered;
+    OutsidePolicy outside;
+    int radius = 0, side = 1, bits = 1, total_bits = 0;
+    Mode mode = Mode::wide;
+    std::vector<std::uint32_t> column_key; // reduced: [(centre * 3 + column) << (3 * bits) | column code]
+    std::unique_ptr<std::atomic<int>[]> table;
+    std::size_t table_size = 0;
+
+    Impl(const ClassGrid& c, std::span<const Rule> o, OutsidePolicy out) : classes(c), ordered(o), outside(out) {}
+
+    void make_table(std::size_t size) {
+        table_size = size;
+        table = std::make_unique<std::atomic<int>[]>(size);
+        for (std::size_t i = 0; i < size; ++i) table[i].store(kUnknown, std::memory_order_relaxed);
+    }
+
+    std::vector<ClassId> neighbourhood(int x, int y) const {
         std::vector<ClassId> cells(static_cast<std::size_t>(side * side));
         for (int k = 0; k < side; ++k)
             for (int j = 0; j < side; ++j)
                 cells[static_cast<std::size_t>(k * side + j)] = class_at(classes, x - radius + j, y - radius + k, outside);
         return cells;
-    };
+    }
 
-    if (total_bits <= 20) {
-        // Pass 1 (parallel): which keys occur, and one cell for each. Pass 2: decide each key once.
-        // Pass 3 (parallel): look the decisions up.
-        const std::size_t size = std::size_t{1} << total_bits;
-        const int blocks = std::max(threads, 1);
-        std::vector<std::vector<std::int64_t>> where(static_cast<std::size_t>(blocks));
-        parallel_for(blocks, blocks, [&](int b0, int b1) {
-            for (int b = b0; b < b1; ++b) {
-                auto& seen = where[static_cast<std::size_t>(b)];
-                seen.assign(size, -1);
-                const int y0 = static_cast<int>(static_cast<long long>(h) * b / blocks);
-                const int y1 = static_cast<int>(static_cast<long long>(h) * (b + 1) / blocks);
-                scan_keys(classes, radius, bits, outside, y0, y1, [&](int x, int y, std::uint64_t key) {
-                    if (seen[key] < 0) seen[key] = static_cast<std::int64_t>(y) * w + x;
-                });
-            }
-        });
-        std::vector<int> table(size, kNoRule);
-        for (std::size_t key = 0; key < size; ++key) {
-            std::int64_t cell = -1;
-            for (const auto& seen : where)
-                if (seen[key] >= 0) {
-                    cell = seen[key];
-                    break;
-                }
-            if (cell >= 0)
-                table[key] = first_match_of(ordered, neighbourhood(static_cast<int>(cell % w), static_cast<int>(cell / w)), radius);
+    int decide(std::uint64_t key, int x, int y) const {
+        std::atomic<int>& slot = table[key];
+        int d = slot.load(std::memory_order_relaxed);
+        if (d == kUnknown) {
+            d = first_match_of(ordered, neighbourhood(x, y), radius);
+            slot.store(d, std::memory_order_relaxed);
         }
-        where.clear();
-        parallel_for(h, threads, [&](int y0, int y1) {
-            scan_keys(classes, radius, bits, outside, y0, y1, [&](int x, int y, std::uint64_t key) { out(x, y) = table[key]; });
-        });
-        return out;
+        return d;
     }
-    if (total_bits <= 63) {
-        // Large key spaces: an open-addressing cache per thread (decisions are pure, so every thread finds the
-        // same); distinct neighbourhoods are few, so the table stays small and in cache.
-        parallel_for(h, threads, [&](int y0, int y1) {
-            std::vector<std::uint64_t> keys(1u << 12, ~std::uint64_t{0});
-            std::vector<int> values(keys.size(), 0);
-            std::size_t used = 0;
-            auto slot_of = [&](std::uint64_t key) {
-                std::size_t mask = keys.size() - 1, i = static_cast<std::size_t>(mix64(key)) & mask;
-                while (keys[i] != key && keys[i] != ~std::uint64_t{0}) i = (i + 1) & mask;
-                return i;
-            };
-            scan_keys(classes, radius, bits, outside, y0, y1, [&](int x, int y, std::uint64_t key) {
-                std::size_t i = slot_of(key);
-                if (keys[i] != key) {
-                    if (2 * (used + 1) > keys.size()) { // grow and rehash
-                        std::vector<std::uint64_t> old_keys(keys.size() * 2, ~std::uint64_t{0});
-                        std::vector<int> old_values(old_keys.size(), 0);
-                        old_keys.swap(keys);
-                        old_values.swap(values);
-                        for (std::size_t j = 0; j < old_keys.size(); ++j)
-                            if (old_keys[j] != ~std::uint64_t{0}) {
-                                const std::size_t k = slot_of(old_keys[j]);
-                                keys[k] = old_keys[j];
-                                values[k] = old_values[j];
-                            }
-                        i = slot_of(key);
-                    }
-                    keys[i] = key;
-                    values[i] = first_match_of(ordered, neighbourhood(x, y), radius);
-                    ++used;
+
+    // Builds the reduced tables; false when the layer does not fit them.
+    bool build_reduced(int class_count) {
+        if (radius > 1 || class_count > 16) return false;
+        bits = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(class_count, 2) - 1))));
+        const int column_space = 1 << (3 * bits);
+        column_key.assign(static_cast<std::size_t>(class_count) * 3 * static_cast<std::size_t>(column_space), 0);
+        std::uint64_t base = 0;
+        for (int c = 0; c < class_count; ++c) {
+            std::vector<std::size_t> relevant;
+            for (std::size_t r = 0; r < ordered.size(); ++r)
+                if ((mask_at(ordered[r].pattern, 0, 0) >> c) & 1u) relevant.push_back(r);
+            // code[p][k]: the group of class k at position p (p = (dy + 1) * 3 + dx + 1), and the group counts.
+            int code[9][16] = {};
+            int groups[9] = {};
+            for (int p = 0; p < 9; ++p) {
+                const int dx = p % 3 - 1, dy = p / 3 - 1;
+                if (p == 4) { // the centre is class c itself
+                    groups[p] = 1;
+                    continue;
                 }
-                out(x, y) = values[i];
-            });
-        });
-        return out;
+                std::vector<std::vector<bool>> signature(static_cast<std::size_t>(class_count));
+                for (int k = 0; k < class_count; ++k)
+                    for (std::size_t r : relevant)
+                        signature[static_cast<std::size_t>(k)].push_back((mask_at(ordered[r].pattern, dx, dy) >> k) & 1u);
+                for (int k = 0; k < class_count; ++k) {
+                    int same = -1;
+                    for (int j = 0; j < k && same < 0; ++j)
+                        if (signature[static_cast<std::size_t>(j)] == signature[static_cast<std::size_t>(k)]) same = j;
+                    code[p][k] = same >= 0 ? code[p][same] : groups[p]++;
+                }
+            }
+            // Column j holds positions j, 3 + j, 6 + j (top to bottom); its stride in the key is the product of
+            // the group counts of the columns before it.
+            std::uint64_t stride = 1;
+            for (int j = 0; j < 3; ++j) {
+                const std::uint64_t n_top = static_cast<std::uint64_t>(groups[j]);
+                const std::uint64_t n_mid = static_cast<std::uint64_t>(groups[3 + j]);
+                const std::uint64_t n_bottom = static_cast<std::uint64_t>(groups[6 + j]);
+                for (int raw = 0; raw < column_space; ++raw) {
+                    const int top = raw & ((1 << bits) - 1), mid = (raw >> bits) & ((1 << bits) - 1), bottom = raw >> (2 * bits);
+                    if (top >= class_count || mid >= class_count || bottom >= class_count) continue;
+                    const std::uint64_t column = static_cast<std::uint64_t>(code[j][top]) +
+                                                 n_top * (static_cast<std::uint64_t>(code[3 + j][mid]) +
+                                                          n_mid * static_cast<std::uint64_t>(code[6 + j][bottom]));
+                    const std::uint64_t value = column * stride + (j == 0 ? base : 0);
+                    if (value > 0xFFFFFFFFull) return false;
+                    column_key[((static_cast<std::size_t>(c) * 3 + static_cast<std::size_t>(j)) << (3 * bits)) |
+                               static_cast<std::size_t>(raw)] = static_cast<std::uint32_t>(value);
+                }
+                stride *= n_top * n_mid * n_bottom;
+            }
+            base += stride;
+            if (base > (std::uint64_t{1} << 22)) return false; // at most 4M entries (16 MiB)
+        }
+        make_table(static_cast<std::size_t>(base));
+        return true;
     }
-    // Keys wider than 63 bits (5x5 patterns over many classes): a hash map per thread.
-    parallel_for(h, threads, [&](int y0, int y1) {
-        std::unordered_map<Key, int, KeyHash> cache;
-        for_each_key(y0, y1, [&](int x, int y, std::uint64_t key64, const Key& key128) {
-            const Key key = total_bits <= 64 ? Key{key64, 0} : key128;
-            auto [it, inserted] = cache.try_emplace(key, 0);
-            if (inserted) it->second = first_match_of(ordered, neighbourhood(x, y), radius);
-            out(x, y) = it->second;
+};
+
+LayerMatcher::LayerMatcher(const ClassGrid& classes, std::span<const Rule> ordered, int class_count,
+                           OutsidePolicy outside)
+    : impl_(std::make_unique<Impl>(classes, ordered, outside)) {
+    Impl& m = *impl_;
+    for (const Rule& r : ordered) m.radius = std::max(m.radius, r.pattern.radius());
+    if (m.build_reduced(class_count)) {
+        m.mode = Impl::Mode::reduced;
+        m.radius = 1;
+        m.side = 3;
+        return;
+    }
+    m.side = 2 * m.radius + 1;
+    m.bits = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(class_count, 2) - 1))));
+    m.total_bits = m.side * m.side * m.bits;
+    if (m.total_bits <= 20) {
+        m.mode = Impl::Mode::flat;
+        m.make_table(std::size_t{1} << m.total_bits);
+    } else {
+        m.mode = m.total_bits <= 63 ? Impl::Mode::cache : Impl::Mode::wide;
+    }
+}
+
+LayerMatcher::~LayerMatcher() = default;
+
+void LayerMatcher::match_rows(int y0, int y1, const std::function<void(int, const int*)>& row_done) const {
+    const Impl& m = *impl_;
+    const int w = m.classes.width();
+    if (w == 0 || y0 >= y1) return;
+    std::vector<int> out(static_cast<std::size_t>(w), kNoRule);
+    switch (m.mode) {
+    case Impl::Mode::reduced: {
+        const int shift = 3 * m.bits;
+        const std::uint32_t* keys = m.column_key.data();
+        std::vector<ClassId> ring[3];
+        for (int k = 0; k < 3; ++k) padded_row(m.classes, y0 - 1 + k, 1, m.outside, ring[k]);
+        int top = 0;
+        std::vector<std::uint32_t> column(static_cast<std::size_t>(w + 2));
+        for (int y = y0; y < y1; ++y) {
+            if (y > y0) {
+                padded_row(m.classes, y + 1, 1, m.outside, ring[top]);
+                top = (top + 1) % 3;
+            }
+            const ClassId* r0 = ring[top].data();
+            const ClassId* r1 = ring[(top + 1) % 3].data();
+            const ClassId* r2 = ring[(top + 2) % 3].data();
+            for (std::size_t x = 0; x < column.size(); ++x)
+                column[x] = std::uint32_t{r0[x]} | (std::uint32_t{r1[x]} << m.bits) | (std::uint32_t{r2[x]} << (2 * m.bits));
+            for (int x = 0; x < w; ++x) {
+                const std::size_t centre = static_cast<std::size_t>(r1[x + 1]) * 3;
+                const std::uint32_t key = keys[(centre << shift) | column[static_cast<std::size_t>(x)]] +
+                                          keys[((centre + 1) << shift) | column[static_cast<std::size_t>(x + 1)]] +
+                                          keys[((centre + 2) << shift) | column[static_cast<std::size_t>(x + 2)]];
+                int d = m.table[key].load(std::memory_order_relaxed);
+                if (d == kUnknown) d = m.decide(key, x, y);
+                out[static_cast<std::size_t>(x)] = d;
+            }
+            row_done(y, out.data());
+        }
+        return;
+    }
+    case Impl::Mode::flat: {
+        int row = y0;
+        scan_keys(m.classes, m.radius, m.bits, m.outside, y0, y1, [&](int x, int y, std::uint64_t key) {
+            if (y != row) {
+                row_done(row, out.data());
+                row = y;
+            }
+            int d = m.table[key].load(std::memory_order_relaxed);
+            if (d == kUnknown) d = m.decide(key, x, y);
+            out[static_cast<std::size_t>(x)] = d;
         });
+        row_done(row, out.data());
+        return;
+    }
+    case Impl::Mode::cache: {
+        // An open-addressing cache for this call: distinct neighbourhoods are few, so it stays small.
+        std::vector<std::uint64_t> keys(1u << 12, ~std::uint64_t{0});
+        std::vector<int> values(keys.size(), 0);
+        std::size_t used = 0;
+        auto slot_of = [&](std::uint64_t key) {
+            std::size_t mask = keys.size() - 1, i = static_cast<std::size_t>(mix64(key)) & mask;
+            while (keys[i] != key && keys[i] != ~std::uint64_t{0}) i = (i + 1) & mask;
+            return i;
+        };
+        int row = y0;
+        scan_keys(m.classes, m.radius, m.bits, m.outside, y0, y1, [&](int x, int y, std::uint64_t key) {
+            if (y != row) {
+                row_done(row, out.data());
+                row = y;
+            }
+            std::size_t i = slot_of(key);
+            if (keys[i] != key) {
+                if (2 * (used + 1) > keys.size()) { // grow and rehash
+                    std::vector<std::uint64_t> old_keys(keys.size() * 2, ~std::uint64_t{0});
+                    std::vector<int> old_values(old_keys.size(), 0);
+                    old_keys.swap(keys);
+                    old_values.swap(values);
+                    for (std::size_t j = 0; j < old_keys.size(); ++j)
+                        if (old_keys[j] != ~std::uint64_t{0}) {
+                            const std::size_t k = slot_of(old_keys[j]);
+                            keys[k] = old_keys[j];
+                            values[k] = old_values[j];
+                        }
+                    i = slot_of(key);
+                }
+                keys[i] = key;
+                values[i] = first_match_of(m.ordered, m.neighbourhood(x, y), m.radius);
+                ++used;
+            }
+            out[static_cast<std::size_t>(x)] = values[i];
+        });
+        row_done(row, out.data());
+        return;
+    }
+    case Impl::Mode::wide: {
+        // Keys wider than 63 bits (5x5 patterns over many classes): a hash map for this call.
+        std::unordered_map<Key, int, KeyHash> cache;
+        std::vector<std::vector<ClassId>> rows(static_cast<std::size_t>(m.side));
+        for (int y = y0; y < y1; ++y) {
+            for (int k = 0; k < m.side; ++k)
+                padded_row(m.classes, y - m.radius + k, m.radius, m.outside, rows[static_cast<std::size_t>(k)]);
+            for (int x = 0; x < w; ++x) {
+                Key key;
+                int shift = 0;
+                for (int k = 0; k < m.side; ++k)
+                    for (int j = 0; j < m.side; ++j) {
+                        const std::uint64_t c = rows[static_cast<std::size_t>(j)][static_cast<std::size_t>(x + k)];
+                        if (shift < 64) {
+                            key.lo |= c << shift;
+                            if (shift + m.bits > 64) key.hi |= c >> (64 - shift);
+                        } else {
+                            key.hi |= c << (shift - 64);
+                        }
+                        shift += m.bits;
+                    }
+                auto [it, inserted] = cache.try_emplace(key, 0);
+                if (inserted) it->second = first_match_of(m.ordered, m.neighbourhood(x, y), m.radius);
+                out[static_cast<std::size_t>(x)] = it->second;
+            }
+            row_done(y, out.data());
+        }
+        return;
+    }
+    }
+}
+
+Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside,
+                      int threads) {
+    Grid<int> out(classes.width(), classes.height(), kNoRule);
+    if (classes.empty()) return out;
+    const LayerMatcher matcher(classes, ordered, class_count, outside);
+    parallel_for(classes.height(), threads, [&](int y0, int y1) {
+        matcher.match_rows(y0, y1, [&](int y, const int* decided) { std::copy_n(decided, classes.width(), out.row(y)); });
     });
     return out;
 }
