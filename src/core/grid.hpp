@@ -1,8 +1,9 @@
 // Grid<T>: the one value type every stage passes along.
 // Row-major, width * height cells, (0,0) top-left. Invariant: cells.size() == width * height.
 // Storage: blocks of 4 MiB and more are mapped on their own, aligned to 2 MiB and marked for transparent huge
-// pages (Linux), so a 64 MiB grid costs a few dozen page faults instead of 16 384. Grid::uninitialised skips
-// the fill for stages that write every cell.
+// pages (Linux), so a 64 MiB grid costs a few dozen page faults instead of 16 384; freed ones are kept for the
+// next grid of a similar size until grid_memory::release_kept(). Grid::uninitialised skips the fill for stages
+// that write every cell.
 #pragma once
 
 #include <cassert>
@@ -17,6 +18,8 @@ namespace grid_memory {
 constexpr std::size_t kLargeBlock = std::size_t{4} << 20;
 void* allocate_large(std::size_t bytes);             // nullptr on failure
 void deallocate_large(void* p, std::size_t bytes);
+// Freed large blocks are kept for the next grids of a similar size; this returns them to the system.
+void release_kept();
 } // namespace grid_memory
 
 template <class T> struct GridAllocator {
