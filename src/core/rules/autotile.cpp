@@ -1,6 +1,7 @@
 #include "core/rules/autotile.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
@@ -39,15 +40,23 @@ std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets) {
     return bounds;
 }
 
-// Index among `count` (>= 1) targets for cell (x, y).
-inline int pick_index(const std::uint64_t* bounds, int count, std::uint64_t base, int x, int y) {
-    const std::uint64_t h =
-        mix64(base + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull +
-              static_cast<std::uint64_t>(static_cast<std::int64_t>(y)) * 0xC2B2AE3D27D4EB4Full) >> 11;
-    // Branch-free: the index is how many bounds the hash has reached (bounds never decrease, the last is 2^53).
+// The cell's 53-bit choice hash.
+inline std::uint64_t cell_hash(std::uint64_t base, int x, int y) {
+    return mix64(base + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull +
+                 static_cast<std::uint64_t>(static_cast<std::int64_t>(y)) * 0xC2B2AE3D27D4EB4Full) >> 11;
+}
+
+// Index among `count` (>= 1) targets for a hash: how many bounds it has reached (bounds never decrease, the
+// last is 2^53).
+inline int index_of_hash(const std::uint64_t* bounds, int count, std::uint64_t h) {
     int index = 0;
     for (int i = 0; i < count; ++i) index += h >= bounds[i] ? 1 : 0;
     return std::min(index, count - 1);
+}
+
+// Index among `count` (>= 1) targets for cell (x, y).
+inline int pick_index(const std::uint64_t* bounds, int count, std::uint64_t base, int x, int y) {
+    return index_of_hash(bounds, count, cell_hash(base, x, y));
 }
 
 int pick(const std::vector<std::uint64_t>& bounds, std::uint64_t base, int x, int y) {
@@ -73,19 +82,30 @@ AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> la
         Grid<int> decisions = keep_decisions ? Grid<int>::uninitialised(w, h) : Grid<int>();
         TileLayer tiles{layer.name, Grid<Gid>::uninitialised(w, h)};
         const std::size_t rules = layer.ordered.size();
-        // Per rule, what the cell loop needs in one place: a fixed gid (one target), or the choice bounds.
+        // Per rule, what the cell loop needs in one place: its gids, and for several targets the choice bounds
+        // with a 256-entry shortcut: the top 8 bits of the 53-bit hash give the target directly unless that
+        // slice of the range holds a bound (then the bounds are compared as usual: same result either way).
         struct Choice {
             const std::uint64_t* bounds = nullptr;
             const Gid* gids = nullptr;
+            const std::uint8_t* slice = nullptr;
             std::uint64_t base = 0;
             int count = 0;
         };
+        constexpr std::uint8_t kStraddles = 255;
         std::vector<std::vector<std::uint64_t>> bounds(rules);
+        std::vector<std::array<std::uint8_t, 256>> slices(rules);
         std::vector<Choice> choices(rules);
         for (std::size_t r = 0; r < rules; ++r) {
             bounds[r] = choice_bounds(layer.resolved[r]);
-            choices[r] = {bounds[r].data(), layer.resolved[r].gids.data(), rule_choice_base(seed, layer.ordered[r].identity),
-                          static_cast<int>(layer.resolved[r].gids.size())};
+            const int count = static_cast<int>(layer.resolved[r].gids.size());
+            for (std::uint64_t b = 0; b < 256; ++b) {
+                const std::uint64_t lo = b << 45, hi = ((b + 1) << 45) - 1;
+                const int a = index_of_hash(bounds[r].data(), count, lo), z = index_of_hash(bounds[r].data(), count, hi);
+                slices[r][b] = a == z && count < kStraddles ? static_cast<std::uint8_t>(a) : kStraddles;
+            }
+            choices[r] = {bounds[r].data(), layer.resolved[r].gids.data(), slices[r].data(),
+                          rule_choice_base(seed, layer.ordered[r].identity), count};
         }
         const int blocks = std::max(1, std::min(threads, std::max(h, 1)));
         std::vector<std::vector<std::uint64_t>> block_hits(static_cast<std::size_t>(blocks));
@@ -127,8 +147,9 @@ AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> la
                             dst[x] = error_gid;
                             continue;
                         }
-                        const int t = pick_index(c.bounds, c.count, c.base, x, y);
-                        dst[x] = c.gids[t];
+                        const std::uint64_t hash = cell_hash(c.base, x, y);
+                        const std::uint8_t t = c.slice[hash >> 45];
+                        dst[x] = c.gids[t != kStraddles ? t : index_of_hash(c.bounds, c.count, hash)];
                     }
                     hits[current] += run;
                 });

@@ -1,6 +1,7 @@
 #include "core/rules/rule_matcher.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <atomic>
 #include <cstdlib>
@@ -85,13 +86,14 @@ void padded_row(const ClassGrid& classes, int y, int radius, OutsidePolicy outsi
     row.resize(static_cast<std::size_t>(w + 2 * radius));
     const bool inside = y >= 0 && y < classes.height();
     const ClassId* src = classes.row(std::clamp(y, 0, classes.height() - 1));
-    for (int x = -radius; x < w + radius; ++x) {
-        ClassId c;
-        if (!inside || x < 0 || x >= w)
-            c = outside.fixed_class ? *outside.fixed_class : src[std::clamp(x, 0, w - 1)];
-        else
-            c = src[x];
-        row[static_cast<std::size_t>(x + radius)] = c;
+    if (!inside && outside.fixed_class) {
+        std::fill(row.begin(), row.end(), *outside.fixed_class);
+        return;
+    }
+    std::copy_n(src, w, row.begin() + radius);
+    for (int k = 0; k < radius; ++k) {
+        row[static_cast<std::size_t>(k)] = outside.fixed_class ? *outside.fixed_class : src[0];
+        row[static_cast<std::size_t>(w + radius + k)] = outside.fixed_class ? *outside.fixed_class : src[w - 1];
     }
 }
 
@@ -186,13 +188,29 @@ struct LayerMatcher::Impl {
         return cells;
     }
 
+    // reduced: per centre class, the rules that can apply to it (in order), as 3x3 masks.
+    std::vector<std::vector<std::pair<int, std::array<ClassMask, 9>>>> candidates;
+
     int decide(std::uint64_t key, int x, int y) const {
         std::atomic<int>& slot = table[key];
         int d = slot.load(std::memory_order_relaxed);
-        if (d == kUnknown) {
+        if (d != kUnknown) return d;
+        if (mode == Mode::reduced) {
+            ClassId cells[9];
+            for (int k = 0; k < 9; ++k) cells[k] = class_at(classes, x + k % 3 - 1, y + k / 3 - 1, outside);
+            d = kNoRule;
+            for (const auto& [rule, masks] : candidates[cells[4]]) {
+                bool ok = true;
+                for (int k = 0; k < 9 && ok; ++k) ok = (masks[static_cast<std::size_t>(k)] >> cells[k]) & 1u;
+                if (ok) {
+                    d = rule;
+                    break;
+                }
+            }
+        } else {
             d = first_match_of(ordered, neighbourhood(x, y), radius);
-            slot.store(d, std::memory_order_relaxed);
         }
+        slot.store(d, std::memory_order_relaxed);
         return d;
     }
 
@@ -205,8 +223,14 @@ struct LayerMatcher::Impl {
         std::uint64_t base = 0;
         for (int c = 0; c < class_count; ++c) {
             std::vector<std::size_t> relevant;
+            candidates.emplace_back();
             for (std::size_t r = 0; r < ordered.size(); ++r)
-                if ((mask_at(ordered[r].pattern, 0, 0) >> c) & 1u) relevant.push_back(r);
+                if ((mask_at(ordered[r].pattern, 0, 0) >> c) & 1u) {
+                    relevant.push_back(r);
+                    std::array<ClassMask, 9> masks{};
+                    for (int k = 0; k < 9; ++k) masks[static_cast<std::size_t>(k)] = mask_at(ordered[r].pattern, k % 3 - 1, k / 3 - 1);
+                    candidates.back().emplace_back(static_cast<int>(r), masks);
+                }
             // code[p][k]: the group of class k at position p (p = (dy + 1) * 3 + dx + 1), and the group counts.
             int code[9][16] = {};
             int groups[9] = {};
@@ -216,10 +240,15 @@ struct LayerMatcher::Impl {
                     groups[p] = 1;
                     continue;
                 }
-                std::vector<std::vector<bool>> signature(static_cast<std::size_t>(class_count));
-                for (int k = 0; k < class_count; ++k)
-                    for (std::size_t r : relevant)
-                        signature[static_cast<std::size_t>(k)].push_back((mask_at(ordered[r].pattern, dx, dy) >> k) & 1u);
+                // signature[k]: bit i says whether relevant rule i accepts class k here.
+                const std::size_t words = (relevant.size() + 63) / 64;
+                std::vector<std::vector<std::uint64_t>> signature(static_cast<std::size_t>(class_count),
+                                                                  std::vector<std::uint64_t>(words, 0));
+                for (std::size_t i = 0; i < relevant.size(); ++i) {
+                    const ClassMask m = mask_at(ordered[relevant[i]].pattern, dx, dy);
+                    for (int k = 0; k < class_count; ++k)
+                        if ((m >> k) & 1u) signature[static_cast<std::size_t>(k)][i / 64] |= std::uint64_t{1} << (i % 64);
+                }
                 for (int k = 0; k < class_count; ++k) {
                     int same = -1;
                     for (int j = 0; j < k && same < 0; ++j)

@@ -1,0 +1,128 @@
+// tilegen_microbench: single stages timed with Google Benchmark, per cell, on one thread.
+//   noise/<kind>           a 2048x2048 heightfield, fBm of 6 octaves (harmonic: all 12 lattices)
+//   thresholds             percentile thresholds (histogram + bucket selection) of a 2048x2048 map
+//   rule_matching/<rules>  autotiling the default overworld's 2048x2048 class grid with 20, 200 or all of its
+//                          rules (rules taken evenly from the ordered layer, plus a catch-all): flat in rule count
+//   write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib, base64+zstd)
+// Run: build/src/tilegen_microbench [--benchmark_filter=REGEX]. The s_per_cell counter (e.g. 1.5n = 1.5 ns) is the figure to read.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+#include "core/classes/terrain_classes.hpp"
+#include "core/heightfield/heightfield.hpp"
+#include "core/pipeline.hpp"
+#include "core/rules/autotile.hpp"
+#include "io/embedded_files.hpp"
+#include "io/file_source.hpp"
+#include "io/layer_encoding.hpp"
+#include "io/project_loader.hpp"
+
+using namespace tilegen;
+
+namespace {
+
+constexpr int kSide = 2048;
+constexpr double kCells = double{kSide} * kSide;
+
+void per_cell(benchmark::State& state) {
+    state.counters["s_per_cell"] =
+        benchmark::Counter(kCells, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// The default overworld at 2048x2048, generated once: its class grid, rule layers and ground tiles.
+struct Overworld {
+    Project project;
+    GenerateResult result;
+};
+
+const Overworld& overworld() {
+    static const std::optional<Overworld> world = [] {
+        Diagnostics diags;
+        auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
+        if (!project) {
+            std::cerr << "tilegen_microbench: the built-in recipe did not load\n";
+            std::exit(1);
+        }
+        GenerateOptions options;
+        options.width = kSide;
+        options.height = kSide;
+        GenerateResult result = generate_map(*project, options);
+        return std::optional<Overworld>(Overworld{std::move(*project), std::move(result)});
+    }();
+    return *world;
+}
+
+void noise(benchmark::State& state, NoiseKind kind) {
+    NoiseSettings s;
+    s.kind = kind;
+    s.octaves = 6;
+    s.scale = 64;
+    for (auto _ : state) {
+        Grid<float> g = generate_base(s, 7, kSide, kSide, Region{0, 0, kSide, kSide}, 1);
+        benchmark::DoNotOptimize(g.cells().data());
+    }
+    per_cell(state);
+}
+
+void thresholds(benchmark::State& state) {
+    NoiseSettings s;
+    s.kind = NoiseKind::perlin;
+    const Grid<float> heights = generate_base(s, 7, kSide, kSide, Region{0, 0, kSide, kSide}, 1);
+    const std::vector<double> shares{0.14, 0.12, 0.07, 0.52, 0.15};
+    for (auto _ : state) benchmark::DoNotOptimize(thresholds_from_shares(heights, shares, 1));
+    per_cell(state);
+}
+
+void rule_matching(benchmark::State& state) {
+    const Overworld& w = overworld();
+    const LayerRules& all = w.result.layers.front();
+    const std::size_t want = state.range(0) == 0 ? all.ordered.size() : static_cast<std::size_t>(state.range(0));
+    LayerRules layer{all.name, {}, {}};
+    for (std::size_t i = 0; i < want && i < all.ordered.size(); ++i) {
+        const std::size_t k = i * all.ordered.size() / want; // evenly through the specificity order
+        layer.ordered.push_back(all.ordered[k]);
+        layer.resolved.push_back(all.resolved[k]);
+    }
+    Rule catch_all = all.ordered.back();
+    catch_all.pattern = Descriptor(1);
+    layer.ordered.push_back(catch_all);
+    layer.resolved.push_back(all.resolved.front());
+    const int classes = static_cast<int>(w.project.recipe.terrain.size());
+    for (auto _ : state) {
+        AutotileResult r = autotile(w.result.classes, std::span<const LayerRules>(&layer, 1), classes, {}, 7, 1, 1, false);
+        benchmark::DoNotOptimize(r.layers.front().tiles.cells().data());
+    }
+    state.counters["rules"] = static_cast<double>(layer.ordered.size());
+    per_cell(state);
+}
+
+void write_layer(benchmark::State& state, io::LayerEncoding encoding) {
+    const Grid<Gid>& tiles = overworld().result.map.layers.front().tiles;
+    std::size_t bytes = 0;
+    for (auto _ : state) {
+        const std::string text = io::encode_layer(tiles.cells(), tiles.width(), encoding);
+        bytes = text.size();
+        benchmark::DoNotOptimize(text.data());
+    }
+    state.counters["bytes"] = static_cast<double>(bytes);
+    per_cell(state);
+}
+
+} // namespace
+
+BENCHMARK_CAPTURE(noise, harmonic, NoiseKind::harmonic)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(noise, value, NoiseKind::value)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(noise, perlin, NoiseKind::perlin)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(noise, simplex, NoiseKind::simplex)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(noise, worley, NoiseKind::worley)->Unit(benchmark::kMillisecond);
+BENCHMARK(thresholds)->Unit(benchmark::kMillisecond);
+BENCHMARK(rule_matching)->Arg(20)->Arg(200)->Arg(0)->ArgName("rules")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(write_layer, csv, io::LayerEncoding::csv)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(write_layer, base64, io::LayerEncoding::base64)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(write_layer, zlib, io::LayerEncoding::base64_zlib)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(write_layer, zstd, io::LayerEncoding::base64_zstd)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
