@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <tuple>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -333,7 +334,9 @@ TEST_CASE("streamed layer data equals the former encoder for every encoding, 1/2
     // long side; 1000 gids 7 wide end in a partial row.
     const std::pair<int, std::size_t> shapes[] = {{1, 1},       {1, 1000},   {1000, 1000}, {517, 517 * 389},
                                                   {1, 70001},   {70001, 140002}, {7, 1000}, {3, 0}};
-    for (auto [width, cells] : shapes) {
+    for (const auto& shape : shapes) {
+        const int width = shape.first;
+        const std::size_t cells = shape.second;
         const std::vector<Gid> gids = sample_gids(cells, static_cast<std::uint64_t>(width) * 31 + cells);
         for (LayerEncoding e : kEncodings) {
             CAPTURE(width);
@@ -371,7 +374,9 @@ TEST_CASE("a 1024x1024 layer (zstd over many windows) streams the former bytes a
 TEST_CASE("write_tmx/write_tmj stream the former tmx_text/tmj_text bytes at any thread count") {
     // 20000 objects span several chunks of <object> lines; x runs negative too.
     const std::tuple<int, int, std::size_t> maps[] = {{517, 389, 20000}, {1, 1, 1}, {1, 1000, 0}, {1000, 1, 3}};
-    for (auto [w, h, objects] : maps) {
+    for (const auto& shape : maps) {
+        const int w = std::get<0>(shape), h = std::get<1>(shape);
+        const std::size_t objects = std::get<2>(shape);
         const Map map = sample_map(w, h, objects);
         for (LayerEncoding e : kEncodings) {
             CAPTURE(w);
