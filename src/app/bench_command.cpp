@@ -22,9 +22,9 @@ const char* kBenchHelp = R"(Usage: tilegen bench [RECIPE] [--size WxH] [--thread
 Runs the whole pipeline (noise, classes, every rule layer, the map, the TMX in CSV) K times after one warm-up
 run and prints, per stage, the median and minimum time, nanoseconds per cell, and the peak memory of the process.
 Without RECIPE, the built-in default overworld. Defaults: --size 1024x1024, --threads all, --repeat 5.
-The "tmx" stage is the writer `tilegen generate` uses (layer data formatted in chunks on N threads and streamed
-out), into a sink that counts the bytes and discards them: nothing is written to disk and the TMX text is never
-held in memory.
+The "tmx" stage is the writer `tilegen generate` uses (layer data and objects formatted in chunks on N threads,
+streamed out in order) into a sink that counts the bytes and discards them: nothing is written to disk and the TMX
+text is never held in memory.
 )";
 
 double peak_rss_bytes() {
