@@ -271,6 +271,7 @@ int run_generate(const Args& args) {
     t0 = Clock::now();
     io::MapOutputOptions output;
     output.encoding = *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+    output.threads = options.threads; // the layer data is formatted on these threads; same bytes for any count
     int reduction = 1;
     if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
         (want_png && !io::save_png(png_path, render_map_preview(result.map, 16384, reduction), diags))) {

@@ -56,29 +56,68 @@ bool commit_temporary(const fs::path& tmp, const fs::path& path, Diagnostics& di
     return true;
 }
 
-bool write_file_atomic(const fs::path& path, std::string_view bytes, Diagnostics& diags) {
+namespace {
+
+// A temporary file beside the target: bytes go through stdio; the first failed write makes it drop the rest.
+class TemporaryFileSink : public ByteSink {
+public:
+    explicit TemporaryFileSink(const fs::path& tmp) : tmp_(tmp), f_(std::fopen(tmp.c_str(), "wb")) {
+        if (f_) std::setvbuf(f_, nullptr, _IOFBF, 1 << 16);
+    }
+    ~TemporaryFileSink() override {
+        if (f_) std::fclose(f_);
+        if (!committed_) {
+            std::error_code ec;
+            fs::remove(tmp_, ec);
+        }
+    }
+    TemporaryFileSink(const TemporaryFileSink&) = delete;
+    TemporaryFileSink& operator=(const TemporaryFileSink&) = delete;
+
+    bool opened() const { return f_ != nullptr; }
+    void write(std::string_view bytes) override {
+        if (ok_ && !bytes.empty()) ok_ = std::fwrite(bytes.data(), 1, bytes.size(), f_) == bytes.size();
+    }
+    // Closes the file; true when every byte reached it.
+    bool close() {
+        bool ok = ok_ && std::fflush(f_) == 0;
+        ok = (std::fclose(f_) == 0) && ok;
+        f_ = nullptr;
+        return ok;
+    }
+    void keep() { committed_ = true; } // renamed: nothing to remove
+
+private:
+    fs::path tmp_;
+    std::FILE* f_;
+    bool ok_ = true, committed_ = false;
+};
+
+} // namespace
+
+bool write_file_atomic(const fs::path& path, const std::function<void(ByteSink&)>& produce, Diagnostics& diags) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
         diags.push_back(error_at(path.string(), 0, 0, "is a directory, cannot write a file there"));
         return false;
     }
-    fs::path tmp = temporary_path_for(path);
-    {
-        std::FILE* f = std::fopen(tmp.c_str(), "wb");
-        if (!f) {
-            diags.push_back(error_at(path.string(), 0, 0, std::string("cannot write file: ") + std::strerror(errno)));
-            return false;
-        }
-        bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-        ok = (std::fflush(f) == 0) && ok;
-        ok = (std::fclose(f) == 0) && ok;
-        if (!ok) {
-            fs::remove(tmp, ec);
-            diags.push_back(error_at(path.string(), 0, 0, "cannot write file (disk full?)"));
-            return false;
-        }
+    const fs::path tmp = temporary_path_for(path);
+    TemporaryFileSink sink(tmp); // removes the temporary unless kept (also when `produce` throws)
+    if (!sink.opened()) {
+        diags.push_back(error_at(path.string(), 0, 0, std::string("cannot write file: ") + std::strerror(errno)));
+        return false;
     }
+    produce(sink);
+    if (!sink.close()) {
+        diags.push_back(error_at(path.string(), 0, 0, "cannot write file (disk full?)"));
+        return false;
+    }
+    sink.keep(); // commit_temporary removes the temporary itself if the rename fails
     return commit_temporary(tmp, path, diags);
+}
+
+bool write_file_atomic(const fs::path& path, std::string_view bytes, Diagnostics& diags) {
+    return write_file_atomic(path, [bytes](ByteSink& sink) { sink.write(bytes); }, diags);
 }
 
 } // namespace tilegen::io

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/map.hpp"
+#include "io/byte_sink.hpp"
 
 namespace tilegen::io {
 
@@ -22,7 +23,16 @@ const char* tmx_encoding_attribute(LayerEncoding e);
 const char* tmx_compression_attribute(LayerEncoding e);
 
 // The text inside <data> (csv: rows of comma-separated gids, newline after each row; base64: one line).
-std::string encode_layer(std::span<const Gid> gids, int width, LayerEncoding e);
+// `threads` only changes the speed, never the bytes.
+std::string encode_layer(std::span<const Gid> gids, int width, LayerEncoding e, int threads = 1);
+
+// encode_layer streamed into `sink` (the same bytes) without building the whole text: csv and uncompressed
+// base64 are formatted in chunks of a fixed number of rows (cells for base64), up to `threads` chunks at a
+// time, and written in order; zlib, gzip and zstd run as one stream whose output is base64-encoded as it comes.
+void write_layer(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e, int threads = 1);
+
+// The layer as a TMJ "data" value: csv as a JSON array of gids, the others as a JSON string of base64.
+void write_layer_json(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e, int threads = 1);
 
 std::string base64_encode(std::string_view bytes);
 std::optional<std::string> base64_decode(std::string_view text);

@@ -1,9 +1,13 @@
 #include "io/tmx_writer.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
+#include <string_view>
 
 #include "core/json_writer.hpp"
+#include "io/chunked_output.hpp"
 #include "io/files.hpp"
 #include "io/xml_text.hpp"
 #include "io/png.hpp"
@@ -12,6 +16,7 @@ namespace tilegen::io {
 
 namespace {
 
+constexpr char kDataMarker[] = "\x01"; // TMJ: where a layer's data goes
 
 std::string number_text(double v) {
     char buf[32];
@@ -40,6 +45,46 @@ TileFacts facts_of(const Atlas& atlas, int i) {
     if (u < atlas.terrain.size()) f.terrain = atlas.terrain[u];
     if (u < atlas.probability.size()) f.probability = atlas.probability[u];
     return f;
+}
+
+
+// The <object> lines of one object layer, ids from first_id, formatted in chunks of a fixed number of objects on
+// up to `threads` threads. Per sprite, the constant middle of the line (name, gid) is made once.
+void write_tmx_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer, int first_id, int sprite_firstgid,
+                       int threads) {
+    constexpr std::size_t kObjectsPerChunk = 4096;
+    std::vector<std::string> middle; // `" name="NAME" gid="GID" x="` per sprite
+    std::size_t longest = 0;
+    for (std::size_t s = 0; s < map.sprites.names.size(); ++s) {
+        middle.push_back("\" name=\"" + xml_escape(map.sprites.names[s]) + "\" gid=\"" +
+                         std::to_string(sprite_firstgid + static_cast<int>(s)) + "\" x=\"");
+        longest = std::max(longest, middle.back().size());
+    }
+    const std::string tail = "\" width=\"" + std::to_string(map.sprites.sprite_width) + "\" height=\"" +
+                             std::to_string(map.sprites.sprite_height) + "\"/>\n";
+    constexpr std::string_view head = "  <object id=\"", y = "\" y=\"";
+    const std::size_t line_bound = head.size() + 11 + longest + 11 + y.size() + 11 + tail.size();
+    const std::vector<MapObject>& objects = layer.objects;
+    auto put = [](char* p, std::string_view text) {
+        std::memcpy(p, text.data(), text.size());
+        return p + text.size();
+    };
+    detail::write_chunks_in_order(
+        sink, (objects.size() + kObjectsPerChunk - 1) / kObjectsPerChunk, kObjectsPerChunk * line_bound, threads,
+        [&](std::size_t chunk, char* p) {
+            const std::size_t begin = chunk * kObjectsPerChunk, end = std::min(objects.size(), begin + kObjectsPerChunk);
+            for (std::size_t i = begin; i < end; ++i) {
+                const MapObject& o = objects[i];
+                p = put(p, head);
+                p = detail::put_int(p, first_id + static_cast<int>(i));
+                p = put(p, middle[static_cast<std::size_t>(o.sprite)]);
+                p = detail::put_int(p, o.x);
+                p = put(p, y);
+                p = detail::put_int(p, o.y);
+                p = put(p, tail);
+            }
+            return p;
+        });
 }
 
 } // namespace
@@ -123,8 +168,9 @@ std::string sprites_tsx_text(const SpriteAtlas& sprites, const std::string& name
     return out;
 }
 
-std::string tmx_text(const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file,
-                     const MapOutputOptions& options) {
+void write_tmx(ByteSink& sink, const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file,
+               const MapOutputOptions& options) {
+    // Small pieces gather in `out`, which goes to the sink before each layer's data and each layer's objects.
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += "<map version=\"1.8\" tiledversion=\"1.8.2\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"" +
            std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) + "\" tilewidth=\"" +
@@ -154,7 +200,9 @@ std::string tmx_text(const Map& map, const std::string& tsx_file, const std::str
         const std::string compression = tmx_compression_attribute(options.encoding);
         if (!compression.empty()) out += " compression=\"" + compression + "\"";
         out += ">";
-        out += encode_layer(layer.tiles.cells(), map.width, options.encoding);
+        sink.write(out);
+        out.clear();
+        write_layer(sink, layer.tiles.cells(), map.width, options.encoding, options.threads);
         out += "</data>\n </layer>\n";
     }
     int object_id = 1;
@@ -163,17 +211,21 @@ std::string tmx_text(const Map& map, const std::string& tsx_file, const std::str
         // draworder "index": Tiled draws in file order, which is tilegen's y-order.
         out += " <objectgroup id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) +
                "\" draworder=\"index\">\n";
-        for (const MapObject& o : layer.objects) {
-            out += "  <object id=\"" + std::to_string(object_id++) + "\" name=\"" +
-                   xml_escape(map.sprites.names[static_cast<std::size_t>(o.sprite)]) + "\" gid=\"" +
-                   std::to_string(sprite_firstgid + o.sprite) + "\" x=\"" + std::to_string(o.x) + "\" y=\"" +
-                   std::to_string(o.y) + "\" width=\"" + std::to_string(map.sprites.sprite_width) + "\" height=\"" +
-                   std::to_string(map.sprites.sprite_height) + "\"/>\n";
-        }
+        sink.write(out);
+        out.clear();
+        write_tmx_objects(sink, map, layer, object_id, sprite_firstgid, options.threads);
+        object_id += static_cast<int>(layer.objects.size());
         out += " </objectgroup>\n";
     }
     out += "</map>\n";
-    return out;
+    sink.write(out);
+}
+
+std::string tmx_text(const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file,
+                     const MapOutputOptions& options) {
+    StringSink sink;
+    write_tmx(sink, map, tsx_file, objects_tsx_file, options);
+    return std::move(sink.text);
 }
 
 // ---------------------------------------------------------------------------------------------------- TMJ / TSJ
@@ -275,8 +327,10 @@ std::string sprites_tsj_text(const SpriteAtlas& sprites, const std::string& name
     return j.str() + "\n";
 }
 
-std::string tmj_text(const Map& map, const std::string& tsj_file, const std::string& objects_tsj_file,
-                     const MapOutputOptions& options) {
+void write_tmj(ByteSink& sink, const Map& map, const std::string& tsj_file, const std::string& objects_tsj_file,
+               const MapOutputOptions& options) {
+    // The document is built without the layer data: each layer's "data" value is a marker byte (\x01, which
+    // JSON text never holds raw: strings escape it), replaced by the streamed data when the document is written.
     const bool objects = has_objects(map);
     const int sprite_firstgid = map.atlas.tile_count() + 1;
     JsonWriter j;
@@ -290,18 +344,8 @@ std::string tmj_text(const Map& map, const std::string& tsj_file, const std::str
         j.begin_object();
         const std::string compression = tmx_compression_attribute(options.encoding);
         if (!compression.empty()) j.key("compression").value(compression);
-        if (options.encoding == LayerEncoding::csv) {
-            std::string data = encode_layer(layer.tiles.cells(), map.width, LayerEncoding::csv);
-            std::string arr = "[";
-            for (char c : data)
-                if (c != '\n') arr += c;
-            arr += "]";
-            j.key("data").raw(arr);
-        } else {
-            std::string data = encode_layer(layer.tiles.cells(), map.width, options.encoding);
-            j.key("data").value(std::string_view(data).substr(1, data.size() - 2)); // strip the newlines
-            j.key("encoding").value("base64");
-        }
+        j.key("data").raw(kDataMarker);
+        if (options.encoding != LayerEncoding::csv) j.key("encoding").value("base64");
         j.key("height").value(map.height);
         j.key("id").value(id++);
         j.key("name").value(layer.name);
@@ -362,7 +406,23 @@ std::string tmj_text(const Map& map, const std::string& tsj_file, const std::str
     j.key("version").value("1.8");
     j.key("width").value(map.width);
     j.end_object();
-    return j.str() + "\n";
+    const std::string_view text = j.str();
+    std::size_t from = 0;
+    for (const TileLayer& layer : map.layers) {
+        const std::size_t at = text.find(kDataMarker[0], from);
+        sink.write(text.substr(from, at - from));
+        write_layer_json(sink, layer.tiles.cells(), map.width, options.encoding, options.threads);
+        from = at + 1;
+    }
+    sink.write(text.substr(from));
+    sink.write("\n");
+}
+
+std::string tmj_text(const Map& map, const std::string& tsj_file, const std::string& objects_tsj_file,
+                     const MapOutputOptions& options) {
+    StringSink sink;
+    write_tmj(sink, map, tsj_file, objects_tsj_file, options);
+    return std::move(sink.text);
 }
 
 bool write_tmx_bundle(const Map& map, const std::filesystem::path& map_path, Diagnostics& diags,
@@ -385,9 +445,13 @@ bool write_tmx_bundle(const Map& map, const std::filesystem::path& map_path, Dia
     if (!write_file_atomic(paths.tsx, json ? tsj_text(map.atlas, stem, image) : tsx_text(map.atlas, stem, image), diags))
         return false;
     const std::string tsx = paths.tsx.filename().string(), objects_tsx = paths.objects_tsx.filename().string();
-    return write_file_atomic(paths.tmx,
-                             json ? tmj_text(map, tsx, objects_tsx, options) : tmx_text(map, tsx, objects_tsx, options),
-                             diags);
+    return write_file_atomic(
+        paths.tmx,
+        [&](ByteSink& sink) {
+            if (json) write_tmj(sink, map, tsx, objects_tsx, options);
+            else write_tmx(sink, map, tsx, objects_tsx, options);
+        },
+        diags);
 }
 
 } // namespace tilegen::io
