@@ -309,8 +309,14 @@ Map sample_map(int width, int height, std::size_t objects) {
     m.atlas.names = {"grass", "water"};
     m.layers.push_back({"ground", Grid<Gid>(width, height)});
     m.layers.push_back({"over & <detail>", Grid<Gid>(width, height)});
-    m.layers[0].tiles.cells() = sample_gids(m.layers[0].tiles.size(), 1);
-    m.layers[1].tiles.cells() = sample_gids(m.layers[1].tiles.size(), 2);
+    {
+        const auto gids = sample_gids(m.layers[0].tiles.size(), 1);
+        m.layers[0].tiles.cells().assign(gids.begin(), gids.end());
+    }
+    {
+        const auto gids = sample_gids(m.layers[1].tiles.size(), 2);
+        m.layers[1].tiles.cells().assign(gids.begin(), gids.end());
+    }
     m.properties = {{"seed", "string", "42"}, {"quote\"d", "int", "7"}};
     m.sprites.image = Image(64, 48);
     m.sprites.sprite_width = 32;
