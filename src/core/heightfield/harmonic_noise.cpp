@@ -104,6 +104,12 @@ void span_accumulate(float* __restrict acc, const float* __restrict wx, const fl
     }
 }
 
+// Octaves whose lattice points fall on the cells (lattice as fine as the map: weights 0, one lattice column per
+// column): v[i] + (v[i + 1] - v[i]) * 0 is v[i] (values are >= 0, so adding a zero of either sign keeps them).
+void aligned_accumulate(float* __restrict acc, const float* __restrict v, int width, float amplitude) {
+    for (int x = 0; x < width; ++x) acc[x] += v[x] * amplitude;
+}
+
 // The same per cell, for octaves whose lattice cells are about a cell wide or less.
 void gathered_accumulate(float* __restrict acc, const float* __restrict wx, const float* __restrict v,
                          const std::size_t* __restrict cell, int width, float amplitude) {
@@ -123,8 +129,14 @@ void blend_rows(float* __restrict v, const float* __restrict upper, const float*
     for (std::size_t i = 0; i < n; ++i) v[i] = upper[i] + (lower[i] - upper[i]) * wy;
 }
 
+// unit_float of each lattice point's hash (converted through a signed integer: the same value, without the
+// unsigned 64-bit conversion's extra steps).
 void hash_row(float* __restrict dst, std::uint64_t stream, std::int64_t first, std::int64_t y, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) dst[i] = unit_float(hash_position(stream, first + static_cast<std::int64_t>(i), y));
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t h = hash_position(stream, first + static_cast<std::int64_t>(i), y);
+        dst[i] = static_cast<float>(static_cast<std::int32_t>(h >> 40)) * (1.0f / 16777216.0f);
+    }
+    static_assert(unit_float(~0ull) == static_cast<float>(static_cast<std::int32_t>(~0ull >> 40)) * (1.0f / 16777216.0f));
 }
 
 } // namespace
@@ -142,7 +154,8 @@ Grid<float> harmonic_noise(const HarmonicNoiseConfig& config, std::uint64_t seed
         Spans spans;
         std::vector<float> wx;          // xs.weight padded to whole blocks
         std::vector<std::size_t> cell;  // per column: lattice column relative to xs.first (gathered octaves)
-        enum { gathered, blocks, spans_long } mode; // under 2, under 8, 8 or more columns per lattice cell
+        // Columns per lattice cell: exactly 1 on the lattice points, under 2, under 8, 8 or more.
+        enum { aligned, gathered, blocks, spans_long } mode;
     };
     std::vector<Octave> plan;
     double amplitude = 1.0, total = 0.0;
@@ -156,6 +169,10 @@ Grid<float> harmonic_noise(const HarmonicNoiseConfig& config, std::uint64_t seed
         o.spans = spans_of(o.xs);
         const std::size_t spans = o.spans.begin.size(), width = static_cast<std::size_t>(region.width);
         o.mode = 2 * spans > width ? Octave::gathered : 8 * spans > width ? Octave::blocks : Octave::spans_long;
+        bool on_points = o.mode == Octave::gathered;
+        for (std::size_t x = 0; on_points && x < width; ++x)
+            on_points = o.xs.weight[x] == 0.0f && o.xs.index[x] == o.xs.first + static_cast<std::int64_t>(x);
+        if (on_points) o.mode = Octave::aligned;
         o.wx = o.xs.weight;
         o.wx.resize(padded, 0.0f);
         if (o.mode == Octave::gathered)
@@ -198,17 +215,23 @@ Grid<float> harmonic_noise(const HarmonicNoiseConfig& config, std::uint64_t seed
                     hash_row(c.lower.data(), o.stream, o.xs.first, ly + 1, lattice_width);
                     c.row = ly;
                 }
-                blend_rows(c.values.data(), c.upper.data(), c.lower.data(), lattice_width,
-                           o.ys.weight[static_cast<std::size_t>(y)]);
+                // Weight 0 (rows on lattice points): the blend is the upper row itself, as above.
+                const float wy = o.ys.weight[static_cast<std::size_t>(y)];
+                const float* values = c.upper.data();
+                if (wy != 0.0f) {
+                    blend_rows(c.values.data(), c.upper.data(), c.lower.data(), lattice_width, wy);
+                    values = c.values.data();
+                }
                 switch (o.mode) {
+                case Octave::aligned: aligned_accumulate(acc, values, region.width, o.amplitude); break;
                 case Octave::gathered:
-                    gathered_accumulate(acc, o.wx.data(), c.values.data(), o.cell.data(), region.width, o.amplitude);
+                    gathered_accumulate(acc, o.wx.data(), values, o.cell.data(), region.width, o.amplitude);
                     break;
                 case Octave::blocks:
-                    span_cells(n.data(), o.wx.data(), c.values.data(), o.spans);
+                    span_cells(n.data(), o.wx.data(), values, o.spans);
                     accumulate(acc, n.data(), region.width, o.amplitude);
                     break;
-                case Octave::spans_long: span_accumulate(acc, o.wx.data(), c.values.data(), o.spans, o.amplitude); break;
+                case Octave::spans_long: span_accumulate(acc, o.wx.data(), values, o.spans, o.amplitude); break;
                 }
             }
             for (int x = 0; x < region.width; ++x) acc[x] = std::clamp(acc[x] * inv, 0.0f, 1.0f);

@@ -78,13 +78,13 @@ float sample_bilinear(const Grid<float>& g, int x, int y, float tx, float ty) {
 }
 
 // Warp sampling of one output row, in two passes: displace (vectorised) then sample_row (gathers).
-// displace: for each x, coordinate base + x * per_column (0 or 1) displaced by strength * (2 field - 1), as a
+// displace: for each x, coordinate base + x * per_column (0 or 1) displaced by strength * field (in [-1, 1]), as a
 // whole cell clamped to [0, last] and a fraction in [0, 1). With last = size - 2, cell + 1 is on the grid too;
 // the margins keep every output cell far enough inside the source that the clamp never applies to it.
 void displace(int* __restrict cell, float* __restrict frac, const float* __restrict field, int width, int base,
               int per_column, int last, float strength) {
     for (int x = 0; x < width; ++x) {
-        const float d = strength * (field[x] * 2.0f - 1.0f);
+        const float d = strength * field[x];
         int i = static_cast<int>(d);                      // toward zero
         i -= static_cast<int>(static_cast<float>(i) > d); // floor
         frac[x] = d - static_cast<float>(i);              // exact
@@ -155,8 +155,8 @@ Grid<float> warp_one_level(const ModifierSettings& m, std::uint64_t mseed, Regio
         std::vector<float> fx(n), fy(n), tx(n), ty(n);
         std::vector<int> cx(n), cy(n);
         for (int y = y0; y < y1; ++y) {
-            field_x.row(keep.y + y, fx.data());
-            field_y.row(keep.y + y, fy.data());
+            field_x.signed_row(keep.y + y, fx.data());
+            field_y.signed_row(keep.y + y, fy.data());
             displace(cx.data(), tx.data(), fx.data(), keep.width, dx, 1, covered.width - 2, strength);
             displace(cy.data(), ty.data(), fy.data(), keep.width, dy + y, 0, covered.height - 2, strength);
             source.need(std::max(dy + y - reach, 0), std::min(dy + y + reach, covered.height - 1));
@@ -328,7 +328,12 @@ Grid<float> generate_heightfield(const MapDefinition& def, std::uint64_t seed, i
     for (std::size_t i = next; i < modifiers.size(); ++i)
         apply(modifiers[i], g, covered, grow(region, margins[i + 1]), s, map_width, map_height, other_maps, i, threads);
     if (covered.width == region.width && covered.height == region.height) {
-        for (float& v : g.cells()) v = std::clamp(v, 0.0f, 1.0f);
+        // Position-based generators clamp their own output to [0, 1]; modifiers and whole-map kinds get a pass.
+        if (!modifiers.empty() || !is_position_based(def.settings.kind))
+            parallel_for(g.height(), threads, [&](int y0, int y1) {
+                for (int y = y0; y < y1; ++y)
+                    for (float* v = g.row(y); v != g.row(y) + g.width(); ++v) *v = std::clamp(*v, 0.0f, 1.0f);
+            });
         return g;
     }
     const int mx = region.x - covered.x, my = region.y - covered.y;

@@ -49,12 +49,21 @@ template <Fractal F> float shaped(float v) {
     return v;
 }
 
+// What an octave adds: fbm's weight is in its coefficients already.
+template <Fractal F> float weighted(float v, float weight) {
+    if constexpr (F == Fractal::fbm)
+        return v;
+    else
+        return shaped<F>(v) * weight;
+}
+
 // Perlin, one row of an octave: per span (left lattice column i), lattice columns i and i + 1 blended along y to
-// L_j(fx) = G_j * fx + C_j, times sqrt 2 (so the extremes reach about +-1). coef holds G_i, C_i, G_{i+1} and
-// C_{i+1} - G_{i+1} (so that L_{i+1}(fx - 1) = G * fx + (C - G)). top and bottom: see LatticeRows::Octave.
+// L_j(fx) = G_j * fx + C_j, times k (sqrt 2, so the extremes reach +-1, times the octave's weight for fbm). coef
+// holds G_i, C_i, G_{i+1} and C_{i+1} - G_{i+1} (so that L_{i+1}(fx - 1) = G * fx + (C - G)). top and bottom: see
+// LatticeRows::Octave.
 void perlin_coefficients(const float* __restrict top, const float* __restrict bottom, float* __restrict coef,
-                         std::size_t spans, float fy, float ty) {
-    const float fy1 = fy - 1.0f, k = std::numbers::sqrt2_v<float>;
+                         std::size_t spans, float fy, float ty, float k) {
+    const float fy1 = fy - 1.0f;
     const std::size_t gx0 = 0, gy0 = spans, gx1 = 2 * spans, gy1 = 3 * spans;
     for (std::size_t s = 0; s < spans; ++s) {
         const float g0 = top[gx0 + s] + ty * (bottom[gx0 + s] - top[gx0 + s]);
@@ -68,22 +77,24 @@ void perlin_coefficients(const float* __restrict top, const float* __restrict bo
     }
 }
 
-// Value noise, one row of an octave: per span, the left value v_i blended along y and the difference to the right.
+// Value noise, one row of an octave: per span, the left value v_i blended along y and the difference to the right,
+// times k (the octave's weight for fbm, else 1).
 void value_coefficients(const float* __restrict top, const float* __restrict bottom, float* __restrict coef,
-                        std::size_t spans, float ty) {
+                        std::size_t spans, float ty, float k) {
     const std::size_t right = 2 * spans;
     for (std::size_t s = 0; s < spans; ++s) {
         const float v0 = top[s] + ty * (bottom[s] - top[s]);
         const float v1 = top[right + s] + ty * (bottom[right + s] - top[right + s]);
-        coef[s] = v0;
-        coef[spans + s] = v1 - v0;
+        coef[s] = v0 * k;
+        coef[spans + s] = (v1 - v0) * k;
     }
 }
 
 // One octave of one row added to out: out[x] += shaped(cell) * weight, where a cell of span s is
 // Perlin: L_i(fx) + fade(fx) * (L_{i+1}(fx - 1) - L_i(fx)); value noise: v_i + fade(fx) * (v_{i+1} - v_i),
-// with the span's coefficients held constant over its columns. Long spans (lattice cells 8 or more columns wide)
-// go straight into out; short ones are computed in whole blocks into n first (see kBlock), then added.
+// with the span's coefficients held constant over its columns. For fbm the weight is already in the coefficients
+// (out[x] += cell). Long spans (lattice cells 8 or more columns wide) go straight into out; short ones are
+// computed in whole blocks into n first (see kBlock), then added.
 template <Fractal F, bool Perlin>
 void add_octave(float* __restrict out, float* __restrict n, const float* __restrict frac, const float* __restrict fade,
                 const int* __restrict begin, const int* __restrict end, const float* __restrict coef,
@@ -94,11 +105,11 @@ void add_octave(float* __restrict out, float* __restrict n, const float* __restr
                 const float g0 = coef[s], c0 = coef[spans + s], g1 = coef[2 * spans + s], c1 = coef[3 * spans + s];
                 for (int x = begin[s]; x < end[s]; ++x) {
                     const float a = g0 * frac[x] + c0, b = g1 * frac[x] + c1;
-                    out[x] += shaped<F>(a + fade[x] * (b - a)) * weight;
+                    out[x] += weighted<F>(a + fade[x] * (b - a), weight);
                 }
             } else {
                 const float v0 = coef[s], d = coef[spans + s];
-                for (int x = begin[s]; x < end[s]; ++x) out[x] += shaped<F>(v0 + fade[x] * d) * weight;
+                for (int x = begin[s]; x < end[s]; ++x) out[x] += weighted<F>(v0 + fade[x] * d, weight);
             }
         }
         return;
@@ -117,7 +128,7 @@ void add_octave(float* __restrict out, float* __restrict n, const float* __restr
                 for (int j = x; j < x + kBlock; ++j) n[j] = v0 + fade[j] * d;
         }
     }
-    for (int x = 0; x < width; ++x) out[x] += shaped<F>(n[x]) * weight;
+    for (int x = 0; x < width; ++x) out[x] += weighted<F>(n[x], weight);
 }
 
 template <bool Perlin>
@@ -156,7 +167,7 @@ LatticeRows::LatticeRows(const NoiseSettings& s, std::uint64_t seed, int x, int 
         Octave& o = octaves_[static_cast<std::size_t>(k)];
         o.index = k;
         o.stream = hash_values(seed, 0x6e6f697365ull /* "noise" */, static_cast<std::uint64_t>(k));
-        o.weight = static_cast<float>(amplitude / total * 0.5);
+        o.weight = amplitude / total;
         amplitude *= s.gain;
         o.frac.assign(padded, 0.0f);
         o.fade.assign(padded, 0.0f);
@@ -218,8 +229,7 @@ void LatticeRows::load_lattice_row(const Octave& o, std::int64_t iy, std::vector
     if (n > 0) load(o.lattice[n - 1] + 1, right_x[n - 1], right_y[n - 1]);
 }
 
-void LatticeRows::row(int y, float* out) {
-    std::fill(out, out + width_, 0.5f);
+void LatticeRows::add_octaves(int y, float* out, float scale) {
     for (Octave& o : octaves_) {
         const double p = lattice_coordinate(y, scale_, lacunarity_, o.index);
         const double f = std::floor(p);
@@ -238,17 +248,30 @@ void LatticeRows::row(int y, float* out) {
         const float* t = o.top.data();
         const float* b = o.bottom.data();
         float* coef = o.coef.data();
+        const double weight = o.weight * scale;
+        const bool fbm = fractal_ == Fractal::fbm;
         if (perlin_) {
-            perlin_coefficients(t, b, coef, spans, static_cast<float>(p - f), ty);
+            perlin_coefficients(t, b, coef, spans, static_cast<float>(p - f), ty,
+                                static_cast<float>(std::numbers::sqrt2 * (fbm ? weight : 1.0)));
             add_octave<true>(fractal_, out, noise_.data(), o.frac.data(), o.fade.data(), o.begin.data(), o.end.data(),
-                             coef, spans, width_, o.weight);
+                             coef, spans, width_, static_cast<float>(weight));
         } else {
-            value_coefficients(t, b, coef, spans, ty);
+            value_coefficients(t, b, coef, spans, ty, static_cast<float>(fbm ? weight : 1.0));
             add_octave<false>(fractal_, out, noise_.data(), o.frac.data(), o.fade.data(), o.begin.data(), o.end.data(),
-                              coef, spans, width_, o.weight);
+                              coef, spans, width_, static_cast<float>(weight));
         }
     }
+}
+
+void LatticeRows::row(int y, float* out) {
+    std::fill(out, out + width_, 0.5f);
+    add_octaves(y, out, 0.5);
     for (int x = 0; x < width_; ++x) out[x] = clamp_unit(out[x]);
+}
+
+void LatticeRows::signed_row(int y, float* out) {
+    std::fill(out, out + width_, 0.0f);
+    add_octaves(y, out, 1.0);
 }
 
 Grid<float> lattice_noise(const NoiseSettings& s, std::uint64_t seed, Region region, int threads) {

@@ -23,12 +23,15 @@ namespace tilegen {
 Grid<float> lattice_noise(const NoiseSettings& s, std::uint64_t seed, Region region, int threads);
 
 // The same noise one row at a time over the columns x .. x + width - 1: row(y, out) writes the cells (x.., y)
-// of lattice_noise's map (values in [0, 1], identical bits) into out[0 .. width - 1]. Rows may come in any
-// order; consecutive rows reuse their lattice rows. Holds per-row state: one object per thread.
+// of lattice_noise's map (values in [0, 1], identical bits) into out[0 .. width - 1]. signed_row: the fractal
+// sum itself, sum of weight * octave over sum of weights, in [-1, 1] up to rounding and not clamped (row() is
+// 0.5 plus half of it, clamped to [0, 1]). Rows may come in any order; consecutive rows reuse their lattice rows.
+// Holds per-row state: one object per thread.
 class LatticeRows {
 public:
     LatticeRows(const NoiseSettings& s, std::uint64_t seed, int x, int width);
     void row(int y, float* out);
+    void signed_row(int y, float* out);
     int width() const { return width_; }
 
 private:
@@ -40,7 +43,7 @@ private:
         std::vector<std::int64_t> lattice;
         int index = 0;            // octave number
         std::uint64_t stream = 0; // hash stream of the octave's lattice
-        float weight = 0;         // amplitude / total amplitude / 2
+        double weight = 0;        // amplitude / total amplitude
         // Lattice rows iy (top) and iy + 1 (bottom) at each span's left and right lattice columns, four arrays of
         // one entry per span, one after the other: left gradient x, y, right gradient x, y (Perlin), or left and
         // right values in arrays 0 and 2 (value noise).
@@ -49,6 +52,7 @@ private:
         std::vector<float> coef; // this row's per-span coefficients, four arrays likewise
     };
     void load_lattice_row(const Octave& o, std::int64_t iy, std::vector<float>& dst) const;
+    void add_octaves(int y, float* out, float scale); // out[x] += scale * weight * octave, every octave
 
     double scale_ = 64, lacunarity_ = 2;
     Fractal fractal_ = Fractal::fbm;
