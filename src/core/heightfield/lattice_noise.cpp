@@ -151,7 +151,7 @@ void add_octave(Fractal f, float* out, float* n, const float* frac, const float*
 } // namespace
 
 LatticeRows::LatticeRows(const NoiseSettings& s, std::uint64_t seed, int x, int width)
-    : scale_(s.scale), lacunarity_(s.lacunarity), fractal_(s.fractal), perlin_(s.kind == NoiseKind::perlin), x_(x),
+    : scale_(s.scale), lacunarity_(s.lacunarity), fractal_(s.fractal), perlin_(s.kind == NoiseKind::perlin),
       width_(std::max(width, 0)) {
     interpolation_ = perlin_ ? LatticeInterpolation::quintic : s.lattice_interpolation;
     const auto padded = static_cast<std::size_t>(width_ + kBlock);

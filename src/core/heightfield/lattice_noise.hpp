@@ -58,7 +58,7 @@ private:
     Fractal fractal_ = Fractal::fbm;
     LatticeInterpolation interpolation_ = LatticeInterpolation::quintic;
     bool perlin_ = false;
-    int x_ = 0, width_ = 0;
+    int width_ = 0;
     std::vector<Octave> octaves_;
     std::vector<float> noise_; // one octave's row before the fractal transform
 };
