@@ -79,27 +79,28 @@ float sample_bilinear(const Grid<float>& g, int x, int y, float tx, float ty) {
 
 // Warp sampling of one output row, in two passes: displace (vectorised) then sample_row (gathers).
 // displace: for each x, coordinate base + x * per_column (0 or 1) displaced by strength * field (in [-1, 1]), as a
-// whole cell clamped to [0, last] and a fraction in [0, 1). With last = size - 2, cell + 1 is on the grid too;
-// the margins keep every output cell far enough inside the source that the clamp never applies to it.
+// whole cell clamped to [first, last] and a fraction in [0, 1). With last at most size - 2, cell + 1 is on the grid
+// too; the margins keep every output cell far enough inside the source that the clamp never applies to it.
 void displace(int* __restrict cell, float* __restrict frac, const float* __restrict field, int width, int base,
-              int per_column, int last, float strength) {
+              int per_column, int first, int last, float strength) {
     for (int x = 0; x < width; ++x) {
         const float d = strength * field[x];
         int i = static_cast<int>(d);                      // toward zero
         i -= static_cast<int>(static_cast<float>(i) > d); // floor
         frac[x] = d - static_cast<float>(i);              // exact
         const int c = base + x * per_column + i;
-        cell[x] = std::min(std::max(c, 0), last);
+        cell[x] = std::min(std::max(c, first), last);
     }
 }
 
-// Row r of the source is at rows + (r & mask) * stride (mask ~0u for a whole grid, size - 1 for a ring of rows).
+// Row r of the source is at rows + (r & mask) * stride (mask ~0u for a whole grid, size - 1 for a ring of rows),
+// and row r + 1 right after it (a ring repeats its first row after its last).
 void sample_row(float* __restrict out, const float* rows, std::size_t stride, unsigned mask, const int* __restrict cx,
                 const float* __restrict tx, const int* __restrict cy, const float* __restrict ty, int width) {
     for (int x = 0; x < width; ++x) {
         const auto y = static_cast<unsigned>(cy[x]);
         const float* r0 = rows + static_cast<std::size_t>(y & mask) * stride + static_cast<std::size_t>(cx[x]);
-        const float* r1 = rows + static_cast<std::size_t>((y + 1) & mask) * stride + static_cast<std::size_t>(cx[x]);
+        const float* r1 = r0 + stride;
         const float top = r0[0] + (r0[1] - r0[0]) * tx[x];
         const float bottom = r1[0] + (r1[1] - r1[0]) * tx[x];
         out[x] = top + (bottom - top) * ty[x];
@@ -118,15 +119,19 @@ struct GridRows {
 
 struct StreamedRows {
     LatticeRows generator;
-    int top;             // absolute row of covered row 0
-    std::vector<float> ring;
-    unsigned ring_mask;  // ring rows - 1 (a power of two)
-    int next = INT_MIN;  // next covered row to generate
+    int top;                 // absolute row of covered row 0
+    std::vector<float> ring; // ring_mask + 2 rows: the last repeats the first
+    unsigned ring_mask;      // ring rows - 1 (a power of two)
+    int next = INT_MIN;      // next covered row to generate
     void need(int first, int last) {
         if (next < first) next = first; // rows before `first` are not read again
-        for (; next <= last; ++next)
-            generator.row(top + next, ring.data() + static_cast<std::size_t>(static_cast<unsigned>(next) & ring_mask) *
-                                                        static_cast<std::size_t>(generator.width()));
+        const auto width = static_cast<std::size_t>(generator.width());
+        for (; next <= last; ++next) {
+            const unsigned slot = static_cast<unsigned>(next) & ring_mask;
+            float* row = ring.data() + slot * width;
+            generator.row(top + next, row);
+            if (slot == 0) std::copy(row, row + width, ring.data() + (ring_mask + 1) * width);
+        }
     }
     const float* rows() const { return ring.data(); }
     unsigned mask() const { return ring_mask; }
@@ -157,9 +162,11 @@ Grid<float> warp_one_level(const ModifierSettings& m, std::uint64_t mseed, Regio
         for (int y = y0; y < y1; ++y) {
             field_x.signed_row(keep.y + y, fx.data());
             field_y.signed_row(keep.y + y, fy.data());
-            displace(cx.data(), tx.data(), fx.data(), keep.width, dx, 1, covered.width - 2, strength);
-            displace(cy.data(), ty.data(), fy.data(), keep.width, dy + y, 0, covered.height - 2, strength);
-            source.need(std::max(dy + y - reach, 0), std::min(dy + y + reach, covered.height - 1));
+            // Rows first..last are read (cells first..last - 1 and the row below each).
+            const int first = std::max(dy + y - reach, 0), last = std::min(dy + y + reach, covered.height - 1);
+            displace(cx.data(), tx.data(), fx.data(), keep.width, dx, 1, 0, covered.width - 2, strength);
+            displace(cy.data(), ty.data(), fy.data(), keep.width, dy + y, 0, first, last - 1, strength);
+            source.need(first, last);
             sample_row(out.row(y), source.rows(), static_cast<std::size_t>(covered.width), source.mask(), cx.data(),
                        tx.data(), cy.data(), ty.data(), keep.width);
         }
@@ -316,7 +323,7 @@ Grid<float> generate_heightfield(const MapDefinition& def, std::uint64_t seed, i
             const Region keep = grow(region, margins[1]);
             g = warp_one_level(*first, hash_values(s, std::uint64_t{0}), covered, keep, threads, [&] {
                 return StreamedRows{LatticeRows(def.settings, s, covered.x, covered.width), covered.y,
-                                    std::vector<float>(static_cast<std::size_t>(ring_rows) *
+                                    std::vector<float>(static_cast<std::size_t>(ring_rows + 1) *
                                                        static_cast<std::size_t>(covered.width)),
                                     ring_rows - 1};
             });

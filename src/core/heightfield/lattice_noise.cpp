@@ -59,8 +59,8 @@ template <Fractal F> float weighted(float v, float weight) {
 
 // Perlin, one row of an octave: per span (left lattice column i), lattice columns i and i + 1 blended along y to
 // L_j(fx) = G_j * fx + C_j, times k (sqrt 2, so the extremes reach +-1, times the octave's weight for fbm). coef
-// holds G_i, C_i, G_{i+1} and C_{i+1} - G_{i+1} (so that L_{i+1}(fx - 1) = G * fx + (C - G)). top and bottom: see
-// LatticeRows::Octave.
+// holds G_i, C_i and the difference L_{i+1}(fx - 1) - L_i(fx) = DG * fx + DC as DG = G_{i+1} - G_i and
+// DC = C_{i+1} - G_{i+1} - C_i. top and bottom: see LatticeRows::Octave.
 void perlin_coefficients(const float* __restrict top, const float* __restrict bottom, float* __restrict coef,
                          std::size_t spans, float fy, float ty, float k) {
     const float fy1 = fy - 1.0f;
@@ -72,8 +72,8 @@ void perlin_coefficients(const float* __restrict top, const float* __restrict bo
         const float c1 = top[gy1 + s] * fy + ty * (bottom[gy1 + s] * fy1 - top[gy1 + s] * fy);
         coef[gx0 + s] = g0 * k;
         coef[gy0 + s] = c0 * k;
-        coef[gx1 + s] = g1 * k;
-        coef[gy1 + s] = (c1 - g1) * k;
+        coef[gx1 + s] = (g1 - g0) * k;
+        coef[gy1 + s] = (c1 - g1 - c0) * k;
     }
 }
 
@@ -91,9 +91,9 @@ void value_coefficients(const float* __restrict top, const float* __restrict bot
 }
 
 // One octave of one row added to out: out[x] += shaped(cell) * weight, where a cell of span s is
-// Perlin: L_i(fx) + fade(fx) * (L_{i+1}(fx - 1) - L_i(fx)); value noise: v_i + fade(fx) * (v_{i+1} - v_i),
+// Perlin: L_i(fx) + fade(fx) * (DG * fx + DC); value noise: v_i + fade(fx) * (v_{i+1} - v_i),
 // with the span's coefficients held constant over its columns. For fbm the weight is already in the coefficients
-// (out[x] += cell). Long spans (lattice cells 8 or more columns wide) go straight into out; short ones are
+// (out[x] += cell). Long spans (lattice cells 16 or more columns wide) go straight into out; short ones are
 // computed in whole blocks into n first (see kBlock), then added.
 template <Fractal F, bool Perlin>
 void add_octave(float* __restrict out, float* __restrict n, const float* __restrict frac, const float* __restrict fade,
@@ -102,11 +102,9 @@ void add_octave(float* __restrict out, float* __restrict n, const float* __restr
     if (long_spans) {
         for (std::size_t s = 0; s < spans; ++s) {
             if constexpr (Perlin) {
-                const float g0 = coef[s], c0 = coef[spans + s], g1 = coef[2 * spans + s], c1 = coef[3 * spans + s];
-                for (int x = begin[s]; x < end[s]; ++x) {
-                    const float a = g0 * frac[x] + c0, b = g1 * frac[x] + c1;
-                    out[x] += weighted<F>(a + fade[x] * (b - a), weight);
-                }
+                const float g = coef[s], c = coef[spans + s], dg = coef[2 * spans + s], dc = coef[3 * spans + s];
+                for (int x = begin[s]; x < end[s]; ++x)
+                    out[x] += weighted<F>(g * frac[x] + c + fade[x] * (dg * frac[x] + dc), weight);
             } else {
                 const float v0 = coef[s], d = coef[spans + s];
                 for (int x = begin[s]; x < end[s]; ++x) out[x] += weighted<F>(v0 + fade[x] * d, weight);
@@ -116,12 +114,9 @@ void add_octave(float* __restrict out, float* __restrict n, const float* __restr
     }
     for (std::size_t s = 0; s < spans; ++s) {
         if constexpr (Perlin) {
-            const float g0 = coef[s], c0 = coef[spans + s], g1 = coef[2 * spans + s], c1 = coef[3 * spans + s];
+            const float g = coef[s], c = coef[spans + s], dg = coef[2 * spans + s], dc = coef[3 * spans + s];
             for (int x = begin[s]; x < end[s]; x += kBlock)
-                for (int j = x; j < x + kBlock; ++j) {
-                    const float a = g0 * frac[j] + c0, b = g1 * frac[j] + c1;
-                    n[j] = a + fade[j] * (b - a);
-                }
+                for (int j = x; j < x + kBlock; ++j) n[j] = g * frac[j] + c + fade[j] * (dg * frac[j] + dc);
         } else {
             const float v0 = coef[s], d = coef[spans + s];
             for (int x = begin[s]; x < end[s]; x += kBlock)
@@ -134,7 +129,7 @@ void add_octave(float* __restrict out, float* __restrict n, const float* __restr
 template <bool Perlin>
 void add_octave(Fractal f, float* out, float* n, const float* frac, const float* fade, const int* begin,
                 const int* end, const float* coef, std::size_t spans, int width, float weight) {
-    const bool long_spans = 8 * spans <= static_cast<std::size_t>(width);
+    const bool long_spans = 16 * spans <= static_cast<std::size_t>(width);
     switch (f) {
     case Fractal::fbm:
         add_octave<Fractal::fbm, Perlin>(out, n, frac, fade, begin, end, coef, spans, width, weight, long_spans);
