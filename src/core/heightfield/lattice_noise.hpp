@@ -5,10 +5,11 @@
 // are computed from absolute coordinates, lattice values are position hashes), so a region equals the same
 // window of a larger one, at any thread count. Arithmetic is float, in a fixed order (no contraction, no
 // reassociation), so every compiler and vector width gives the same bits.
-// Cost: per octave and row, the lattice is blended along y once per lattice column (Perlin: the top and bottom
-// corners of column j blend to an affine function of the x fraction, L_j(fx) = G_j * fx + C_j); each cell is
-// then a few multiply-adds on per-column tables (fraction, fade) computed once per octave, in loops that run a
-// lattice cell at a time with its coefficients held constant. Lattice rows are hashed once per thread.
+// Cost: per octave and row, the lattice is blended along y once per lattice cell the row crosses (Perlin: the top
+// and bottom corners of column j blend to an affine function of the x fraction, L_j(fx) = G_j * fx + C_j); each
+// cell is then a few multiply-adds on per-column tables (fraction, fade) computed once per octave, in loops that
+// run a lattice cell at a time with its coefficients held constant (vectorised, SSE2). Lattice rows are hashed
+// once per thread.
 #pragma once
 
 #include <cstdint>
