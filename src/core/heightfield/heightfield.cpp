@@ -1,7 +1,9 @@
 #include "core/heightfield/heightfield.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <vector>
 
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
@@ -61,15 +63,122 @@ int margin_of(const ModifierSettings& m) {
     }
 }
 
-float sample_bilinear(const Grid<float>& g, double x, double y) {
-    x = std::clamp(x, 0.0, static_cast<double>(g.width() - 1));
-    y = std::clamp(y, 0.0, static_cast<double>(g.height() - 1));
-    const int x0 = static_cast<int>(x), y0 = static_cast<int>(y);
-    const int x1 = std::min(x0 + 1, g.width() - 1), y1 = std::min(y0 + 1, g.height() - 1);
-    const float tx = static_cast<float>(x - x0), ty = static_cast<float>(y - y0);
-    const float top = g(x0, y0) + (g(x1, y0) - g(x0, y0)) * tx;
-    const float bottom = g(x0, y1) + (g(x1, y1) - g(x0, y1)) * tx;
+// Bilinear sample of g at (x + tx, y + ty): cell x, y (grid coordinates) and fractions tx, ty in [0, 1]. Points
+// off the grid take the nearest edge cell. The cell and the fraction come apart from the displacement (not from
+// the sum of a coordinate and a displacement), so the weights do not depend on where the grid starts.
+float sample_bilinear(const Grid<float>& g, int x, int y, float tx, float ty) {
+    int x1 = x + 1, y1 = y + 1;
+    if (x < 0 || x >= g.width() - 1) x = x1 = std::clamp(x, 0, g.width() - 1);
+    if (y < 0 || y >= g.height() - 1) y = y1 = std::clamp(y, 0, g.height() - 1);
+    const float* r0 = g.row(y);
+    const float* r1 = g.row(y1);
+    const float top = r0[x] + (r0[x1] - r0[x]) * tx;
+    const float bottom = r1[x] + (r1[x1] - r1[x]) * tx;
     return top + (bottom - top) * ty;
+}
+
+// Warp sampling of one output row, in two passes: displace (vectorised) then sample_row (gathers).
+// displace: for each x, coordinate base + x * per_column (0 or 1) displaced by strength * field (in [-1, 1]), as a
+// whole cell clamped to [first, last] and a fraction in [0, 1). With last at most size - 2, cell + 1 is on the grid
+// too; the margins keep every output cell far enough inside the source that the clamp never applies to it.
+void displace(int* __restrict cell, float* __restrict frac, const float* __restrict field, int width, int base,
+              int per_column, int first, int last, float strength) {
+    for (int x = 0; x < width; ++x) {
+        const float d = strength * field[x];
+        int i = static_cast<int>(d);                      // toward zero
+        i -= static_cast<int>(static_cast<float>(i) > d); // floor
+        frac[x] = d - static_cast<float>(i);              // exact
+        const int c = base + x * per_column + i;
+        cell[x] = std::min(std::max(c, first), last);
+    }
+}
+
+// Row r of the source is at rows + (r & mask) * stride (mask ~0u for a whole grid, size - 1 for a ring of rows),
+// and row r + 1 right after it (a ring repeats its first row after its last).
+void sample_row(float* __restrict out, const float* rows, std::size_t stride, unsigned mask, const int* __restrict cx,
+                const float* __restrict tx, const int* __restrict cy, const float* __restrict ty, int width) {
+    for (int x = 0; x < width; ++x) {
+        const auto y = static_cast<unsigned>(cy[x]);
+        const float* r0 = rows + static_cast<std::size_t>(y & mask) * stride + static_cast<std::size_t>(cx[x]);
+        const float* r1 = r0 + stride;
+        const float top = r0[0] + (r0[1] - r0[0]) * tx[x];
+        const float bottom = r1[0] + (r1[1] - r1[0]) * tx[x];
+        out[x] = top + (bottom - top) * ty[x];
+    }
+}
+
+// The rows a one-level warp reads: a grid over the covered region, or (Streamed) rows of lattice noise generated
+// on demand into a ring, so that the source grid is never built. need(first, last): rows first..last of the
+// covered region (0-based) are readable; the rows of one need() call must fit the ring.
+struct GridRows {
+    const Grid<float>& grid;
+    void need(int, int) {}
+    const float* rows() const { return grid.cells().data(); }
+    unsigned mask() const { return ~0u; }
+};
+
+struct StreamedRows {
+    LatticeRows generator;
+    int top;                 // absolute row of covered row 0
+    std::vector<float> ring; // ring_mask + 2 rows: the last repeats the first
+    unsigned ring_mask;      // ring rows - 1 (a power of two)
+    int next = INT_MIN;      // next covered row to generate
+    void need(int first, int last) {
+        if (next < first) next = first; // rows before `first` are not read again
+        const auto width = static_cast<std::size_t>(generator.width());
+        for (; next <= last; ++next) {
+            const unsigned slot = static_cast<unsigned>(next) & ring_mask;
+            float* row = ring.data() + slot * width;
+            generator.row(top + next, row);
+            if (slot == 0) std::copy(row, row + width, ring.data() + (ring_mask + 1) * width);
+        }
+    }
+    const float* rows() const { return ring.data(); }
+    unsigned mask() const { return ring_mask; }
+};
+
+// One-level warp of the source (covering `covered`) into a grid covering keep: the displacement fields are Perlin
+// fBm generated a row at a time beside the output (no full-size field grids); the source is sampled in float.
+// make_source(): one source per thread (GridRows or StreamedRows).
+template <class MakeSource>
+Grid<float> warp_one_level(const ModifierSettings& m, std::uint64_t mseed, Region covered, Region keep, int threads,
+                           const MakeSource& make_source) {
+    Grid<float> out(keep.width, keep.height);
+    const int dx = keep.x - covered.x, dy = keep.y - covered.y; // keep's origin in the source
+    NoiseSettings w;
+    w.kind = NoiseKind::perlin;
+    w.scale = m.warp_scale;
+    w.octaves = m.warp_octaves;
+    const std::uint64_t seed_x = hash_values(mseed, 0x77617270ull /* "warp" */, 0);
+    const std::uint64_t seed_y = hash_values(mseed, 0x77617270ull, 1);
+    const float strength = static_cast<float>(m.strength);
+    const int reach = static_cast<int>(std::ceil(m.strength)) + 1; // rows read above and below a cell's own
+    parallel_for(keep.height, threads, [&](int y0, int y1) {
+        auto source = make_source();
+        LatticeRows field_x(w, seed_x, keep.x, keep.width), field_y(w, seed_y, keep.x, keep.width);
+        const auto n = static_cast<std::size_t>(keep.width);
+        std::vector<float> fx(n), fy(n), tx(n), ty(n);
+        std::vector<int> cx(n), cy(n);
+        for (int y = y0; y < y1; ++y) {
+            field_x.signed_row(keep.y + y, fx.data());
+            field_y.signed_row(keep.y + y, fy.data());
+            // Rows first..last are read (cells first..last - 1 and the row below each).
+            const int first = std::max(dy + y - reach, 0), last = std::min(dy + y + reach, covered.height - 1);
+            displace(cx.data(), tx.data(), fx.data(), keep.width, dx, 1, 0, covered.width - 2, strength);
+            displace(cy.data(), ty.data(), fy.data(), keep.width, dy + y, 0, first, last - 1, strength);
+            source.need(first, last);
+            sample_row(out.row(y), source.rows(), static_cast<std::size_t>(covered.width), source.mask(), cx.data(),
+                       tx.data(), cy.data(), ty.data(), keep.width);
+        }
+    });
+    return out;
+}
+
+// Splits a displacement into whole cells and a fraction in [0, 1) (exactly: d - floor(d) is representable).
+template <class T> int whole_cells(T d, T& fraction) {
+    const T f = std::floor(d);
+    fraction = d - f;
+    return static_cast<int>(f);
 }
 
 double warp_field(const ModifierSettings& m, std::uint64_t seed, std::uint64_t axis, double x, double y) {
@@ -80,47 +189,39 @@ double warp_field(const ModifierSettings& m, std::uint64_t seed, std::uint64_t a
     return fractal_noise(w, hash_values(seed, 0x77617270ull /* "warp" */, axis), x, y) * 2.0 - 1.0;
 }
 
-void apply(const ModifierSettings& m, Grid<float>& g, Region padded, std::uint64_t seed, int map_width, int map_height,
-           const MapLookup& other_maps, std::size_t index, int threads) {
+Region grow(Region r, int margin) { return {r.x - margin, r.y - margin, r.width + 2 * margin, r.height + 2 * margin}; }
+
+// Applies modifier m to g, which covers `covered` (absolute cells). A modifier that reads neighbours (warp) writes
+// a new grid covering only `keep`, the part later modifiers still read (keep lies inside covered, at least the
+// modifier's margin in from every edge, so no cell of keep reads past the edge of g).
+void apply(const ModifierSettings& m, Grid<float>& g, Region& covered, Region keep, std::uint64_t seed, int map_width,
+           int map_height, const MapLookup& other_maps, std::size_t index, int threads) {
     const std::uint64_t mseed = hash_values(seed, static_cast<std::uint64_t>(index));
+    const Region padded = covered;
     switch (m.kind) {
     case ModifierKind::warp: {
-        Grid<float> out(g.width(), g.height());
         if (m.levels == 1) {
-            // One level: the displacement fields are Perlin fBm grids over the padded region, computed row by
-            // row like any lattice noise (no per-cell hashing).
-            NoiseSettings w;
-            w.kind = NoiseKind::perlin;
-            w.scale = m.warp_scale;
-            w.octaves = m.warp_octaves;
-            const Grid<float> fx = lattice_noise(w, hash_values(mseed, 0x77617270ull /* "warp" */, 0), padded, threads);
-            const Grid<float> fy = lattice_noise(w, hash_values(mseed, 0x77617270ull, 1), padded, threads);
-            parallel_for(g.height(), threads, [&](int y0, int y1) {
-                for (int y = y0; y < y1; ++y)
-                    for (int x = 0; x < g.width(); ++x) {
-                        const double ox = m.strength * (fx(x, y) * 2.0 - 1.0);
-                        const double oy = m.strength * (fy(x, y) * 2.0 - 1.0);
-                        out(x, y) = sample_bilinear(g, x + ox, y + oy);
-                    }
-            });
-            g = std::move(out);
+            g = warp_one_level(m, mseed, covered, keep, threads, [&] { return GridRows{g}; });
+            covered = keep;
             break;
         }
-        parallel_for(g.height(), threads, [&](int y0, int y1) {
-        for (int y = y0; y < y1; ++y)
-            for (int x = 0; x < g.width(); ++x) {
-                double px = padded.x + x + 0.5, py = padded.y + y + 0.5;
-                if (m.levels >= 2) {
+        Grid<float> out(keep.width, keep.height);
+        const int dx = keep.x - covered.x, dy = keep.y - covered.y; // keep's origin in g
+        parallel_for(keep.height, threads, [&](int y0, int y1) {
+            for (int y = y0; y < y1; ++y)
+                for (int x = 0; x < keep.width; ++x) {
+                    double px = keep.x + x + 0.5, py = keep.y + y + 0.5;
                     const double qx = warp_field(m, mseed, 2, px, py), qy = warp_field(m, mseed, 3, px, py);
                     px += m.strength * qx;
                     py += m.strength * qy;
+                    double tx, ty;
+                    const int ox = whole_cells(m.strength * warp_field(m, mseed, 0, px, py), tx);
+                    const int oy = whole_cells(m.strength * warp_field(m, mseed, 1, px, py), ty);
+                    out(x, y) = sample_bilinear(g, dx + x + ox, dy + y + oy, static_cast<float>(tx), static_cast<float>(ty));
                 }
-                const double ox = m.strength * warp_field(m, mseed, 0, px, py);
-                const double oy = m.strength * warp_field(m, mseed, 1, px, py);
-                out(x, y) = sample_bilinear(g, x + ox, y + oy);
-            }
         });
         g = std::move(out);
+        covered = keep;
         break;
     }
     case ModifierKind::island: {
@@ -203,15 +304,49 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
 Grid<float> generate_heightfield(const MapDefinition& def, std::uint64_t seed, int map_width, int map_height,
                                  Region region, const MapLookup& other_maps, int threads) {
     const std::uint64_t s = map_seed(def, seed);
-    int margin = 0;
-    for (const auto& m : def.settings.modifiers) margin += margin_of(m);
-    const Region padded{region.x - margin, region.y - margin, region.width + 2 * margin, region.height + 2 * margin};
-    Grid<float> g = generate_base(def.settings, s, map_width, map_height, padded, threads);
-    for (std::size_t i = 0; i < def.settings.modifiers.size(); ++i)
-        apply(def.settings.modifiers[i], g, padded, s, map_width, map_height, other_maps, i, threads);
+    const auto& modifiers = def.settings.modifiers;
+    // margins[i]: how far modifiers i.. read beyond the region, so the grid they start from must cover.
+    std::vector<int> margins(modifiers.size() + 1, 0);
+    for (std::size_t i = modifiers.size(); i-- > 0;) margins[i] = margins[i + 1] + margin_of(modifiers[i]);
+    Region covered = grow(region, margins[0]);
+    Grid<float> g;
+    std::size_t next = 0; // first modifier not yet applied
+    const ModifierSettings* first = modifiers.empty() ? nullptr : &modifiers[0];
+    if (first && first->kind == ModifierKind::warp && first->levels == 1 &&
+        (def.settings.kind == NoiseKind::value || def.settings.kind == NoiseKind::perlin)) {
+        // Lattice noise warped first: its rows are generated as the warp reads them, into a ring of rows per
+        // thread (when the ring is well below the grid's size), so the base grid is never built.
+        const int reach = static_cast<int>(std::ceil(first->strength)) + 1;
+        unsigned ring_rows = 1;
+        while (ring_rows < static_cast<unsigned>(2 * reach + 2)) ring_rows *= 2;
+        if (2 * ring_rows <= static_cast<unsigned>(covered.height)) {
+            const Region keep = grow(region, margins[1]);
+            g = warp_one_level(*first, hash_values(s, std::uint64_t{0}), covered, keep, threads, [&] {
+                return StreamedRows{LatticeRows(def.settings, s, covered.x, covered.width), covered.y,
+                                    std::vector<float>(static_cast<std::size_t>(ring_rows + 1) *
+                                                       static_cast<std::size_t>(covered.width)),
+                                    ring_rows - 1};
+            });
+            covered = keep;
+            next = 1;
+        }
+    }
+    if (next == 0) g = generate_base(def.settings, s, map_width, map_height, covered, threads);
+    for (std::size_t i = next; i < modifiers.size(); ++i)
+        apply(modifiers[i], g, covered, grow(region, margins[i + 1]), s, map_width, map_height, other_maps, i, threads);
+    if (covered.width == region.width && covered.height == region.height) {
+        // Position-based generators clamp their own output to [0, 1]; modifiers and whole-map kinds get a pass.
+        if (!modifiers.empty() || !is_position_based(def.settings.kind))
+            parallel_for(g.height(), threads, [&](int y0, int y1) {
+                for (int y = y0; y < y1; ++y)
+                    for (float* v = g.row(y); v != g.row(y) + g.width(); ++v) *v = std::clamp(*v, 0.0f, 1.0f);
+            });
+        return g;
+    }
+    const int mx = region.x - covered.x, my = region.y - covered.y;
     Grid<float> out(region.width, region.height);
     for (int y = 0; y < region.height; ++y)
-        for (int x = 0; x < region.width; ++x) out(x, y) = std::clamp(g(x + margin, y + margin), 0.0f, 1.0f);
+        for (int x = 0; x < region.width; ++x) out(x, y) = std::clamp(g(x + mx, y + my), 0.0f, 1.0f);
     return out;
 }
 

@@ -3,6 +3,9 @@
 // get other named maps (for `combine`). Output: Grid<float> of the region, values in [0, 1].
 // Invariants: for position-based kinds the region equals the same window of the whole map, modifiers included
 // (warp and smooth read a margin around the region, computed too); whole-map kinds compute the whole map and cut.
+// Memory: the grid being modified, plus the output of a modifier that reads neighbours (warp), which covers only
+// what later modifiers still read. A value or Perlin base warped first (one level) is never built as a grid: the
+// warp generates its rows as it reads them.
 #pragma once
 
 #include <cstdint>

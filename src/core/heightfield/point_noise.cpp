@@ -9,10 +9,6 @@
 
 namespace tilegen {
 
-double lattice_value(std::uint64_t stream, std::int64_t x, std::int64_t y) {
-    return unit_double(hash_position(stream, x, y)) * 2.0 - 1.0;
-}
-
 double lattice_fade(double t, LatticeInterpolation interp) {
     switch (interp) {
     case LatticeInterpolation::linear: return t;
@@ -21,14 +17,6 @@ double lattice_fade(double t, LatticeInterpolation interp) {
     case LatticeInterpolation::quintic: return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
     }
     return t;
-}
-
-void lattice_gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, double& gy) {
-    static constexpr double d = 0.70710678118654752;
-    static constexpr double table[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {d, d}, {-d, d}, {d, -d}, {-d, -d}};
-    const auto i = hash_position(stream, x, y) >> 61;
-    gx = table[i][0];
-    gy = table[i][1];
 }
 
 namespace {

@@ -7,14 +7,24 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/hash.hpp"
 #include "core/heightfield/noise_settings.hpp"
 
 namespace tilegen {
 
-// Lattice building blocks shared by the point functions and the row-by-row lattice noise.
-double lattice_value(std::uint64_t stream, std::int64_t x, std::int64_t y);               // in [-1, 1)
-void lattice_gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, double& gy); // unit, 8 dirs
-double lattice_fade(double t, LatticeInterpolation interp);                               // [0,1] -> [0,1]
+// Lattice building blocks shared by the point functions and the row-by-row lattice noise (inline: the row noise
+// hashes whole lattice rows with them).
+inline double lattice_value(std::uint64_t stream, std::int64_t x, std::int64_t y) { // in [-1, 1)
+    return unit_double(hash_position(stream, x, y)) * 2.0 - 1.0;
+}
+inline void lattice_gradient(std::uint64_t stream, std::int64_t x, std::int64_t y, double& gx, double& gy) { // unit, 8 dirs
+    static constexpr double d = 0.70710678118654752;
+    static constexpr double table[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {d, d}, {-d, d}, {d, -d}, {-d, -d}};
+    const auto i = hash_position(stream, x, y) >> 61;
+    gx = table[i][0];
+    gy = table[i][1];
+}
+double lattice_fade(double t, LatticeInterpolation interp); // [0,1] -> [0,1]
 
 double value_noise(std::uint64_t stream, double x, double y, LatticeInterpolation interp);
 double perlin_noise(std::uint64_t stream, double x, double y);
