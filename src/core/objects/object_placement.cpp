@@ -50,7 +50,8 @@ public:
         if (!words_) throw std::bad_alloc();
     }
 
-    void clear() { std::fill(words_.get(), words_.get() + size_, 0); }
+    // Rows y0..y1-1 back to zero.
+    void clear(int y0, int y1) { std::fill(row(y0), row(y1), 0); }
     std::uint64_t* row(int y) { return words_.get() + static_cast<std::size_t>(y) * stride_; }
     const std::uint64_t* row(int y) const { return words_.get() + static_cast<std::size_t>(y) * stride_; }
     bool test(int x, int y) const { return (row(y)[x >> 6] >> (x & 63)) & 1u; }
@@ -122,6 +123,7 @@ struct RulePlan {
     std::vector<std::pair<int, int>> class_runs; // the classes it may stand on, as runs (first, count)
     std::vector<int> sprite_index;               // sheet indices of the rule's sprites found in the sheet
     std::vector<int> fw, fh;                     // their footprints
+    bool one_footprint = true;                   // all the same
     std::vector<std::uint64_t> pick_below;       // weight k is picked by a 53-bit uniform u with
                                                  // pick_below[k-1] <= u < pick_below[k] (empty: the first sprite)
     std::vector<int> pick;                       // weight k -> index into sprite_index
@@ -355,6 +357,14 @@ struct Placer {
 
         // The accepted attempts of (x, y) in order: sprite, footprint; true once one is placed.
         auto place_at = [&](std::uint32_t attempts, std::uint64_t hu, int x, int y) {
+            if (rp.one_footprint) {
+                // Every sprite has the same footprint: it fits for all attempts or none, and the first accepted
+                // attempt picks the sprite.
+                if (!footprint_fits(rp, 0, x, y, cls.get(), row0)) return false;
+                const int a = (attempts & 1u) ? 0 : 1;
+                accept(rp, out, row0, pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)])), x, y);
+                return true;
+            }
             for (int a = 0; a < 2; ++a) {
                 if (!((attempts >> a) & 1u)) continue;
                 const int k = pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)]));
@@ -434,7 +444,9 @@ struct Placer {
                     const int y = y0 + static_cast<int>((((jit >> 16) & 0xffff) * static_cast<std::uint64_t>(rp.block)) >> 16);
                     if (x >= w || y >= h) continue;
                     const std::uint64_t* m = free.get() + static_cast<std::size_t>(y - y0) * stride;
-                    if (!((m[x >> 6] >> (x & 63)) & 1u) || occupied.test(x, y) || near.test(x, y)) continue;
+                    // Allowed and free (as the block row started), and still free and not too close now.
+                    const bool open = ((m[x >> 6] & ~occupied.row(y)[x >> 6] & ~near.row(y)[x >> 6]) >> (x & 63)) & 1u;
+                    if (!open) continue;
                     if (rp.density && !((attempts_below(hu, probability(rp, (*rp.density)(x, y))) >> a) & 1u)) continue;
                     if (place_at(1u << a, hu, x, y)) break;
                 }
@@ -468,6 +480,8 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps, con
     if (!rp.active) return rp;
     for (const auto& [name, g] : maps)
         if (name == rule.density) rp.density = &g;
+    // A density map smaller than the class map cannot be read at every cell: treated as none.
+    if (rp.density && (rp.density->width() < w || rp.density->height() < h)) rp.density = nullptr;
     double total_weight = 0;
     for (double wt : rule.weights) total_weight += std::max(0.0, wt);
     if (rp.sprite_index.size() > 1 && total_weight > 0) {
@@ -502,6 +516,8 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps, con
     if (2 * rp.reach + 1 <= 64)
         for (int r : rp.half_width) rp.disc.push_back((~0ull >> (63 - 2 * r)) << (rp.reach - r));
     for (int fh : rp.fh) rp.max_fh = std::max(rp.max_fh, fh);
+    for (std::size_t k = 1; k < rp.fw.size(); ++k)
+        rp.one_footprint = rp.one_footprint && rp.fw[k] == rp.fw[0] && rp.fh[k] == rp.fh[0];
     const int band_rows = std::max({kBandRows, 2 * rp.reach, rp.max_fh});
     rp.band_blocks = (band_rows + rp.block - 1) / rp.block;
     rp.bands = (rp.blocks_h + rp.band_blocks - 1) / rp.band_blocks;
@@ -530,7 +546,9 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
         plans.push_back(plan_rule(rules[ri], static_cast<int>(ri), maps, sheet, w, h, seed));
         RulePlan& rp = plans.back();
         if (!rp.active) continue;
-        if (stamped) near.clear();
+        if (stamped)
+            for_each_item((h + kBandRows - 1) / kBandRows, threads,
+                          [&](int i) { near.clear(i * kBandRows, std::min(h, (i + 1) * kBandRows)); });
         stamped = true;
         for (int phase = 0; phase < 2; ++phase)
             for_each_item((rp.bands - phase + 1) / 2, threads, [&](int i) { placer.place_band(rp, 2 * i + phase); });

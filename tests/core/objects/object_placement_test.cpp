@@ -135,14 +135,14 @@ void check_invariants(const std::vector<PlacedObject>& placed, const ClassGrid& 
 
 TEST_CASE("objects: identical at every thread count, spacing kept across band borders") {
     const SpriteSheet sprites = sheet();
-    // Tall enough for many bands of every rule (bands are 64 rows or more), with spacings from 1 to 40.
+    // Tall enough for several bands of every rule (bands are 64 rows or more, 2 * spacing for wide spacings).
     const int w = 230, h = 700;
     auto heights = harmonic_noise({}, 5, w, h, {0, 0, w, h});
     ClassGrid classes(w, h);
     for (std::size_t i = 0; i < classes.size(); ++i) classes.cells()[i] = heights.cells()[i] < 0.35f ? 0 : 1;
     NamedMaps maps{{"trees", harmonic_noise({}, 6, w, h, {0, 0, w, h})}};
     std::vector<ObjectRule> rules;
-    for (double spacing : {2.0, 1.0, 3.5, 5.0, 9.0, 40.0}) {
+    for (double spacing : {2.0, 1.0, 3.5, 5.0, 9.0, 40.0, 150.0}) {
         ObjectRule r;
         r.sprites = {"oak", "rock"};
         r.weights = {1, 2};
