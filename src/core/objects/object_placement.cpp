@@ -316,7 +316,8 @@ struct Placer {
         const int by0 = band * rp.band_blocks, by1 = std::min(rp.blocks_h, by0 + rp.band_blocks);
         const int row0 = by0 * rp.block, row1 = std::min(h, by1 * rp.block);
         out.first_chunk = row0 / kSortRows;
-        out.chunk_count.assign(static_cast<std::size_t>((row1 + rp.max_fh - 2) / kSortRows - out.first_chunk + 1), 0);
+        const int last_row = std::min(h, row1 + rp.max_fh - 1) - 1; // the lowest row its footprints can reach
+        out.chunk_count.assign(static_cast<std::size_t>(last_row / kSortRows - out.first_chunk + 1), 0);
         out.start.assign(static_cast<std::size_t>((row1 - row0) * rp.max_fh) + 1, 0);
         std::vector<std::uint32_t> count(static_cast<std::size_t>(rp.block * rp.max_fh));
         std::vector<Anchor> scratch;
