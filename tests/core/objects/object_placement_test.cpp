@@ -136,7 +136,7 @@ void check_invariants(const std::vector<PlacedObject>& placed, const ClassGrid& 
 TEST_CASE("objects: identical at every thread count, spacing kept across band borders") {
     const SpriteSheet sprites = sheet();
     // Tall enough for several bands of every rule (bands are 64 rows or more, 2 * spacing for wide spacings).
-    const int w = 230, h = 700;
+    const int w = 230, h = 704; // a multiple of 64: the last band and chunk end at the map's edge
     auto heights = harmonic_noise({}, 5, w, h, {0, 0, w, h});
     ClassGrid classes(w, h);
     for (std::size_t i = 0; i < classes.size(); ++i) classes.cells()[i] = heights.cells()[i] < 0.35f ? 0 : 1;
