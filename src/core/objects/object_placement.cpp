@@ -231,10 +231,9 @@ struct Placer {
             const std::uint64_t* ahead = y + 2 < cls_end ? cls + 2 * stride : nullptr;
             const float* d_ahead = ahead ? rp.density->row(y + 2) : nullptr;
             for (int wi = 0; wi < words; ++wi) {
-                if (ahead)
-                    for (int k = 0; k < 64; k += 16)
-                        if ((ahead[wi] >> k) & 0xffffu) __builtin_prefetch(d_ahead + wi * 64 + k);
+                const std::uint64_t next = ahead ? ahead[wi] : 0;
                 for (int k = 0; k < 64; k += 16) {
+                    if ((next >> k) & 0xffffu) __builtin_prefetch(d_ahead + wi * 64 + k);
                     if (!((out[wi] >> k) & 0xffffu)) continue;
                     const int x0 = wi * 64 + k;
                     std::uint64_t m = 0;
@@ -257,7 +256,8 @@ struct Placer {
 
     // The footprint of sprite k at (x, y) lies inside the map, on the rule's classes (cls: class masks from row
     // cls_row0 on), and on no other footprint.
-    bool footprint_fits(const RulePlan& rp, int k, int x, int y, const std::uint64_t* cls, int cls_row0) const {
+    [[gnu::always_inline]] bool footprint_fits(const RulePlan& rp, int k, int x, int y, const std::uint64_t* cls,
+                                               int cls_row0) const {
         const int fw = rp.fw[static_cast<std::size_t>(k)], fh = rp.fh[static_cast<std::size_t>(k)];
         if (x + fw > w || y + fh > h) return false;
         const std::size_t stride = static_cast<std::size_t>(words);
@@ -275,7 +275,7 @@ struct Placer {
 
     // Records the anchor, marks its footprint and stamps its spacing disc. Within a phase, bands are at least
     // 2 * reach rows high, so the rows one band stamps never meet the rows another band of the phase uses.
-    void accept(const RulePlan& rp, BandObjects& out, int row0, int k, int x, int y) {
+    [[gnu::always_inline]] void accept(const RulePlan& rp, BandObjects& out, int row0, int k, int x, int y) {
         const int fw = rp.fw[static_cast<std::size_t>(k)], fh = rp.fh[static_cast<std::size_t>(k)];
         out.anchors.push_back({static_cast<std::uint32_t>(x), static_cast<std::uint16_t>(y - row0), static_cast<std::uint16_t>(k)});
         ++out.chunk_count[static_cast<std::size_t>((y + fh - 1) / kSortRows - out.first_chunk)];
@@ -357,7 +357,7 @@ struct Placer {
         std::vector<Candidate> cand(static_cast<std::size_t>(rp.block == 1 ? w : rp.blocks_w));
 
         // The accepted attempts of (x, y) in order: sprite, footprint; true once one is placed.
-        auto place_at = [&](std::uint32_t attempts, std::uint64_t hu, int x, int y) {
+        auto place_at = [&](std::uint32_t attempts, std::uint64_t hu, int x, int y) __attribute__((always_inline)) {
             if (rp.one_footprint) {
                 // Every sprite has the same footprint: it fits for all attempts or none, and the first accepted
                 // attempt picks the sprite.
