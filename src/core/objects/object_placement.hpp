@@ -4,7 +4,8 @@
 // Invariants: every footprint lies inside the map, on cells of the rule's classes, and overlaps no other
 // footprint; anchors of objects of one rule are at least `spacing` cells apart (Poisson-disk-like: a jittered
 // grid of candidates, accepted in a fixed order); rules earlier in the recipe place first. Deterministic: every
-// choice is a hash of (seed, rule, position).
+// choice is a hash of (seed, rule, position), and the order of decisions is fixed (per rule, bands of a constant
+// height: the even ones, then the odd ones), so the result is identical at every thread count.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,6 @@ using NamedMaps = std::vector<std::pair<std::string, Grid<float>>>;
 
 std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMaps& maps,
                                         const std::vector<ObjectRule>& rules, const SpriteSheet& sheet,
-                                        std::uint64_t seed);
+                                        std::uint64_t seed, int threads = 1);
 
 } // namespace tilegen

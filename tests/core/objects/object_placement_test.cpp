@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "core/heightfield/harmonic_noise.hpp"
 #include "core/objects/object_placement.hpp"
@@ -74,6 +76,134 @@ TEST_CASE("objects stand on their classes, never overlap, keep their spacing, an
                              (bottom(placed[i - 1]) == bottom(placed[i]) && placed[i - 1].x <= placed[i].x);
         CHECK(ordered);
     }
+}
+
+namespace {
+// Every object on allowed classes (whole footprint), inside the map, no overlaps, same-rule anchors at least their
+// spacing apart (checked against every anchor within reach, through a grid of buckets), drawing order.
+void check_invariants(const std::vector<PlacedObject>& placed, const ClassGrid& classes,
+                      const std::vector<ObjectRule>& rules, const SpriteSheet& sprites) {
+    const int w = classes.width(), h = classes.height();
+    Grid<int> cover(w, h, 0);
+    bool on_classes = true, inside = true, overlap_free = true, ordered = true, spaced = true;
+    for (const auto& o : placed) {
+        const SpriteInfo& s = sprites.sprites[static_cast<std::size_t>(o.sprite)];
+        for (int y = 0; y < s.footprint_h; ++y)
+            for (int x = 0; x < s.footprint_w; ++x) {
+                if (!classes.contains(o.x + x, o.y + y)) {
+                    inside = false;
+                    continue;
+                }
+                on_classes = on_classes && ((rules[static_cast<std::size_t>(o.rule)].on >> classes(o.x + x, o.y + y)) & 1u);
+                overlap_free = overlap_free && ++cover(o.x + x, o.y + y) == 1;
+            }
+    }
+    auto bottom = [&](const PlacedObject& o) { return o.y + sprites.sprites[static_cast<std::size_t>(o.sprite)].footprint_h; };
+    for (std::size_t i = 1; i < placed.size(); ++i)
+        ordered = ordered && (bottom(placed[i - 1]) < bottom(placed[i]) ||
+                              (bottom(placed[i - 1]) == bottom(placed[i]) && placed[i - 1].x < placed[i].x));
+    for (std::size_t r = 0; r < rules.size(); ++r) {
+        const double spacing = rules[r].spacing;
+        const int cell = std::max(1, static_cast<int>(std::ceil(spacing)));
+        const int gw = w / cell + 1, gh = h / cell + 1;
+        std::vector<std::vector<const PlacedObject*>> bucket(static_cast<std::size_t>(gw * gh));
+        for (const auto& o : placed)
+            if (o.rule == static_cast<int>(r)) bucket[static_cast<std::size_t>(o.y / cell * gw + o.x / cell)].push_back(&o);
+        for (const auto& o : placed) {
+            if (o.rule != static_cast<int>(r)) continue;
+            for (int gy = std::max(0, o.y / cell - 1); gy <= std::min(gh - 1, o.y / cell + 1); ++gy)
+                for (int gx = std::max(0, o.x / cell - 1); gx <= std::min(gw - 1, o.x / cell + 1); ++gx)
+                    for (const PlacedObject* q : bucket[static_cast<std::size_t>(gy * gw + gx)]) {
+                        if (q == &o) continue;
+                        const double dx = q->x - o.x, dy = q->y - o.y;
+                        if (dx * dx + dy * dy < spacing * spacing) {
+                            if (spaced)
+                                MESSAGE("rule " << r << ": anchors (" << o.x << "," << o.y << ") and (" << q->x << ","
+                                                << q->y << ") closer than " << spacing);
+                            spaced = false;
+                        }
+                    }
+        }
+    }
+    CHECK(inside);
+    CHECK(on_classes);
+    CHECK(overlap_free);
+    CHECK(ordered);
+    CHECK(spaced);
+}
+} // namespace
+
+TEST_CASE("objects: identical at every thread count, spacing kept across band borders") {
+    const SpriteSheet sprites = sheet();
+    // Tall enough for several bands of every rule (bands are 64 rows or more, 2 * spacing for wide spacings).
+    const int w = 230, h = 704; // a multiple of 64: the last band and chunk end at the map's edge
+    auto heights = harmonic_noise({}, 5, w, h, {0, 0, w, h});
+    ClassGrid classes(w, h);
+    for (std::size_t i = 0; i < classes.size(); ++i) classes.cells()[i] = heights.cells()[i] < 0.35f ? 0 : 1;
+    NamedMaps maps{{"trees", harmonic_noise({}, 6, w, h, {0, 0, w, h})}};
+    std::vector<ObjectRule> rules;
+    for (double spacing : {2.0, 1.0, 3.5, 5.0, 9.0, 40.0, 150.0}) {
+        ObjectRule r;
+        r.sprites = {"oak", "rock"};
+        r.weights = {1, 2};
+        r.on = spacing == 2.0 ? 0b10 : 0b11;
+        r.density = spacing == 2.0 ? "trees" : "";
+        r.threshold = spacing == 2.0 ? 0.3 : 0;
+        r.chance = spacing == 1.0 ? 0.2 : 0.9;
+        r.spacing = spacing;
+        rules.push_back(r);
+    }
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+        CAPTURE(seed);
+        const auto one = place_objects(classes, maps, rules, sprites, seed, 1);
+        REQUIRE(one.size() > 1000);
+        for (int threads : {2, 3, 8}) {
+            CAPTURE(threads);
+            CHECK(place_objects(classes, maps, rules, sprites, seed, threads) == one);
+        }
+        check_invariants(one, classes, rules, sprites);
+        // Objects of every rule, including near band borders (rows around multiples of 64).
+        for (std::size_t r = 0; r < rules.size(); ++r) {
+            CAPTURE(r);
+            CHECK(std::count_if(one.begin(), one.end(), [&](const PlacedObject& o) { return o.rule == static_cast<int>(r); }) > 0);
+        }
+        const auto near_border = std::count_if(one.begin(), one.end(), [](const PlacedObject& o) {
+            return o.rule == 0 && (o.y % 64 <= 1 || o.y % 64 >= 62);
+        });
+        CHECK(near_border > 20);
+    }
+}
+
+TEST_CASE("objects: chance and density scale the acceptance of each attempt") {
+    // One class, 1x1 sprites, spacing 1 (no neighbour excludes another): a cell gets an object when either of its
+    // two attempts is accepted, so the share of cells with an object is 1 - (1 - p)^2.
+    Diagnostics d;
+    auto s = parse_sprite_sheet("image = \"o.png\"\nsprite_width = 16\nsprite_height = 16\n[sprites]\n"
+                                "pebble = { index = 0, footprint = [1, 1] }\n",
+                                "o.toml", d);
+    REQUIRE(s);
+    REQUIRE(attach_sprite_image(*s, Image(16, 16), 16, 16, d));
+    const int w = 300, h = 300;
+    const ClassGrid classes(w, h, 0);
+    NamedMaps maps{{"flat", Grid<float>(w, h, 0.65f)}, {"low", Grid<float>(w, h, 0.25f)}};
+    auto share = [&](double chance, const std::string& density, double threshold) {
+        ObjectRule r;
+        r.sprites = {"pebble"};
+        r.weights = {1};
+        r.on = 1;
+        r.spacing = 1;
+        r.chance = chance;
+        r.density = density;
+        r.threshold = threshold;
+        return static_cast<double>(place_objects(classes, maps, {r}, *s, 5, 2).size()) / (w * h);
+    };
+    CHECK(share(1, "", 0) == 1);
+    CHECK(share(0, "", 0) == 0);
+    CHECK(share(0.3, "", 0) == doctest::Approx(1 - 0.7 * 0.7).epsilon(0.03));
+    // Density 0.65 over a threshold of 0.3: (0.65 - 0.3) / (1 - 0.3) = half the chance.
+    CHECK(share(0.6, "flat", 0.3) == doctest::Approx(1 - 0.7 * 0.7).epsilon(0.03));
+    CHECK(share(1, "low", 0.3) == 0); // density below the threshold
+    CHECK(share(1, "flat", 1) == 0);  // threshold 1: nothing
 }
 
 TEST_CASE("sprite sheets: bad manifests point at the problem") {
