@@ -330,7 +330,8 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
                                                      result.classes.height(),
                                                      Region{0, 0, result.classes.width(), result.classes.height()}));
         }
-        result.objects = place_objects(result.classes, result.maps, recipe.objects, *project.sprites, result.seed);
+        result.objects = place_objects(result.classes, result.maps, recipe.objects, *project.sprites, result.seed,
+                                       options.threads);
         result.timings.push_back({"objects", ms_since(t0)});
     }
     if (!options.keep_details) result.maps.clear(); // the maps have done their work: free them before the tiles
