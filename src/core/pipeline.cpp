@@ -405,7 +405,6 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
     for (const auto& c : recipe.terrain) classes += (classes.empty() ? "" : " ") + std::string(1, c.symbol) + "=" + c.name;
     map.properties.push_back({"classes", "string", classes});
     result.timings.push_back({"map", ms_since(t0)});
-    grid_memory::release_kept(); // what the stages freed goes back to the system before the map is written
     result.timings.push_back({"total", ms_since(t_start)});
     return result;
 }

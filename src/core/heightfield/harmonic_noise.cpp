@@ -143,8 +143,10 @@ void hash_row(float* __restrict dst, std::uint64_t stream, std::int64_t first, s
 
 Grid<float> harmonic_noise(const HarmonicNoiseConfig& config, std::uint64_t seed, int map_width, int map_height,
                            Region region, int threads) {
-    Grid<float> out(region.width, region.height, 0.0f);
-    if (region.width <= 0 || region.height <= 0 || map_width <= 0 || map_height <= 0) return out;
+    if (region.width <= 0 || region.height <= 0 || map_width <= 0 || map_height <= 0)
+        return Grid<float>(std::max(region.width, 0), std::max(region.height, 0), 0.0f);
+    // Rows are zeroed by the thread that computes them (so pages are first touched in parallel).
+    Grid<float> out = Grid<float>::uninitialised(region.width, region.height);
     const int octaves = harmonic_octave_count(config, map_width, map_height);
 
     struct Octave {
@@ -202,6 +204,7 @@ Grid<float> harmonic_noise(const HarmonicNoiseConfig& config, std::uint64_t seed
         std::vector<float> n(padded);
         for (int y = y0; y < y1; ++y) {
             float* acc = out.row(y);
+            std::fill(acc, acc + region.width, 0.0f);
             for (std::size_t k = 0; k < plan.size(); ++k) {
                 const Octave& o = plan[k];
                 Cache& c = caches[k];

@@ -143,7 +143,7 @@ struct StreamedRows {
 template <class MakeSource>
 Grid<float> warp_one_level(const ModifierSettings& m, std::uint64_t mseed, Region covered, Region keep, int threads,
                            const MakeSource& make_source) {
-    Grid<float> out(keep.width, keep.height);
+    Grid<float> out = Grid<float>::uninitialised(keep.width, keep.height); // sample_row writes whole rows
     const int dx = keep.x - covered.x, dy = keep.y - covered.y; // keep's origin in the source
     NoiseSettings w;
     w.kind = NoiseKind::perlin;

@@ -270,8 +270,8 @@ void LatticeRows::signed_row(int y, float* out) {
 }
 
 Grid<float> lattice_noise(const NoiseSettings& s, std::uint64_t seed, Region region, int threads) {
-    Grid<float> out(region.width, region.height, 0.0f);
-    if (region.width <= 0 || region.height <= 0) return out;
+    if (region.width <= 0 || region.height <= 0) return Grid<float>(std::max(region.width, 0), std::max(region.height, 0), 0.0f);
+    Grid<float> out = Grid<float>::uninitialised(region.width, region.height); // every row is written whole
     parallel_for(region.height, threads, [&](int y0, int y1) {
         LatticeRows rows(s, seed, region.x, region.width);
         for (int y = y0; y < y1; ++y) rows.row(region.y + y, out.row(y));
