@@ -1,8 +1,10 @@
 // tilegen_microbench: single stages timed with Google Benchmark, per cell, on one thread.
 //   noise/<kind>           a 2048x2048 heightfield, fBm of 6 octaves (harmonic: all 12 lattices)
 //   thresholds             percentile thresholds (histogram + bucket selection) of a 2048x2048 map
-//   rule_matching/<rules>  autotiling the default overworld's 2048x2048 class grid with 20, 200 or all of its
-//                          rules (rules taken evenly from the ordered layer, plus a catch-all): flat in rule count
+//   rule_decisions/<rules>/<threads>  deciding each cell's rule on the default overworld's 2048x2048 class grid
+//                          with 20, 200 or all of its rules (taken evenly from the ordered layer, plus a
+//                          catch-all), on 1 and 2 threads: flat in rule count
+//   rule_matching/<rules>  the whole rule layer (decide and choose the tile), one thread
 //   write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib, base64+zstd)
 // Run: build/src/tilegen_microbench [--benchmark_filter=REGEX]. The s_per_cell counter (e.g. 1.5n = 1.5 ns) is the figure to read.
 #include <benchmark/benchmark.h>
@@ -15,6 +17,7 @@
 #include "core/heightfield/heightfield.hpp"
 #include "core/pipeline.hpp"
 #include "core/rules/autotile.hpp"
+#include "core/rules/rule_matcher.hpp"
 #include "io/embedded_files.hpp"
 #include "io/file_source.hpp"
 #include "io/layer_encoding.hpp"
@@ -76,13 +79,13 @@ void thresholds(benchmark::State& state) {
     per_cell(state);
 }
 
-void rule_matching(benchmark::State& state) {
-    const Overworld& w = overworld();
+// The ground layer with `count` of its rules (0: all), taken evenly from the specificity order, plus a catch-all.
+LayerRules rules_subset(const Overworld& w, std::size_t count) {
     const LayerRules& all = w.result.layers.front();
-    const std::size_t want = state.range(0) == 0 ? all.ordered.size() : static_cast<std::size_t>(state.range(0));
+    const std::size_t want = count == 0 ? all.ordered.size() : count;
     LayerRules layer{all.name, {}, {}};
     for (std::size_t i = 0; i < want && i < all.ordered.size(); ++i) {
-        const std::size_t k = i * all.ordered.size() / want; // evenly through the specificity order
+        const std::size_t k = i * all.ordered.size() / want;
         layer.ordered.push_back(all.ordered[k]);
         layer.resolved.push_back(all.resolved[k]);
     }
@@ -90,6 +93,26 @@ void rule_matching(benchmark::State& state) {
     catch_all.pattern = Descriptor(1);
     layer.ordered.push_back(catch_all);
     layer.resolved.push_back(all.resolved.front());
+    return layer;
+}
+
+// Deciding each cell's rule only (state.range(1) threads).
+void rule_decisions(benchmark::State& state) {
+    const Overworld& w = overworld();
+    const LayerRules layer = rules_subset(w, static_cast<std::size_t>(state.range(0)));
+    const int classes = static_cast<int>(w.project.recipe.terrain.size());
+    for (auto _ : state) {
+        Grid<int> d = match_rules(w.result.classes, layer.ordered, classes, {}, static_cast<int>(state.range(1)));
+        benchmark::DoNotOptimize(d.cells().data());
+    }
+    state.counters["rules"] = static_cast<double>(layer.ordered.size());
+    per_cell(state);
+}
+
+// Deciding and choosing each cell's tile (a whole rule layer), one thread.
+void rule_matching(benchmark::State& state) {
+    const Overworld& w = overworld();
+    const LayerRules layer = rules_subset(w, static_cast<std::size_t>(state.range(0)));
     const int classes = static_cast<int>(w.project.recipe.terrain.size());
     for (auto _ : state) {
         AutotileResult r = autotile(w.result.classes, std::span<const LayerRules>(&layer, 1), classes, {}, 7, 1, 1, false);
@@ -119,6 +142,11 @@ BENCHMARK_CAPTURE(noise, perlin, NoiseKind::perlin)->Unit(benchmark::kMillisecon
 BENCHMARK_CAPTURE(noise, simplex, NoiseKind::simplex)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(noise, worley, NoiseKind::worley)->Unit(benchmark::kMillisecond);
 BENCHMARK(thresholds)->Unit(benchmark::kMillisecond);
+BENCHMARK(rule_decisions)
+    ->ArgsProduct({{20, 200, 0}, {1, 2}})
+    ->ArgNames({"rules", "threads"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(rule_matching)->Arg(20)->Arg(200)->Arg(0)->ArgName("rules")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(write_layer, csv, io::LayerEncoding::csv)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(write_layer, base64, io::LayerEncoding::base64)->Unit(benchmark::kMillisecond);
