@@ -39,6 +39,7 @@ struct PlacedObject {
 
 using NamedMaps = std::vector<std::pair<std::string, Grid<float>>>;
 
+// threads: workers to use (1 or less: the calling thread only); the result never depends on it.
 std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMaps& maps,
                                         const std::vector<ObjectRule>& rules, const SpriteSheet& sheet,
                                         std::uint64_t seed, int threads = 1);
