@@ -89,16 +89,9 @@ void deallocate_large(void* p, std::size_t bytes) {
         }
     k.free.emplace_back(p, mapped);
 }
-void release_kept() {
-    KeptBlocks& k = kept();
-    std::lock_guard lock(k.mutex);
-    for (const auto& [block, block_size] : k.free) munmap(block, block_size);
-    k.free.clear();
-}
 #else
 void* allocate_large(std::size_t bytes) { return std::aligned_alloc(kHugePage, rounded(bytes)); }
 void deallocate_large(void* p, std::size_t) { std::free(p); }
-void release_kept() {}
 #endif
 
 } // namespace tilegen::grid_memory

@@ -19,8 +19,6 @@ namespace grid_memory {
 constexpr std::size_t kLargeBlock = std::size_t{4} << 20;
 void* allocate_large(std::size_t bytes);             // nullptr on failure
 void deallocate_large(void* p, std::size_t bytes);
-// Freed large blocks are kept for the next grids of a similar size; this returns them to the system.
-void release_kept();
 } // namespace grid_memory
 
 template <class T> struct GridAllocator {

@@ -174,12 +174,8 @@ ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::p
             const float* rv = rows.row(y);
             const float* cv = columns.row(y);
             ClassId* dst = out.row(y);
-            for (int x = 0; x < rows.width(); ++x) {
-                std::size_t r = 0, c = 0;
-                for (float t : row_t) r += rv[x] >= t ? 1 : 0;
-                for (float t : col_t) c += cv[x] >= t ? 1 : 0;
-                dst[x] = table[r * ncols + c];
-            }
+            for (int x = 0; x < rows.width(); ++x)
+                dst[x] = table[band_of(rv[x], row_t) * ncols + band_of(cv[x], col_t)];
         }
     });
     return out;

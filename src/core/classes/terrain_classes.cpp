@@ -107,11 +107,7 @@ ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresho
     parallel_for(heights.height(), threads, [&](int y0, int y1) {
         const std::size_t i0 = static_cast<std::size_t>(y0) * static_cast<std::size_t>(heights.width());
         const std::size_t i1 = static_cast<std::size_t>(y1) * static_cast<std::size_t>(heights.width());
-        for (std::size_t i = i0; i < i1; ++i) {
-            ClassId c = 0;
-            for (float t : thresholds) c = static_cast<ClassId>(c + (src[i] >= t ? 1 : 0));
-            dst[i] = c;
-        }
+        for (std::size_t i = i0; i < i1; ++i) dst[i] = static_cast<ClassId>(band_of(src[i], thresholds));
     });
     return out;
 }

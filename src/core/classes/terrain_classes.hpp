@@ -6,8 +6,10 @@
 // bucket that holds each threshold (no full sort).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,7 +33,14 @@ struct TerrainClass {
 // `threads` splits the histogram and classify passes by rows; results never depend on it.
 std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares, int threads = 1);
 
-// Class of a height: the number of thresholds it reaches (height >= threshold).
+// Band of a height: the number of thresholds it reaches (height >= threshold).
+inline std::size_t band_of(float height, std::span<const float> thresholds) {
+    std::size_t band = 0;
+    for (float t : thresholds) band += height >= t ? 1 : 0;
+    return band;
+}
+
+// Class of each height: its band_of.
 ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads = 1);
 
 // Fraction of cells in each class (size: class_count).

@@ -54,14 +54,9 @@ inline int index_of_hash(const std::uint64_t* bounds, int count, std::uint64_t h
     return std::min(index, count - 1);
 }
 
-// Index among `count` (>= 1) targets for cell (x, y).
-inline int pick_index(const std::uint64_t* bounds, int count, std::uint64_t base, int x, int y) {
-    return index_of_hash(bounds, count, cell_hash(base, x, y));
-}
-
 int pick(const std::vector<std::uint64_t>& bounds, std::uint64_t base, int x, int y) {
     if (bounds.size() <= 1) return bounds.empty() ? -1 : 0;
-    return pick_index(bounds.data(), static_cast<int>(bounds.size()), base, x, y);
+    return index_of_hash(bounds.data(), static_cast<int>(bounds.size()), cell_hash(base, x, y));
 }
 } // namespace
 

@@ -97,13 +97,13 @@ void padded_row(const ClassGrid& classes, int y, int radius, OutsidePolicy outsi
     }
 }
 
-// Calls visit(x, y, key) for every cell of rows y0..y1-1, where key packs the cell's (2r+1)^2 neighbourhood
-// column by column (`bits` per class; needs (2r+1)^2 * bits <= 64). Rows are kept in a ring and keys slide
-// along the row, so a cell costs a shift, an or and the visit.
-template <class Visit>
-void scan_keys(const ClassGrid& classes, int radius, int bits, OutsidePolicy outside, int y0, int y1, Visit&& visit) {
+// Calls visit_row(y, column) for rows y0..y1-1, where column[x] packs the `side` classes of padded column x
+// (cell x - radius of the map) top to bottom, `bits` per class. Rows are kept in a ring: each row reads one new
+// row of the class grid.
+template <class VisitRow>
+void scan_columns(const ClassGrid& classes, int radius, int bits, OutsidePolicy outside, int y0, int y1,
+                  VisitRow&& visit_row) {
     const int side = 2 * radius + 1, w = classes.width();
-    const int column_bits = side * bits;
     std::vector<std::vector<ClassId>> ring(static_cast<std::size_t>(side));
     for (int k = 0; k < side; ++k) padded_row(classes, y0 - radius + k, radius, outside, ring[static_cast<std::size_t>(k)]);
     int top = 0; // ring index of the row y - radius
@@ -126,14 +126,21 @@ void scan_keys(const ClassGrid& classes, int radius, int bits, OutsidePolicy out
                 column[x] = c;
             }
         }
-        std::uint64_t key = 0;
-        for (int k = 0; k < side; ++k) key |= column[static_cast<std::size_t>(k)] << (k * column_bits);
-        const int last_shift = (side - 1) * column_bits;
-        for (int x = 0; x < w; ++x) {
-            visit(x, y, key);
-            if (x + side < static_cast<int>(column.size()))
-                key = (key >> column_bits) | (column[static_cast<std::size_t>(x + side)] << last_shift);
-        }
+        visit_row(y, column.data());
+    }
+}
+
+// Calls visit(x, key) for the w cells of a row of packed columns (from scan_columns), where key packs the cell's
+// (2r+1)^2 neighbourhood column by column (needs (2r+1)^2 * bits <= 64). The key slides along the row, so a
+// cell costs a shift, an or and the visit.
+template <class Visit>
+void slide_keys(const std::uint64_t* column, int w, int radius, int bits, Visit&& visit) {
+    const int side = 2 * radius + 1, column_bits = side * bits, last_shift = (side - 1) * column_bits;
+    std::uint64_t key = 0;
+    for (int k = 0; k < side; ++k) key |= column[k] << (k * column_bits);
+    for (int x = 0; x < w; ++x) {
+        visit(x, key);
+        if (x + side < w + 2 * radius) key = (key >> column_bits) | (column[x + side] << last_shift);
     }
 }
 
@@ -170,12 +177,10 @@ struct LayerMatcher::Impl {
     Mode mode = Mode::wide;
     std::vector<std::uint32_t> column_key; // reduced: [(centre * 3 + column) << (3 * bits) | column code]
     std::unique_ptr<std::atomic<int>[]> table;
-    std::size_t table_size = 0;
 
     Impl(const ClassGrid& c, std::span<const Rule> o, OutsidePolicy out) : classes(c), ordered(o), outside(out) {}
 
     void make_table(std::size_t size) {
-        table_size = size;
         table = std::make_unique<std::atomic<int>[]>(size);
         for (std::size_t i = 0; i < size; ++i) table[i].store(kUnknown, std::memory_order_relaxed);
     }
@@ -316,46 +321,31 @@ void LayerMatcher::match_rows(int y0, int y1, const std::function<void(int, cons
     switch (m.mode) {
     case Impl::Mode::reduced: {
         const int shift = 3 * m.bits;
+        const std::uint64_t class_mask = (std::uint64_t{1} << m.bits) - 1;
         const std::uint32_t* keys = m.column_key.data();
-        std::vector<ClassId> ring[3];
-        for (int k = 0; k < 3; ++k) padded_row(m.classes, y0 - 1 + k, 1, m.outside, ring[k]);
-        int top = 0;
-        std::vector<std::uint32_t> column(static_cast<std::size_t>(w + 2));
-        for (int y = y0; y < y1; ++y) {
-            if (y > y0) {
-                padded_row(m.classes, y + 1, 1, m.outside, ring[top]);
-                top = (top + 1) % 3;
-            }
-            const ClassId* r0 = ring[top].data();
-            const ClassId* r1 = ring[(top + 1) % 3].data();
-            const ClassId* r2 = ring[(top + 2) % 3].data();
-            for (std::size_t x = 0; x < column.size(); ++x)
-                column[x] = std::uint32_t{r0[x]} | (std::uint32_t{r1[x]} << m.bits) | (std::uint32_t{r2[x]} << (2 * m.bits));
+        scan_columns(m.classes, 1, m.bits, m.outside, y0, y1, [&](int y, const std::uint64_t* column) {
             for (int x = 0; x < w; ++x) {
-                const std::size_t centre = static_cast<std::size_t>(r1[x + 1]) * 3;
-                const std::uint32_t key = keys[(centre << shift) | column[static_cast<std::size_t>(x)]] +
-                                          keys[((centre + 1) << shift) | column[static_cast<std::size_t>(x + 1)]] +
-                                          keys[((centre + 2) << shift) | column[static_cast<std::size_t>(x + 2)]];
+                const std::uint64_t centre = ((column[x + 1] >> m.bits) & class_mask) * 3; // the cell's own class
+                const std::uint32_t key = keys[(centre << shift) | column[x]] +
+                                          keys[((centre + 1) << shift) | column[x + 1]] +
+                                          keys[((centre + 2) << shift) | column[x + 2]];
                 int d = m.table[key].load(std::memory_order_relaxed);
                 if (d == kUnknown) d = m.decide(key, x, y);
                 out[static_cast<std::size_t>(x)] = d;
             }
             row_done(y, out.data());
-        }
+        });
         return;
     }
     case Impl::Mode::flat: {
-        int row = y0;
-        scan_keys(m.classes, m.radius, m.bits, m.outside, y0, y1, [&](int x, int y, std::uint64_t key) {
-            if (y != row) {
-                row_done(row, out.data());
-                row = y;
-            }
-            int d = m.table[key].load(std::memory_order_relaxed);
-            if (d == kUnknown) d = m.decide(key, x, y);
-            out[static_cast<std::size_t>(x)] = d;
+        scan_columns(m.classes, m.radius, m.bits, m.outside, y0, y1, [&](int y, const std::uint64_t* column) {
+            slide_keys(column, w, m.radius, m.bits, [&](int x, std::uint64_t key) {
+                int d = m.table[key].load(std::memory_order_relaxed);
+                if (d == kUnknown) d = m.decide(key, x, y);
+                out[static_cast<std::size_t>(x)] = d;
+            });
+            row_done(y, out.data());
         });
-        row_done(row, out.data());
         return;
     }
     case Impl::Mode::cache: {
@@ -368,34 +358,31 @@ void LayerMatcher::match_rows(int y0, int y1, const std::function<void(int, cons
             while (keys[i] != key && keys[i] != ~std::uint64_t{0}) i = (i + 1) & mask;
             return i;
         };
-        int row = y0;
-        scan_keys(m.classes, m.radius, m.bits, m.outside, y0, y1, [&](int x, int y, std::uint64_t key) {
-            if (y != row) {
-                row_done(row, out.data());
-                row = y;
-            }
-            std::size_t i = slot_of(key);
-            if (keys[i] != key) {
-                if (2 * (used + 1) > keys.size()) { // grow and rehash
-                    std::vector<std::uint64_t> old_keys(keys.size() * 2, ~std::uint64_t{0});
-                    std::vector<int> old_values(old_keys.size(), 0);
-                    old_keys.swap(keys);
-                    old_values.swap(values);
-                    for (std::size_t j = 0; j < old_keys.size(); ++j)
-                        if (old_keys[j] != ~std::uint64_t{0}) {
-                            const std::size_t k = slot_of(old_keys[j]);
-                            keys[k] = old_keys[j];
-                            values[k] = old_values[j];
-                        }
-                    i = slot_of(key);
+        scan_columns(m.classes, m.radius, m.bits, m.outside, y0, y1, [&](int y, const std::uint64_t* column) {
+            slide_keys(column, w, m.radius, m.bits, [&](int x, std::uint64_t key) {
+                std::size_t i = slot_of(key);
+                if (keys[i] != key) {
+                    if (2 * (used + 1) > keys.size()) { // grow and rehash
+                        std::vector<std::uint64_t> old_keys(keys.size() * 2, ~std::uint64_t{0});
+                        std::vector<int> old_values(old_keys.size(), 0);
+                        old_keys.swap(keys);
+                        old_values.swap(values);
+                        for (std::size_t j = 0; j < old_keys.size(); ++j)
+                            if (old_keys[j] != ~std::uint64_t{0}) {
+                                const std::size_t k = slot_of(old_keys[j]);
+                                keys[k] = old_keys[j];
+                                values[k] = old_values[j];
+                            }
+                        i = slot_of(key);
+                    }
+                    keys[i] = key;
+                    values[i] = first_match_of(m.ordered, m.neighbourhood(x, y), m.radius);
+                    ++used;
                 }
-                keys[i] = key;
-                values[i] = first_match_of(m.ordered, m.neighbourhood(x, y), m.radius);
-                ++used;
-            }
-            out[static_cast<std::size_t>(x)] = values[i];
+                out[static_cast<std::size_t>(x)] = values[i];
+            });
+            row_done(y, out.data());
         });
-        row_done(row, out.data());
         return;
     }
     case Impl::Mode::wide: {

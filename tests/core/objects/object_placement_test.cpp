@@ -10,14 +10,19 @@
 using namespace tilegen;
 
 namespace {
-SpriteSheet sheet() {
+// A sprite sheet from its manifest text and an image of the given size (16x16 tiles).
+SpriteSheet sheet_from(const std::string& manifest, int image_width, int image_height) {
     Diagnostics d;
-    auto s = parse_sprite_sheet("image = \"o.png\"\nsprite_width = 32\nsprite_height = 48\n[sprites]\n"
-                                "oak = { index = 0, footprint = [2, 2] }\nrock = { index = 1, footprint = [1, 1] }\n",
-                                "o.toml", d);
+    auto s = parse_sprite_sheet(manifest, "o.toml", d);
     REQUIRE(s);
-    REQUIRE(attach_sprite_image(*s, Image(64, 48), 16, 16, d));
+    REQUIRE(attach_sprite_image(*s, Image(image_width, image_height), 16, 16, d));
     return *s;
+}
+
+SpriteSheet sheet() {
+    return sheet_from("image = \"o.png\"\nsprite_width = 32\nsprite_height = 48\n[sprites]\n"
+                      "oak = { index = 0, footprint = [2, 2] }\nrock = { index = 1, footprint = [1, 1] }\n",
+                      64, 48);
 }
 } // namespace
 
@@ -177,12 +182,9 @@ TEST_CASE("objects: identical at every thread count, spacing kept across band bo
 TEST_CASE("objects: chance and density scale the acceptance of each attempt") {
     // One class, 1x1 sprites, spacing 1 (no neighbour excludes another): a cell gets an object when either of its
     // two attempts is accepted, so the share of cells with an object is 1 - (1 - p)^2.
-    Diagnostics d;
-    auto s = parse_sprite_sheet("image = \"o.png\"\nsprite_width = 16\nsprite_height = 16\n[sprites]\n"
-                                "pebble = { index = 0, footprint = [1, 1] }\n",
-                                "o.toml", d);
-    REQUIRE(s);
-    REQUIRE(attach_sprite_image(*s, Image(16, 16), 16, 16, d));
+    const SpriteSheet pebbles = sheet_from("image = \"o.png\"\nsprite_width = 16\nsprite_height = 16\n[sprites]\n"
+                                           "pebble = { index = 0, footprint = [1, 1] }\n",
+                                           16, 16);
     const int w = 300, h = 300;
     const ClassGrid classes(w, h, 0);
     NamedMaps maps{{"flat", Grid<float>(w, h, 0.65f)}, {"low", Grid<float>(w, h, 0.25f)}};
@@ -195,7 +197,7 @@ TEST_CASE("objects: chance and density scale the acceptance of each attempt") {
         r.chance = chance;
         r.density = density;
         r.threshold = threshold;
-        return static_cast<double>(place_objects(classes, maps, {r}, *s, 5, 2).size()) / (w * h);
+        return static_cast<double>(place_objects(classes, maps, {r}, pebbles, 5, 2).size()) / (w * h);
     };
     CHECK(share(1, "", 0) == 1);
     CHECK(share(0, "", 0) == 0);
