@@ -40,6 +40,14 @@ std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets) {
     return bounds;
 }
 
+// mix64 without its last step (z ^ z >> 31), which does not change the top 33 bits.
+constexpr std::uint64_t mix64_before_last_step(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    return (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+}
+static_assert(mix64(12345) == (mix64_before_last_step(12345) ^ (mix64_before_last_step(12345) >> 31)));
+
 // The cell's 53-bit choice hash.
 inline std::uint64_t cell_hash(std::uint64_t base, int x, int y) {
     return mix64(base + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull +
@@ -134,10 +142,12 @@ AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> la
                     auto one = [&](int x, std::uint32_t* lane) {
                         const std::size_t e = static_cast<std::size_t>(decided[x] + 1);
                         ++lane[e];
-                        const std::uint64_t hash =
-                            mix64(base_of[e] + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull + row_part) >> 11;
-                        const std::uint8_t t = slice_of[(e << 8) | (hash >> 45)];
-                        dst[x] = gid_list[offset_of[e] + (t != kStraddles ? t : static_cast<std::uint32_t>(index_of_hash(bounds[e].data(), counts[e], hash)))];
+                        // mix64's last step (z ^ z >> 31) leaves the top 8 bits as they are: the shortcut's slice
+                        // is known one step early; the whole hash is only needed where the slice holds a bound.
+                        const std::uint64_t z = mix64_before_last_step(
+                            base_of[e] + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull + row_part);
+                        const std::uint8_t t = slice_of[(e << 8) | (z >> 56)];
+                        dst[x] = gid_list[offset_of[e] + (t != kStraddles ? t : static_cast<std::uint32_t>(index_of_hash(bounds[e].data(), counts[e], (z ^ (z >> 31)) >> 11)))];
                     };
                     int x = 0;
                     for (; x + 4 <= w; x += 4) {

@@ -337,9 +337,12 @@ void LayerMatcher::reduced_rows(int y0, int y1, const std::function<void(int, co
         if (y >= 0 && y < h) return m.classes.row(y);
         return m.outside.fixed_class ? outside_row.data() : m.classes.row(std::clamp(y, 0, h - 1));
     };
+    // Per column code, where the key tables of its middle class start (the cell's own class when the column is
+    // the cell's): one lookup instead of unpacking the class.
+    std::array<std::uint32_t, part> tables_of;
+    for (std::uint32_t c = 0; c < part; ++c) tables_of[c] = ((c >> Bits) & class_mask) * 3 * part;
     auto key_at = [&](int x) {
-        const std::uint32_t centre = (static_cast<std::uint32_t>(code[x + 1]) >> Bits) & class_mask;
-        const std::uint32_t* const k = keys + centre * 3 * part; // the tables of the cell's own class
+        const std::uint32_t* const k = keys + tables_of[code[x + 1]]; // the tables of the cell's own class
         return k[code[x]] + k[part + code[x + 1]] + k[2 * part + code[x + 2]];
     };
     for (int y = y0; y < y1; ++y) {
