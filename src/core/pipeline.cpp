@@ -377,10 +377,11 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
         map.sprites.names.assign(static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
         for (const SpriteInfo& info : sheet.sprites) map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
         ObjectLayer layer;
+        layer.objects.reserve(result.objects.size());
+        const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
         for (const PlacedObject& o : result.objects) {
             const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
-            layer.objects.push_back({info.index, o.x * map.atlas.tile_width,
-                                     (o.y + info.footprint_h) * map.atlas.tile_height});
+            layer.objects.push_back({info.index, o.x * tw, (o.y + info.footprint_h) * th});
         }
         map.object_layers.push_back(std::move(layer));
     }

@@ -40,6 +40,14 @@ std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets) {
     return bounds;
 }
 
+// mix64 without its last step (z ^ z >> 31), which does not change the top 33 bits.
+constexpr std::uint64_t mix64_before_last_step(std::uint64_t z) {
+    z += 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    return (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+}
+static_assert(mix64(12345) == (mix64_before_last_step(12345) ^ (mix64_before_last_step(12345) >> 31)));
+
 // The cell's 53-bit choice hash.
 inline std::uint64_t cell_hash(std::uint64_t base, int x, int y) {
     return mix64(base + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull +
@@ -77,86 +85,102 @@ AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> la
         Grid<int> decisions = keep_decisions ? Grid<int>::uninitialised(w, h) : Grid<int>();
         TileLayer tiles{layer.name, Grid<Gid>::uninitialised(w, h)};
         const std::size_t rules = layer.ordered.size();
-        // Per rule, what the cell loop needs in one place: its gids, and for several targets the choice bounds
-        // with a 256-entry shortcut: the top 8 bits of the 53-bit hash give the target directly unless that
-        // slice of the range holds a bound (then the bounds are compared as usual: same result either way).
-        struct Choice {
-            const std::uint64_t* bounds = nullptr;
-            const Gid* gids = nullptr;
-            const std::uint8_t* slice = nullptr;
-            std::uint64_t base = 0;
-            int count = 0;
-        };
+        // The choice tables, indexed by decision + 1 (entry 0 is "no rule": the error tile). Per entry: the hash
+        // base, the offset of its gids in one array, and a 256-entry shortcut: the top 8 bits of the cell's 53-bit
+        // hash give the target directly unless that slice of the range holds a bound (then the bounds are compared
+        // as usual: same result either way). Every entry has at least one gid (the error tile stands in for
+        // rules without targets), so each cell takes the same branch-free path: hash, shortcut, gid.
         constexpr std::uint8_t kStraddles = 255;
-        std::vector<std::vector<std::uint64_t>> bounds(rules);
-        std::vector<std::array<std::uint8_t, 256>> slices(rules);
-        std::vector<Choice> choices(rules);
+        const std::size_t entries = rules + 1;
+        std::vector<std::uint64_t> bases(entries, 0);
+        std::vector<std::uint32_t> gid_offset(entries, 0);
+        std::vector<std::uint8_t> slices(entries * 256, 0);
+        std::vector<Gid> gids{error_gid};
+        std::vector<std::vector<std::uint64_t>> bounds(entries);
+        std::vector<int> counts(entries, 1);
         for (std::size_t r = 0; r < rules; ++r) {
-            bounds[r] = choice_bounds(layer.resolved[r]);
+            const std::size_t e = r + 1;
+            bases[e] = rule_choice_base(seed, layer.ordered[r].identity);
             const int count = static_cast<int>(layer.resolved[r].gids.size());
+            if (count == 0) continue; // offset 0: the error tile, shortcut 0
+            gid_offset[e] = static_cast<std::uint32_t>(gids.size());
+            gids.insert(gids.end(), layer.resolved[r].gids.begin(), layer.resolved[r].gids.end());
+            bounds[e] = choice_bounds(layer.resolved[r]);
+            counts[e] = count;
             for (std::uint64_t b = 0; b < 256; ++b) {
                 const std::uint64_t lo = b << 45, hi = ((b + 1) << 45) - 1;
-                const int a = index_of_hash(bounds[r].data(), count, lo), z = index_of_hash(bounds[r].data(), count, hi);
-                slices[r][b] = a == z && count < kStraddles ? static_cast<std::uint8_t>(a) : kStraddles;
+                const int a = index_of_hash(bounds[e].data(), count, lo), z = index_of_hash(bounds[e].data(), count, hi);
+                slices[e * 256 + b] = a == z && count < kStraddles ? static_cast<std::uint8_t>(a) : kStraddles;
             }
-            choices[r] = {bounds[r].data(), layer.resolved[r].gids.data(), slices[r].data(),
-                          rule_choice_base(seed, layer.ordered[r].identity), count};
         }
         const int blocks = std::max(1, std::min(threads, std::max(h, 1)));
         std::vector<std::vector<std::uint64_t>> block_hits(static_cast<std::size_t>(blocks));
         std::vector<std::int64_t> block_first(static_cast<std::size_t>(blocks), -1);
         parallel_for(blocks, blocks, [&](int b0, int b1) {
+            // Hits are counted in four interleaved tables (a single counter bumped cell after cell in a plain area
+            // would make each cell wait for the previous one's store), added up per block.
+            std::vector<std::uint32_t> lanes(4 * entries, 0);
             for (int b = b0; b < b1; ++b) {
                 auto& hits = block_hits[static_cast<std::size_t>(b)];
-                hits.assign(rules + 1, 0); // the last counts unmatched cells
+                hits.assign(entries, 0); // entry 0 counts unmatched cells
                 const int y0 = static_cast<int>(static_cast<long long>(h) * b / blocks);
                 const int y1 = static_cast<int>(static_cast<long long>(h) * (b + 1) / blocks);
                 std::int64_t& first = block_first[static_cast<std::size_t>(b)];
+                const std::uint64_t* const base_of = bases.data();
+                const std::uint32_t* const offset_of = gid_offset.data();
+                const std::uint8_t* const slice_of = slices.data();
+                const Gid* const gid_list = gids.data();
+                std::uint32_t* const lane0 = lanes.data();
+                std::uint32_t* const lane1 = lane0 + entries;
+                std::uint32_t* const lane2 = lane1 + entries;
+                std::uint32_t* const lane3 = lane2 + entries;
                 matcher.match_rows(y0, y1, [&](int y, const int* decided) {
                     if (keep_decisions) std::copy_n(decided, w, decisions.row(y));
-                    Gid* dst = tiles.tiles.row(y);
-                    // Hits are counted by runs of the same rule (a counter bumped per cell would make every
-                    // cell of a plain area wait for the previous one's store).
-                    std::size_t current = rules;
-                    std::uint64_t run = 0;
-                    for (int x = 0; x < w; ++x) {
-                        const int r = decided[x];
-                        const std::size_t ri = r == kNoRule ? rules : static_cast<std::size_t>(r);
-                        if (ri != current) {
-                            hits[current] += run;
-                            current = ri;
-                            run = 0;
-                        }
-                        ++run;
-                        if (r == kNoRule) {
-                            dst[x] = error_gid;
-                            if (first < 0) first = static_cast<std::int64_t>(y) * w + x;
-                            continue;
-                        }
-                        const Choice& c = choices[ri];
-                        if (c.count == 1) {
-                            dst[x] = c.gids[0];
-                            continue;
-                        }
-                        if (c.count == 0) {
-                            dst[x] = error_gid;
-                            continue;
-                        }
-                        const std::uint64_t hash = cell_hash(c.base, x, y);
-                        const std::uint8_t t = c.slice[hash >> 45];
-                        dst[x] = c.gids[t != kStraddles ? t : index_of_hash(c.bounds, c.count, hash)];
+                    Gid* const dst = tiles.tiles.row(y);
+                    const std::uint32_t unmatched_before = lane0[0] + lane1[0] + lane2[0] + lane3[0];
+                    const std::uint64_t row_part = static_cast<std::uint64_t>(static_cast<std::int64_t>(y)) * 0xC2B2AE3D27D4EB4Full;
+                    auto one = [&](int x, std::uint32_t* lane) {
+                        const std::size_t e = static_cast<std::size_t>(decided[x] + 1);
+                        ++lane[e];
+                        // mix64's last step (z ^ z >> 31) leaves the top 8 bits as they are: the shortcut's slice
+                        // is known one step early; the whole hash is only needed where the slice holds a bound.
+                        const std::uint64_t z = mix64_before_last_step(
+                            base_of[e] + static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull + row_part);
+                        const std::uint8_t t = slice_of[(e << 8) | (z >> 56)];
+                        dst[x] = gid_list[offset_of[e] + (t != kStraddles ? t : static_cast<std::uint32_t>(index_of_hash(bounds[e].data(), counts[e], (z ^ (z >> 31)) >> 11)))];
+                    };
+                    int x = 0;
+                    for (; x + 4 <= w; x += 4) {
+                        one(x, lane0);
+                        one(x + 1, lane1);
+                        one(x + 2, lane2);
+                        one(x + 3, lane3);
                     }
-                    hits[current] += run;
+                    for (; x < w; ++x) one(x, lane0);
+                    if (first < 0 && lane0[0] + lane1[0] + lane2[0] + lane3[0] != unmatched_before)
+                        for (int k = 0; k < w; ++k)
+                            if (decided[k] == kNoRule) {
+                                first = static_cast<std::int64_t>(y) * w + k;
+                                break;
+                            }
+                    // Fold the lanes into the block's counts before a 32-bit lane could overflow.
+                    if (y + 1 == y1 || (y & 1023) == 1023) {
+                        for (std::size_t e = 0; e < entries; ++e) {
+                            hits[e] += std::uint64_t{lane0[e]} + lane1[e] + lane2[e] + lane3[e];
+                            lane0[e] = lane1[e] = lane2[e] = lane3[e] = 0;
+                        }
+                    }
                 });
             }
         });
         std::vector<std::uint64_t> hits(rules, 0);
-        for (const auto& bh : block_hits)
-            for (std::size_t r = 0; r < rules && r < bh.size(); ++r) hits[r] += bh[r];
         std::uint64_t unmatched = 0;
         std::int64_t first = -1;
         for (int b = 0; b < blocks; ++b) {
-            unmatched += block_hits[static_cast<std::size_t>(b)][rules];
+            const auto& bh = block_hits[static_cast<std::size_t>(b)];
+            if (bh.size() != entries) continue; // a block with no rows
+            unmatched += bh[0];
+            for (std::size_t r = 0; r < rules; ++r) hits[r] += bh[r + 1];
             if (first < 0) first = block_first[static_cast<std::size_t>(b)];
         }
         result.unmatched += unmatched;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <unordered_map>
 
@@ -176,12 +177,12 @@ struct LayerMatcher::Impl {
     int radius = 0, side = 1, bits = 1, total_bits = 0;
     Mode mode = Mode::wide;
     std::vector<std::uint32_t> column_key; // reduced: [(centre * 3 + column) << (3 * bits) | column code]
-    std::unique_ptr<std::atomic<int>[]> table;
+    std::unique_ptr<std::atomic<std::int16_t>[]> table; // decisions fit 16 bits (table modes need < 32767 rules)
 
     Impl(const ClassGrid& c, std::span<const Rule> o, OutsidePolicy out) : classes(c), ordered(o), outside(out) {}
 
     void make_table(std::size_t size) {
-        table = std::make_unique<std::atomic<int>[]>(size);
+        table = std::make_unique<std::atomic<std::int16_t>[]>(size);
         for (std::size_t i = 0; i < size; ++i) table[i].store(kUnknown, std::memory_order_relaxed);
     }
 
@@ -197,7 +198,7 @@ struct LayerMatcher::Impl {
     std::vector<std::vector<std::pair<int, std::array<ClassMask, 9>>>> candidates;
 
     int decide(std::uint64_t key, int x, int y) const {
-        std::atomic<int>& slot = table[key];
+        std::atomic<std::int16_t>& slot = table[key];
         int d = slot.load(std::memory_order_relaxed);
         if (d != kUnknown) return d;
         if (mode == Mode::reduced) {
@@ -215,7 +216,7 @@ struct LayerMatcher::Impl {
         } else {
             d = first_match_of(ordered, neighbourhood(x, y), radius);
         }
-        slot.store(d, std::memory_order_relaxed);
+        slot.store(static_cast<std::int16_t>(d), std::memory_order_relaxed);
         return d;
     }
 
@@ -294,7 +295,8 @@ LayerMatcher::LayerMatcher(const ClassGrid& classes, std::span<const Rule> order
     : impl_(std::make_unique<Impl>(classes, ordered, outside)) {
     Impl& m = *impl_;
     for (const Rule& r : ordered) m.radius = std::max(m.radius, r.pattern.radius());
-    if (m.build_reduced(class_count)) {
+    const bool fits_table = ordered.size() < static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max());
+    if (fits_table && m.build_reduced(class_count)) {
         m.mode = Impl::Mode::reduced;
         m.radius = 1;
         m.side = 3;
@@ -303,7 +305,7 @@ LayerMatcher::LayerMatcher(const ClassGrid& classes, std::span<const Rule> order
     m.side = 2 * m.radius + 1;
     m.bits = std::max(1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(class_count, 2) - 1))));
     m.total_bits = m.side * m.side * m.bits;
-    if (m.total_bits <= 20) {
+    if (m.total_bits <= 20 && fits_table) {
         m.mode = Impl::Mode::flat;
         m.make_table(std::size_t{1} << m.total_bits);
     } else {
@@ -313,30 +315,75 @@ LayerMatcher::LayerMatcher(const ClassGrid& classes, std::span<const Rule> order
 
 LayerMatcher::~LayerMatcher() = default;
 
+// The reduced mode's rows, for `Bits` bits per class (so the shifts are constants). Per row: each padded column's
+// three classes packed into 16 bits (a vectorisable pass over three class rows), then per cell three lookups in
+// the tables of the cell's own class and one in the decision table. Entries not decided yet are filled after
+// the row's pass (keeping the rare call out of the cell loop, whose values then stay in registers).
+template <int Bits>
+void LayerMatcher::reduced_rows(int y0, int y1, const std::function<void(int, const int*)>& row_done) const {
+    const Impl& m = *impl_;
+    const int w = m.classes.width(), h = m.classes.height();
+    constexpr std::uint32_t part = std::uint32_t{1} << (3 * Bits); // one column's slice of the key tables
+    constexpr std::uint32_t class_mask = (std::uint32_t{1} << Bits) - 1;
+    const std::uint32_t* const keys = m.column_key.data();
+    const std::atomic<std::int16_t>* const table = m.table.get();
+    std::vector<int> out(static_cast<std::size_t>(w));
+    std::vector<std::uint16_t> code_storage(static_cast<std::size_t>(w + 2));
+    std::uint16_t* const code = code_storage.data();
+    int* const o = out.data();
+    std::vector<ClassId> outside_row(m.outside.fixed_class ? static_cast<std::size_t>(w) : 0,
+                                     m.outside.fixed_class.value_or(0));
+    auto row_of = [&](int y) -> const ClassId* {
+        if (y >= 0 && y < h) return m.classes.row(y);
+        return m.outside.fixed_class ? outside_row.data() : m.classes.row(std::clamp(y, 0, h - 1));
+    };
+    // Per column code, where the key tables of its middle class start (the cell's own class when the column is
+    // the cell's): one lookup instead of unpacking the class.
+    std::array<std::uint32_t, part> tables_of;
+    for (std::uint32_t c = 0; c < part; ++c) tables_of[c] = ((c >> Bits) & class_mask) * 3 * part;
+    auto key_at = [&](int x) {
+        const std::uint32_t* const k = keys + tables_of[code[x + 1]]; // the tables of the cell's own class
+        return k[code[x]] + k[part + code[x + 1]] + k[2 * part + code[x + 2]];
+    };
+    for (int y = y0; y < y1; ++y) {
+        const ClassId* const top = row_of(y - 1);
+        const ClassId* const mid = row_of(y);
+        const ClassId* const bottom = row_of(y + 1);
+        for (int x = 0; x < w; ++x)
+            code[x + 1] = static_cast<std::uint16_t>(top[x] | (mid[x] << Bits) | (bottom[x] << (2 * Bits)));
+        if (m.outside.fixed_class) {
+            const unsigned f = *m.outside.fixed_class;
+            code[0] = code[w + 1] = static_cast<std::uint16_t>(f | (f << Bits) | (f << (2 * Bits)));
+        } else {
+            code[0] = code[1];
+            code[w + 1] = code[w];
+        }
+        bool undecided = false;
+        for (int x = 0; x < w; ++x) {
+            const int d = table[key_at(x)].load(std::memory_order_relaxed);
+            undecided |= d == kUnknown;
+            o[x] = d;
+        }
+        if (undecided)
+            for (int x = 0; x < w; ++x)
+                if (o[x] == kUnknown) o[x] = m.decide(key_at(x), x, y);
+        row_done(y, o);
+    }
+}
+
 void LayerMatcher::match_rows(int y0, int y1, const std::function<void(int, const int*)>& row_done) const {
     const Impl& m = *impl_;
     const int w = m.classes.width();
     if (w == 0 || y0 >= y1) return;
     std::vector<int> out(static_cast<std::size_t>(w), kNoRule);
     switch (m.mode) {
-    case Impl::Mode::reduced: {
-        const int shift = 3 * m.bits;
-        const std::uint64_t class_mask = (std::uint64_t{1} << m.bits) - 1;
-        const std::uint32_t* keys = m.column_key.data();
-        scan_columns(m.classes, 1, m.bits, m.outside, y0, y1, [&](int y, const std::uint64_t* column) {
-            for (int x = 0; x < w; ++x) {
-                const std::uint64_t centre = ((column[x + 1] >> m.bits) & class_mask) * 3; // the cell's own class
-                const std::uint32_t key = keys[(centre << shift) | column[x]] +
-                                          keys[((centre + 1) << shift) | column[x + 1]] +
-                                          keys[((centre + 2) << shift) | column[x + 2]];
-                int d = m.table[key].load(std::memory_order_relaxed);
-                if (d == kUnknown) d = m.decide(key, x, y);
-                out[static_cast<std::size_t>(x)] = d;
-            }
-            row_done(y, out.data());
-        });
-        return;
-    }
+    case Impl::Mode::reduced:
+        switch (m.bits) {
+        case 1: return reduced_rows<1>(y0, y1, row_done);
+        case 2: return reduced_rows<2>(y0, y1, row_done);
+        case 3: return reduced_rows<3>(y0, y1, row_done);
+        default: return reduced_rows<4>(y0, y1, row_done);
+        }
     case Impl::Mode::flat: {
         scan_columns(m.classes, m.radius, m.bits, m.outside, y0, y1, [&](int y, const std::uint64_t* column) {
             slide_keys(column, w, m.radius, m.bits, [&](int x, std::uint64_t key) {

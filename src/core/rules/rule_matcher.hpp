@@ -49,6 +49,7 @@ public:
     struct Impl;
 
 private:
+    template <int Bits> void reduced_rows(int y0, int y1, const std::function<void(int, const int*)>& row_done) const;
     std::unique_ptr<Impl> impl_;
 };
 
