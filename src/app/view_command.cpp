@@ -25,7 +25,11 @@ Options:
   --size WxH             map size in cells (default: the recipe's [map] width and height)
   --screenshot OUT.png   save the first complete frame (after generation) to OUT.png and exit
   --frames N             draw N frames along a scripted pan and zoom-out, print frame-time statistics
-                         ("frames N mean_ms X p95_ms Y max_ms Z") and exit
+                         ("frames N mean_ms X p95_ms Y max_ms Z") and exit. A frame is timed from the start
+                         of its event handling to the end of display() and glFinish (all of its drawing);
+                         the second line counts the frames that drew part of the map from a stand-in
+                         (stand_in_frames: pieces still being made on the worker thread)
+  --frame-log FILE       with --frames: each frame's times (update, draw calls, display) as CSV
   -h, --help             this help
 
 Scripting and testing options (for --screenshot / --frames; the window ignores the user then):
@@ -95,6 +99,10 @@ int run_view(const Args& args) {
                 return usage_error("view",
                                    "--frames takes a whole number from 1 to 1000000, not '" + *v + "'");
             options.frames = static_cast<int>(*n);
+        } else if (a == "--frame-log") {
+            auto v = need(a);
+            if (!v) return kExitUsage;
+            options.frame_log = *v;
         } else if (a == "--overlay") {
             auto v = need(a);
             if (!v) return kExitUsage;
@@ -147,6 +155,7 @@ int run_view(const Args& args) {
         }
     }
 
+    if (options.frame_log && !options.frames) return usage_error("view", "--frame-log needs --frames");
     if (options.screenshot) {
         const std::filesystem::path p(*options.screenshot);
         const std::filesystem::path dir =

@@ -9,6 +9,7 @@
 
 #include "core/hash.hpp"
 #include "core/rules/explain.hpp"
+#include "viewer/map_pixels.hpp"
 
 namespace tilegen::viewer {
 
@@ -149,6 +150,14 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
         build->height_min = *lo;
         build->height_max = *hi;
     }
+    for (const ObjectLayer& layer : build->result.map.object_layers)
+        build->objects_by_y.push_back(
+            std::is_sorted(layer.objects.begin(), layer.objects.end(),
+                           [](const MapObject& a, const MapObject& b) { return a.y < b.y; }));
+    build->overview_level = overview_level(build->width(), build->height(), kOverviewTexels);
+    build->overview = make_overview(*build, build->overview_level);
+    build->overview_opaque = is_opaque(build->overview);
+    swap_red_blue(build->overview);
     build->project = std::move(project);
     build->generate_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

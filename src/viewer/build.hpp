@@ -2,8 +2,9 @@
 // then shared read-only (std::shared_ptr<const Build>) by the renderer, the inspector and exports.
 // Input: a loaded Project and the run's options (seed, size). Output: the GenerateResult (heights, classes,
 // per-layer decisions, the Map) plus per-tile average colours, per-class and per-rule colours, the outside
-// policy and error gid explain_cell needs. Invariants: everything is a pure function of (project, options):
-// the map equals what `tilegen generate` makes for the same recipe, seed and size.
+// policy and error gid explain_cell needs, and a small overview image of the whole map (the renderer's
+// stand-in until the pieces in view are made). Invariants: everything is a pure function of (project,
+// options): the map equals what `tilegen generate` makes for the same recipe, seed and size.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,10 @@ struct Build {
     std::vector<std::vector<Rgba>> rule_colour; // per layer, per ordered rule: colour of hash(file:line)
     std::uint64_t unmatched_cells = 0;          // cells that some layer left to the error tile
     float height_min = 0, height_max = 1;       // the heightfield's range (the height overlay stretches it)
+    std::vector<bool> objects_by_y;             // per object layer: objects sorted by y (drawing order)
+    Image overview; // the whole map in tile colours (see map_pixels.hpp), B G R A bytes: the renderer's order
+    bool overview_opaque = false;
+    int overview_level = 0;                     // one overview texel per 2^level x 2^level cells
     double generate_ms = 0;                     // wall time of generate_map + the derived data
 
     int width() const { return result.map.width; }

@@ -1,81 +1,41 @@
 #include "viewer/map_renderer.hpp"
 
 #include <SFML/Graphics/RenderStates.hpp>
+#include <SFML/Graphics/Vertex.hpp>
+#include <SFML/OpenGL.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <vector>
-
-#include "core/hash.hpp"
-#include "core/rules/rule_matcher.hpp"
 
 namespace tilegen::viewer {
 
 namespace {
 
-// Block modes (the colour a block texel shows).
-enum BlockMode : int { kModeTileAverage = 0, kModeClasses, kModeHeight, kModeUnmatched, kModeRules };
+constexpr std::size_t kMaxSpareBytes = std::size_t{24} << 20;
+constexpr int kMaxLevel = 20;
+constexpr int kPreparedChunkTextures = 16; // made by prepare(): the pieces of a 1280x800 view at zoom 1 or so
+constexpr int kPreparedBlockTextures = 8;
 
-constexpr Rgba kUnmatchedColour{255, 0, 220, 255};
-constexpr Rgba kMatchedShade{0, 0, 0, 150}; // the unmatched overlay dims everything else
-constexpr Rgba kNoRuleColour{0, 0, 0, 255}; // the rules overlay: cells no rule decided
-constexpr float kTexInset = 1.0f / 64;      // keeps nearest sampling inside a tile at fractional zooms
-
-std::int64_t now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+unsigned power_of_two_at_least(unsigned n) {
+    unsigned p = 1;
+    while (p < n)
+        p *= 2;
+    return p;
 }
 
-
-bool layer_visible(std::uint64_t mask, std::size_t layer) {
-    return layer >= 64 || ((mask >> layer) & 1u);
+std::size_t texture_bytes(const sf::Texture& texture) {
+    return std::size_t{texture.getSize().x} * texture.getSize().y * 4;
 }
 
-// The colour of one cell in a block mode.
-Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) {
-    const GenerateResult& r = b.result;
-    switch (mode) {
-    case kModeTileAverage: {
-        Rgba c{};
-        for (std::size_t li = 0; li < r.map.layers.size(); ++li) {
-            if (!layer_visible(variant, li)) continue;
-            const Gid gid = r.map.layers[li].tiles(x, y);
-            const int index = atlas_index_of(gid);
-            if (gid == 0 || index < 0 || index >= static_cast<int>(b.tile_average.size())) continue;
-            c = blend_over(b.tile_average[static_cast<std::size_t>(index)], c);
-        }
-        return c;
-    }
-    case kModeClasses: {
-        const ClassId cls = r.classes(x, y);
-        return cls < b.class_colour.size() ? b.class_colour[cls] : Rgba{0, 0, 0, 255};
-    }
-    case kModeHeight: {
-        if (r.heights.empty()) return {0, 0, 0, 255};
-        // Stretched from the map's lowest (black) to highest (white) height.
-        const float t = (r.heights(x, y) - b.height_min) / std::max(1e-6f, b.height_max - b.height_min);
-        const auto v = static_cast<std::uint8_t>(std::lround(std::clamp(t, 0.0f, 1.0f) * 255.0f));
-        return {v, v, v, 255};
-    }
-    case kModeRules: {
-        const std::size_t li = static_cast<std::size_t>(variant);
-        if (li >= r.decisions.size()) return kNoRuleColour;
-        const int d = r.decisions[li](x, y);
-        if (d == kNoRule || static_cast<std::size_t>(d) >= b.rule_colour[li].size()) return kNoRuleColour;
-        return b.rule_colour[li][static_cast<std::size_t>(d)];
-    }
-    default:
-        return {};
-    }
-}
+// The whole fragment shader: the texel, untouched (vertex colours are white).
+const char* kCopyShader = "uniform sampler2D piece;\n"
+                          "void main() { gl_FragColor = texture2D(piece, gl_TexCoord[0].xy); }\n";
 
-void append_quad(sf::VertexArray& quads, float x0, float y0, float x1, float y1, float u0, float v0, float u1,
-                 float v1) {
-    quads.append(sf::Vertex({x0, y0}, {u0, v0}));
-    quads.append(sf::Vertex({x1, y0}, {u1, v0}));
-    quads.append(sf::Vertex({x1, y1}, {u1, v1}));
-    quads.append(sf::Vertex({x0, y1}, {u0, v1}));
+using TexImage2D = void (*)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum, const GLvoid*);
+using TexSubImage2D = void (*)(GLenum, GLint, GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, const GLvoid*);
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 } // namespace
@@ -102,280 +62,302 @@ std::optional<Overlay> overlay_from_name(const std::string& name) {
     return std::nullopt;
 }
 
-std::size_t MapRenderer::KeyHash::operator()(const ChunkKey& k) const {
-    return static_cast<std::size_t>(
-        hash_values(static_cast<std::uint64_t>(k.cx), static_cast<std::uint64_t>(k.cy), k.layers));
+MapRenderer::MapRenderer(std::size_t cache_bytes) : cache_bytes_(cache_bytes) {}
+
+void MapRenderer::init_gl() {
+    if (gl_ready_) return;
+    gl_ready_ = true;
+    // OpenGL functions through SFML (the program does not link OpenGL itself).
+    tex_image_ = sf::Context::getFunction("glTexImage2D");
+    tex_sub_image_ = sf::Context::getFunction("glTexSubImage2D");
+    bgra_ = tex_image_ && tex_sub_image_ && sf::Shader::isAvailable() &&
+            copy_shader_.loadFromMemory(kCopyShader, sf::Shader::Fragment);
+    if (bgra_) copy_shader_.setUniform("piece", sf::Shader::CurrentTexture);
+    worker_.set_bgra(bgra_);
 }
 
-std::size_t MapRenderer::KeyHash::operator()(const BlockKey& k) const {
-    return static_cast<std::size_t>(
-        hash_values(static_cast<std::uint64_t>(k.mode), static_cast<std::uint64_t>(k.level),
-                    static_cast<std::uint64_t>(k.bx), static_cast<std::uint64_t>(k.by), k.variant));
-}
-
-MapRenderer::MapRenderer(std::size_t chunk_budget, std::size_t block_budget)
-    : chunk_budget_(chunk_budget), block_budget_(block_budget) {}
-
-bool MapRenderer::set_build(std::shared_ptr<const Build> build) {
-    build_ = std::move(build);
-    chunks_.clear();
-    blocks_.clear();
-    atlas_ok_ = false;
-    if (!build_) return true;
-    const Image& img = build_->result.map.atlas.image;
-    const unsigned max = sf::Texture::getMaximumSize();
-    if (img.width() <= 0 || img.height() <= 0 || static_cast<unsigned>(img.width()) > max ||
-        static_cast<unsigned>(img.height()) > max)
-        return false;
-    if (!atlas_.create(static_cast<unsigned>(img.width()), static_cast<unsigned>(img.height()))) return false;
-    atlas_.update(img.pixels().data());
-    atlas_.setSmooth(false);
-    atlas_ok_ = true;
-    sprites_ok_ = false;
-    const Image& sprites = build_->result.map.sprites.image;
-    if (sprites.width() > 0 && sprites.height() > 0 && static_cast<unsigned>(sprites.width()) <= max &&
-        static_cast<unsigned>(sprites.height()) <= max &&
-        sprites_.create(static_cast<unsigned>(sprites.width()), static_cast<unsigned>(sprites.height()))) {
-        sprites_.update(sprites.pixels().data());
-        sprites_.setSmooth(false);
-        sprites_ok_ = true;
-    }
-    return true;
-}
-
-void MapRenderer::draw_objects(sf::RenderTarget& target, const sf::Transform& transform, const CellRange& range) {
-    if (!sprites_ok_ || !build_) return;
-    const Map& map = build_->result.map;
-    const SpriteAtlas& sa = map.sprites;
-    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
-    const float x0 = static_cast<float>(range.x0 * tw), x1 = static_cast<float>(range.x1 * tw);
-    const float y0 = static_cast<float>(range.y0 * th), y1 = static_cast<float>(range.y1 * th);
-    sf::VertexArray quads(sf::Triangles);
-    for (const ObjectLayer& layer : map.object_layers)
-        for (const MapObject& o : layer.objects) {
-            const float left = static_cast<float>(o.x), bottom = static_cast<float>(o.y);
-            const float right = left + static_cast<float>(sa.sprite_width), top = bottom - static_cast<float>(sa.sprite_height);
-            if (right <= x0 || left >= x1 || bottom <= y0 || top >= y1) continue;
-            // Clip to the map, as render_map does.
-            const float cl = std::max(left, 0.0f), ct = std::max(top, 0.0f);
-            const float cr = std::min(right, static_cast<float>(map.width * tw)), cb = std::min(bottom, static_cast<float>(map.height * th));
-            if (cr <= cl || cb <= ct) continue;
-            const float u0 = static_cast<float>((o.sprite % sa.columns) * sa.sprite_width) + (cl - left);
-            const float v0 = static_cast<float>((o.sprite / sa.columns) * sa.sprite_height) + (ct - top);
-            const float u1 = u0 + (cr - cl), v1 = v0 + (cb - ct);
-            const sf::Vertex a({cl, ct}, {u0, v0}), b({cr, ct}, {u1, v0}), c({cr, cb}, {u1, v1}), d({cl, cb}, {u0, v1});
-            quads.append(a);
-            quads.append(b);
-            quads.append(c);
-            quads.append(a);
-            quads.append(c);
-            quads.append(d);
-        }
-    if (quads.getVertexCount() == 0) return;
-    sf::RenderStates states(transform);
-    states.texture = &sprites_;
-    target.draw(quads, states);
-}
-
-bool MapRenderer::over_budget() const {
-    return budget_ms_ >= 0 && now_ns() > deadline_ns_;
-}
-
-void MapRenderer::build_chunk(const ChunkKey& key, Chunk& chunk) const {
-    const Build& b = *build_;
-    const Map& map = b.result.map;
-    const Atlas& atlas = map.atlas;
-    const int tw = atlas.tile_width, th = atlas.tile_height;
-    const int x0 = key.cx * kChunkCells, y0 = key.cy * kChunkCells;
-    const int x1 = std::min(x0 + kChunkCells, map.width), y1 = std::min(y0 + kChunkCells, map.height);
-    chunk.base.setPrimitiveType(sf::Quads);
-    chunk.base.clear();
-    chunk.quads.setPrimitiveType(sf::Quads);
-    chunk.quads.clear();
-    const float ftw = static_cast<float>(tw), fth = static_cast<float>(th);
-    bool first_layer = true;
-    for (std::size_t li = 0; li < map.layers.size(); ++li) {
-        if (!layer_visible(key.layers, li)) continue;
-        const bool base_layer = first_layer;
-        first_layer = false;
-        const Grid<Gid>& tiles = map.layers[li].tiles;
-        for (int y = y0; y < y1; ++y)
-            for (int x = x0; x < x1; ++x) {
-                const Gid gid = tiles(x, y);
-                const int index = atlas_index_of(gid);
-                if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
-                const float sx = static_cast<float>((index % atlas.columns) * tw);
-                const float sy = static_cast<float>((index / atlas.columns) * th);
-                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical, fd = gid & kFlipDiagonal;
-                // Source corner for output corner (u, v): undo Tiled's diagonal, horizontal, vertical flips
-                // (as render_map does per pixel), inset a little so nearest sampling stays inside the tile.
-                auto tex = [&](bool right, bool bottom) {
-                    bool a = fh ? !right : right;
-                    bool c = fv ? !bottom : bottom;
-                    if (fd) std::swap(a, c);
-                    const float u = a ? ftw - kTexInset : kTexInset;
-                    const float v = c ? fth - kTexInset : kTexInset;
-                    return sf::Vector2f(sx + u, sy + v);
-                };
-                const float px = static_cast<float>(x * tw), py = static_cast<float>(y * th);
-                sf::VertexArray& quads =
-                    base_layer && b.tile_opaque[static_cast<std::size_t>(index)] ? chunk.base : chunk.quads;
-                quads.append(sf::Vertex({px, py}, tex(false, false)));
-                quads.append(sf::Vertex({px + ftw, py}, tex(true, false)));
-                quads.append(sf::Vertex({px + ftw, py + fth}, tex(true, true)));
-                quads.append(sf::Vertex({px, py + fth}, tex(false, true)));
-            }
-    }
-}
-
-bool MapRenderer::build_block(const BlockKey& key, sf::Texture& texture) const {
-    const Build& b = *build_;
-    const GenerateResult& r = b.result;
-    const int w = r.map.width, h = r.map.height;
-    const int s = 1 << key.level; // cells per texel side
-    const long long span = static_cast<long long>(kBlockTexels) * s;
-    const long long ox = key.bx * span, oy = key.by * span;
-    std::vector<std::uint8_t> pixels(static_cast<std::size_t>(kBlockTexels) * kBlockTexels * 4, 0);
-    const int n = std::min(s, 2); // samples per texel side: an overview, cheap to make
-    for (int ty = 0; ty < kBlockTexels; ++ty) {
-        const long long cy0 = oy + static_cast<long long>(ty) * s;
-        if (cy0 >= h) break;
-        for (int tx = 0; tx < kBlockTexels; ++tx) {
-            const long long cx0 = ox + static_cast<long long>(tx) * s;
-            if (cx0 >= w) break;
-            Rgba c{};
-            if (key.mode == kModeUnmatched) {
-                // Any unmatched cell in the texel shows: every cell is looked at (a cheap comparison).
-                bool any = false;
-                const int xe = static_cast<int>(std::min<long long>(cx0 + s, w));
-                const int ye = static_cast<int>(std::min<long long>(cy0 + s, h));
-                for (const Grid<int>& d : r.decisions) {
-                    for (int y = static_cast<int>(cy0); y < ye && !any; ++y) {
-                        const int* row = d.row(y);
-                        for (int x = static_cast<int>(cx0); x < xe; ++x)
-                            if (row[x] == kNoRule) {
-                                any = true;
-                                break;
-                            }
-                    }
-                    if (any) break;
-                }
-                c = any ? kUnmatchedColour : kMatchedShade;
-            } else {
-                // Mean of n x n samples spread over the texel's cells (premultiplied by alpha).
-                std::uint32_t sr = 0, sg = 0, sb = 0, sa = 0;
-                for (int sy = 0; sy < n; ++sy) {
-                    const int y =
-                        static_cast<int>(std::min<long long>(cy0 + (sy * s) / n + s / (2 * n), h - 1));
-                    for (int sx = 0; sx < n; ++sx) {
-                        const int x =
-                            static_cast<int>(std::min<long long>(cx0 + (sx * s) / n + s / (2 * n), w - 1));
-                        const Rgba v = cell_colour(b, key.mode, key.variant, x, y);
-                        sr += std::uint32_t{v.r} * v.a;
-                        sg += std::uint32_t{v.g} * v.a;
-                        sb += std::uint32_t{v.b} * v.a;
-                        sa += v.a;
-                    }
-                }
-                if (sa > 0) {
-                    const auto count = static_cast<std::uint32_t>(n * n);
-                    c = {static_cast<std::uint8_t>((sr + sa / 2) / sa),
-                         static_cast<std::uint8_t>((sg + sa / 2) / sa),
-                         static_cast<std::uint8_t>((sb + sa / 2) / sa),
-                         static_cast<std::uint8_t>((sa + count / 2) / count)};
-                }
-            }
-            std::uint8_t* p =
-                &pixels[(static_cast<std::size_t>(ty) * kBlockTexels + static_cast<std::size_t>(tx)) * 4];
-            p[0] = c.r;
-            p[1] = c.g;
-            p[2] = c.b;
-            p[3] = c.a;
-        }
-    }
-    if (!texture.create(kBlockTexels, kBlockTexels)) return false;
-    texture.update(pixels.data());
+bool MapRenderer::make_texture(sf::Texture& texture, sf::Vector2u size) {
+    if (!texture.create(size.x, size.y)) return false;
     texture.setSmooth(false);
+    if (bgra_) {
+        // The same size again, declared as BGRA data: the driver then stores B G R A texels.
+        sf::Texture::bind(&texture);
+        reinterpret_cast<TexImage2D>(tex_image_)(GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(size.x),
+                                                 static_cast<GLsizei>(size.y), 0, GL_BGRA, GL_UNSIGNED_BYTE,
+                                                 nullptr);
+        sf::Texture::bind(nullptr);
+        gl_touched_ = true;
+    }
     return true;
 }
 
-MapRenderer::Block* MapRenderer::find_block(const BlockKey& key) {
-    auto it = blocks_.find(key);
-    return it == blocks_.end() ? nullptr : &it->second;
+void MapRenderer::sync_states(sf::RenderTarget& target) {
+    if (gl_touched_) target.resetGLStates(); // SFML's idea of the bound texture is stale
+    gl_touched_ = false;
 }
 
-void MapRenderer::draw_block_part(sf::RenderTarget& target, const sf::Transform& transform,
-                                  const BlockKey& key, const sf::Texture& texture, int cx0, int cy0, int cx1,
-                                  int cy1) const {
-    const int tw = build_->tile_width(), th = build_->tile_height();
-    const double s = static_cast<double>(1 << key.level);
-    const double ox = static_cast<double>(key.bx) * kBlockTexels * s,
-                 oy = static_cast<double>(key.by) * kBlockTexels * s;
-    sf::VertexArray quad(sf::Quads);
-    append_quad(quad, static_cast<float>(cx0) * static_cast<float>(tw),
-                static_cast<float>(cy0) * static_cast<float>(th),
-                static_cast<float>(cx1) * static_cast<float>(tw),
-                static_cast<float>(cy1) * static_cast<float>(th), static_cast<float>((cx0 - ox) / s),
-                static_cast<float>((cy0 - oy) / s), static_cast<float>((cx1 - ox) / s),
-                static_cast<float>((cy1 - oy) / s));
+std::unique_ptr<sf::Texture> MapRenderer::new_texture(sf::Vector2u size) {
+    auto texture = std::make_unique<sf::Texture>();
+    if (!make_texture(*texture, size)) return nullptr;
+    return texture;
+}
+
+void MapRenderer::fill_texture(sf::Texture& texture, const Image& pixels) {
+    const auto w = static_cast<unsigned>(pixels.width()), h = static_cast<unsigned>(pixels.height());
+    if (!bgra_) {
+        texture.update(pixels.pixels().data(), w, h, 0, 0);
+        return;
+    }
+    sf::Texture::bind(&texture);
+    reinterpret_cast<TexSubImage2D>(tex_sub_image_)(GL_TEXTURE_2D, 0, 0, 0, static_cast<GLsizei>(w),
+                                                    static_cast<GLsizei>(h), GL_BGRA, GL_UNSIGNED_BYTE,
+                                                    pixels.pixels().data());
+    sf::Texture::bind(nullptr);
+    gl_touched_ = true;
+}
+
+void MapRenderer::prepare(sf::RenderTarget& target) {
+    target.setActive(true);
+    init_gl();
+    if (!states_ready_) {
+        // A 1-pixel quad in each state, drawn before the frame clears the target.
+        const auto texture = new_texture({4, 4});
+        if (!texture) return;
+        const sf::Vertex quad[4] = {sf::Vertex({0, 0}, {0, 0}), sf::Vertex({1, 0}, {1, 0}),
+                                    sf::Vertex({1, 1}, {1, 1}), sf::Vertex({0, 1}, {0, 1})};
+        sync_states(target);
+        for (const sf::BlendMode& blend : {sf::BlendNone, sf::BlendAlpha}) {
+            sf::RenderStates states;
+            states.blendMode = blend;
+            states.texture = texture.get();
+            states.shader = bgra_ ? &copy_shader_ : nullptr;
+            target.draw(quad, 4, sf::Quads, states);
+        }
+        states_ready_ = true;
+        return;
+    }
+    if (!overview_made_) {
+        overview_made_ = make_texture(overview_, {kOverviewTexels, kOverviewTexels});
+        if (overview_made_) fill_texture(overview_, Image(kOverviewTexels, kOverviewTexels));
+        sync_states(target);
+        return;
+    }
+    // Piece textures, a few per frame (creating one costs more than filling it).
+    int chunks = 0, blocks = 0;
+    for (const auto& t : spare_)
+        ++(t->getSize().x == kBlockTexels ? blocks : chunks);
+    for (int made = 0; made < 2; ++made) {
+        const bool chunk = chunks < kPreparedChunkTextures;
+        if (!chunk && blocks >= kPreparedBlockTextures) return;
+        const unsigned side = chunk ? kMaxChunkPixels : kBlockTexels;
+        auto texture = new_texture({side, side});
+        if (!texture) break;
+        // Written once now, so the first real upload does not also pay for fresh memory.
+        fill_texture(*texture, Image(static_cast<int>(side), static_cast<int>(side)));
+        spare_.push_back(std::move(texture));
+        ++(chunk ? chunks : blocks);
+    }
+    sync_states(target);
+}
+
+void MapRenderer::set_build(std::shared_ptr<const Build> build) {
+    std::size_t spare_bytes = 0;
+    for (const auto& t : spare_)
+        spare_bytes += texture_bytes(*t);
+    for (auto& [key, piece] : pieces_)
+        if (spare_bytes + texture_bytes(*piece.texture) <= kMaxSpareBytes) {
+            spare_bytes += texture_bytes(*piece.texture);
+            spare_.push_back(std::move(piece.texture));
+        }
+    pieces_.clear();
+    made_.clear();
+    build_ = std::move(build);
+    worker_.want(build_, {});
+    overview_ok_ = false;
+    overview_pending_ = build_ != nullptr;
+    if (build_) chunk_cells_ = chunk_cells(*build_);
+}
+
+void MapRenderer::upload_overview() {
+    overview_pending_ = false;
+    // Into the texture prepare() made when it fits (a new texture costs about as much as the upload).
+    const Image& img = build_->overview;
+    const unsigned w = static_cast<unsigned>(img.width()), h = static_cast<unsigned>(img.height());
+    if (w == 0 || h == 0) return;
+    if (!overview_made_ || w > overview_.getSize().x || h > overview_.getSize().y) {
+        const unsigned max = sf::Texture::getMaximumSize();
+        const sf::Vector2u size{std::max<unsigned>(kOverviewTexels, power_of_two_at_least(w)),
+                                std::max<unsigned>(kOverviewTexels, power_of_two_at_least(h))};
+        if (size.x > max || size.y > max || !make_texture(overview_, size)) return;
+        overview_made_ = true;
+    }
+    if (bgra_) {
+        fill_texture(overview_, img);
+    } else {
+        Image rgba = img; // the Build keeps it in B G R A order
+        swap_red_blue(rgba);
+        fill_texture(overview_, rgba);
+    }
+    overview_ok_ = true;
+}
+
+MapRenderer::CellRect MapRenderer::piece_cells(const PieceKey& key) const {
+    const long long span =
+        key.mode == kChunk ? chunk_cells_ : static_cast<long long>(kBlockTexels) << key.level;
+    return {key.x * span, key.y * span, std::min<long long>((key.x + 1) * span, build_->width()),
+            std::min<long long>((key.y + 1) * span, build_->height())};
+}
+
+sf::Vector2u MapRenderer::texture_size(const PieceKey& key) const {
+    if (key.mode != kChunk) return {kBlockTexels, kBlockTexels};
+    const unsigned side = power_of_two_at_least(
+        static_cast<unsigned>(chunk_cells_ * std::max({1, build_->tile_width(), build_->tile_height()})));
+    return {std::max<unsigned>(side, kMaxChunkPixels), std::max<unsigned>(side, kMaxChunkPixels)};
+}
+
+void MapRenderer::add_pieces(std::vector<PieceKey>& out, int mode, std::uint64_t variant, int level,
+                             const CellRange& range) const {
+    if (range.empty()) return;
+    const long long span = mode == kChunk ? chunk_cells_ : static_cast<long long>(kBlockTexels) << level;
+    for (long long y = range.y0 / span; y * span < range.y1; ++y)
+        for (long long x = range.x0 / span; x * span < range.x1; ++x)
+            out.push_back(
+                {mode, mode == kChunk ? 0 : level, static_cast<int>(x), static_cast<int>(y), variant});
+}
+
+MapRenderer::Piece* MapRenderer::find(const PieceKey& key) {
+    auto it = pieces_.find(key);
+    return it == pieces_.end() ? nullptr : &it->second;
+}
+
+void MapRenderer::upload(MadePiece made) {
+    const sf::Vector2u size = texture_size(made.key);
+    std::unique_ptr<sf::Texture> texture;
+    for (auto it = spare_.begin(); it != spare_.end(); ++it)
+        if ((*it)->getSize() == size) {
+            texture = std::move(*it);
+            spare_.erase(it);
+            break;
+        }
+    if (!texture) texture = new_texture(size);
+    if (!texture) return; // drawn from stand-ins
+    const Image& px = made.pixels;
+    fill_texture(*texture, px);
+    Piece& piece = pieces_[made.key];
+    piece.texture = std::move(texture);
+    piece.opaque = made.opaque;
+    piece.last_used = frame_;
+    ++stats_.uploaded;
+}
+
+void MapRenderer::upload_made(const std::vector<PieceKey>& view, const std::vector<PieceKey>& prefetch,
+                              double budget_ms) {
+    if (made_.empty()) return;
+    // Rank each made piece by where the frame wants it; pieces no longer wanted are dropped.
+    auto rank = [&](const PieceKey& key) -> std::ptrdiff_t {
+        auto v = std::find(view.begin(), view.end(), key);
+        if (v != view.end()) return v - view.begin();
+        auto p = std::find(prefetch.begin(), prefetch.end(), key);
+        if (p != prefetch.end()) return static_cast<std::ptrdiff_t>(view.size()) + (p - prefetch.begin());
+        return -1;
+    };
+    std::vector<std::pair<std::ptrdiff_t, std::size_t>> order;
+    for (std::size_t i = 0; i < made_.size(); ++i)
+        if (const auto r = rank(made_[i].key); r >= 0 && !find(made_[i].key)) order.emplace_back(r, i);
+    std::sort(order.begin(), order.end());
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<MadePiece> kept;
+    std::size_t next = 0;
+    for (; next < order.size(); ++next) {
+        if (stats_.uploaded > 0 && ms_since(start) >= budget_ms) break;
+        upload(std::move(made_[order[next].second]));
+    }
+    for (; next < order.size(); ++next)
+        kept.push_back(std::move(made_[order[next].second]));
+    made_ = std::move(kept);
+    stats_.upload_ms += ms_since(start);
+}
+
+void MapRenderer::draw_part(sf::RenderTarget& target, const sf::Transform& transform,
+                            const sf::Texture& texture, const CellRect& cells, double origin_x,
+                            double origin_y, double per_cell_x, double per_cell_y, bool opaque) const {
+    const auto tw = static_cast<float>(build_->tile_width()), th = static_cast<float>(build_->tile_height());
+    const float x0 = static_cast<float>(cells.x0) * tw, y0 = static_cast<float>(cells.y0) * th;
+    const float x1 = static_cast<float>(cells.x1) * tw, y1 = static_cast<float>(cells.y1) * th;
+    const auto u0 = static_cast<float>((static_cast<double>(cells.x0) - origin_x) * per_cell_x);
+    const auto v0 = static_cast<float>((static_cast<double>(cells.y0) - origin_y) * per_cell_y);
+    const auto u1 = static_cast<float>((static_cast<double>(cells.x1) - origin_x) * per_cell_x);
+    const auto v1 = static_cast<float>((static_cast<double>(cells.y1) - origin_y) * per_cell_y);
+    const sf::Vertex quad[4] = {sf::Vertex({x0, y0}, {u0, v0}), sf::Vertex({x1, y0}, {u1, v0}),
+                                sf::Vertex({x1, y1}, {u1, v1}), sf::Vertex({x0, y1}, {u0, v1})};
     sf::RenderStates states(transform);
     states.texture = &texture;
-    target.draw(quad, states);
+    states.shader = bgra_ ? &copy_shader_ : nullptr;
+    if (opaque) states.blendMode = sf::BlendNone; // cheaper: nothing under it is read
+    target.draw(quad, 4, sf::Quads, states);
 }
 
-bool MapRenderer::draw_blocks(sf::RenderTarget& target, const sf::Transform& transform, int mode,
-                              std::uint64_t variant, int level, const CellRange& range, bool allow_build) {
-    const int w = build_->width(), h = build_->height();
-    const long long span = static_cast<long long>(kBlockTexels) << level;
-    bool complete = true;
-    for (long long by = range.y0 / span; by * span < range.y1; ++by)
-        for (long long bx = range.x0 / span; bx * span < range.x1; ++bx) {
-            const BlockKey key{mode, level, static_cast<int>(bx), static_cast<int>(by), variant};
-            const int cx0 = static_cast<int>(bx * span), cy0 = static_cast<int>(by * span);
-            const int cx1 = static_cast<int>(std::min<long long>((bx + 1) * span, w));
-            const int cy1 = static_cast<int>(std::min<long long>((by + 1) * span, h));
-            Block* block = find_block(key);
-            if (!block && allow_build && !over_budget()) {
-                auto texture = std::make_unique<sf::Texture>();
-                if (build_block(key, *texture)) {
-                    Block& made = blocks_[key];
-                    made.texture = std::move(texture);
-                    block = &made;
-                }
-            }
-            if (block) {
-                block->last_used = frame_;
-                draw_block_part(target, transform, key, *block->texture, cx0, cy0, cx1, cy1);
-                ++stats_.blocks_drawn;
-                continue;
-            }
-            complete = false;
-            // Stand-in until the block is made: a coarser block already cached, if any.
-            for (int coarser = level + 1; coarser <= level + 6; ++coarser) {
-                const long long cspan = static_cast<long long>(kBlockTexels) << coarser;
-                const BlockKey ck{mode, coarser, static_cast<int>(cx0 / cspan), static_cast<int>(cy0 / cspan),
-                                  variant};
-                if (Block* cb = find_block(ck)) {
-                    cb->last_used = frame_;
-                    draw_block_part(target, transform, ck, *cb->texture, cx0, cy0, cx1, cy1);
-                    break;
-                }
-            }
+void MapRenderer::draw_piece(sf::RenderTarget& target, const sf::Transform& transform, const PieceKey& key,
+                             Piece& piece, const CellRect& cells) {
+    piece.last_used = frame_;
+    const CellRect whole = piece_cells(key);
+    if (key.mode == kChunk)
+        draw_part(target, transform, *piece.texture, cells, static_cast<double>(whole.x0),
+                  static_cast<double>(whole.y0), build_->tile_width(), build_->tile_height(), piece.opaque);
+    else
+        draw_part(target, transform, *piece.texture, cells, static_cast<double>(whole.x0),
+                  static_cast<double>(whole.y0), 1.0 / static_cast<double>(1LL << key.level),
+                  1.0 / static_cast<double>(1LL << key.level), piece.opaque);
+}
+
+void MapRenderer::draw_stand_in(sf::RenderTarget& target, const sf::Transform& transform, const PieceKey& key,
+                                const CellRange& range) {
+    const CellRect cells = piece_cells(key);
+    // A coarser block of the same kind (a chunk's is a level-0 tile-average block).
+    const int mode = key.mode == kChunk ? kModeTileAverage : key.mode;
+    const int first = key.mode == kChunk ? 0 : key.level + 1;
+    bool covered = false;
+    for (int level = first; level <= std::min(kMaxLevel, first + 6) && !covered; ++level) {
+        const long long span = static_cast<long long>(kBlockTexels) << level;
+        const PieceKey coarse{mode, level, static_cast<int>(cells.x0 / span),
+                              static_cast<int>(cells.y0 / span), key.variant};
+        if (Piece* p = find(coarse)) {
+            draw_piece(target, transform, coarse, *p, cells);
+            covered = true;
         }
-    return complete;
+    }
+    // Else the overview (tile colours), except under the unmatched overlay (the tiles show through).
+    if (!covered && key.mode != kModeUnmatched && overview_ok_) {
+        const double per_cell = 1.0 / static_cast<double>(1LL << build_->overview_level);
+        draw_part(target, transform, overview_, cells, 0, 0, per_cell, per_cell, build_->overview_opaque);
+    }
+    // Then finer pieces still cached on top (zooming out: the level below, or chunks below level 0).
+    if (key.mode == kChunk) return;
+    const CellRange part{static_cast<int>(std::max<long long>(cells.x0, range.x0)),
+                         static_cast<int>(std::max<long long>(cells.y0, range.y0)),
+                         static_cast<int>(std::min<long long>(cells.x1, range.x1)),
+                         static_cast<int>(std::min<long long>(cells.y1, range.y1))};
+    std::vector<PieceKey> finer;
+    if (key.level > 0)
+        add_pieces(finer, key.mode, key.variant, key.level - 1, part);
+    else if (key.mode == kModeTileAverage)
+        add_pieces(finer, kChunk, key.variant, 0, part);
+    for (const PieceKey& f : finer)
+        if (Piece* p = find(f)) draw_piece(target, transform, f, *p, piece_cells(f));
 }
 
 bool MapRenderer::draw(sf::RenderTarget& target, const Camera& camera, double view_w, double view_h,
                        const RenderSettings& settings, double budget_ms) {
     ++frame_;
-    stats_.chunks_drawn = stats_.blocks_drawn = 0;
+    stats_.drawn = stats_.stand_ins = stats_.uploaded = 0;
+    stats_.upload_ms = 0;
     if (!build_) return true;
-    budget_ms_ = budget_ms;
-    deadline_ns_ = now_ns() + static_cast<std::int64_t>(std::max(0.0, budget_ms) * 1e6);
+    target.setActive(true);
+    init_gl();
+    if (overview_pending_) upload_overview();
     const Build& b = *build_;
     const int tw = b.tile_width(), th = b.tile_height();
     const CellRange range = camera.visible_cells(b.width(), b.height(), tw, th, view_w, view_h);
-    if (range.empty()) return true;
 
     sf::Transform transform;
     transform.translate(static_cast<float>(camera.translate_x()), static_cast<float>(camera.translate_y()));
@@ -383,93 +365,118 @@ bool MapRenderer::draw(sf::RenderTarget& target, const Camera& camera, double vi
 
     const double cell_px = camera.zoom * std::min(tw, th);
     int level = 0;
-    if (cell_px < 1) level = std::clamp(static_cast<int>(std::ceil(std::log2(1.0 / cell_px) - 1e-9)), 0, 20);
-    bool complete = true;
+    if (cell_px < 1)
+        level = std::clamp(static_cast<int>(std::ceil(std::log2(1.0 / cell_px) - 1e-9)), 0, kMaxLevel);
+    const bool coarser_exists = (1LL << level) < std::max(b.width(), b.height());
+    const CellRange ring{std::max(0, range.x0 - chunk_cells_), std::max(0, range.y0 - chunk_cells_),
+                         std::min(b.width(), range.x1 + chunk_cells_),
+                         std::min(b.height(), range.y1 + chunk_cells_)};
 
+    // What the frame shows (in drawing order) and what it will likely show next.
+    std::vector<PieceKey> view, prefetch;
+    auto blocks = [&](int mode, std::uint64_t variant) {
+        add_pieces(view, mode, variant, level, range);
+        if (coarser_exists) add_pieces(prefetch, mode, variant, level + 1, range); // zooming out
+    };
     const bool tiles_base = settings.overlay == Overlay::tiles || settings.overlay == Overlay::unmatched;
-    if (tiles_base) {
-        if (cell_px >= kTilesMinCellPixels && atlas_ok_) {
-            stats_.level = -1;
-            sf::RenderStates states(transform);
-            states.texture = &atlas_;
-            sf::RenderStates opaque_states = states;
-            opaque_states.blendMode = sf::BlendNone;
-            std::vector<ChunkKey> missing;
-            for (int cy = range.y0 / kChunkCells; cy * kChunkCells < range.y1; ++cy)
-                for (int cx = range.x0 / kChunkCells; cx * kChunkCells < range.x1; ++cx) {
-                    const ChunkKey key{cx, cy, settings.visible_layers};
-                    auto it = chunks_.find(key);
-                    if (it == chunks_.end()) {
-                        if (over_budget()) {
-                            missing.push_back(key);
-                            continue;
-                        }
-                        it = chunks_.emplace(key, Chunk{}).first;
-                        build_chunk(key, it->second);
-                    }
-                    it->second.last_used = frame_;
-                    if (it->second.base.getVertexCount() > 0) target.draw(it->second.base, opaque_states);
-                    if (it->second.quads.getVertexCount() > 0) target.draw(it->second.quads, states);
-                    ++stats_.chunks_drawn;
-                }
-            draw_objects(target, transform, range);
-            for (const ChunkKey& key : missing) {
-                complete = false;
-                const long long span = kBlockTexels;
-                const int cx0 = key.cx * kChunkCells, cy0 = key.cy * kChunkCells;
-                const BlockKey bk{kModeTileAverage, 0, static_cast<int>(cx0 / span),
-                                  static_cast<int>(cy0 / span), settings.visible_layers};
-                if (Block* blk = find_block(bk)) {
-                    blk->last_used = frame_;
-                    draw_block_part(target, transform, bk, *blk->texture, cx0, cy0,
-                                    std::min(cx0 + kChunkCells, b.width()),
-                                    std::min(cy0 + kChunkCells, b.height()));
-                }
-            }
-        } else {
-            stats_.level = level;
-            complete &=
-                draw_blocks(target, transform, kModeTileAverage, settings.visible_layers, level, range, true);
-        }
-        if (settings.overlay == Overlay::unmatched) {
-            stats_.level = level;
-            complete &= draw_blocks(target, transform, kModeUnmatched, 0, level, range, true);
-        }
-    } else {
+    if (tiles_base && cell_px >= kTilesMinCellPixels) {
+        stats_.level = -1;
+        add_pieces(view, kChunk, settings.visible_layers, 0, range);
+        add_pieces(prefetch, kChunk, settings.visible_layers, 0, ring); // panning
+        if (cell_px < 2 * kTilesMinCellPixels)
+            add_pieces(prefetch, kModeTileAverage, settings.visible_layers, 0, range);
+    } else if (tiles_base) {
+        stats_.level = level;
+        blocks(kModeTileAverage, settings.visible_layers);
+    }
+    if (settings.overlay == Overlay::unmatched) {
+        stats_.level = level;
+        blocks(kModeUnmatched, 0);
+    } else if (!tiles_base) {
         stats_.level = level;
         const int mode = settings.overlay == Overlay::classes  ? kModeClasses
                          : settings.overlay == Overlay::height ? kModeHeight
                                                                : kModeRules;
-        const std::uint64_t variant =
-            mode == kModeRules ? static_cast<std::uint64_t>(settings.focus_layer) : 0;
-        complete &= draw_blocks(target, transform, mode, variant, level, range, true);
+        blocks(mode, mode == kModeRules ? static_cast<std::uint64_t>(settings.focus_layer) : 0);
+    }
+    std::erase_if(prefetch,
+                  [&](const PieceKey& k) { return std::find(view.begin(), view.end(), k) != view.end(); });
+    // Prefetched pieces stay cached while wanted; none when they would not fit beside the view.
+    std::size_t wanted_bytes = 0;
+    for (const auto* list : {&view, &prefetch})
+        for (const PieceKey& key : *list) {
+            const sf::Vector2u size = texture_size(key);
+            wanted_bytes += std::size_t{size.x} * size.y * 4;
+        }
+    if (wanted_bytes > cache_bytes_) prefetch.clear();
+    for (const PieceKey& key : prefetch)
+        if (Piece* p = find(key)) p->last_used = frame_;
+
+    // Made pieces in, then the rest asked of the worker (or made here when there is no budget).
+    for (MadePiece& m : worker_.take(build_.get()))
+        made_.push_back(std::move(m));
+    if (budget_ms < 0) {
+        const auto start = std::chrono::steady_clock::now();
+        upload_made(view, {}, 1e9);
+        for (const PieceKey& key : view)
+            if (!find(key)) {
+                Image pixels = make_piece(b, key);
+                const bool opaque = is_opaque(pixels);
+                if (bgra_) swap_red_blue(pixels);
+                upload({key, std::move(pixels), opaque});
+            }
+        stats_.upload_ms = ms_since(start);
+        worker_.want(build_, {});
+    } else {
+        upload_made(view, prefetch, budget_ms);
+        std::vector<PieceKey> wanted;
+        for (const auto* list : {&view, &prefetch})
+            for (const PieceKey& key : *list)
+                if (!find(key) && std::none_of(made_.begin(), made_.end(),
+                                               [&](const MadePiece& m) { return m.key == key; }))
+                    wanted.push_back(key);
+        worker_.want(build_, std::move(wanted));
+    }
+    sync_states(target);
+
+    for (const PieceKey& key : view) {
+        ++stats_.drawn;
+        if (Piece* p = find(key)) {
+            draw_piece(target, transform, key, *p, piece_cells(key));
+        } else {
+            ++stats_.stand_ins;
+            draw_stand_in(target, transform, key, range);
+        }
     }
     evict();
-    return complete;
+    return stats_.stand_ins == 0;
 }
 
 void MapRenderer::evict() {
-    auto trim = [this](auto& cache, std::size_t budget) {
-        if (cache.size() <= budget) return;
-        using Key = typename std::decay_t<decltype(cache)>::key_type;
-        std::vector<std::pair<std::uint64_t, Key>> order;
-        for (const auto& [key, entry] : cache)
-            if (entry.last_used < frame_) order.emplace_back(entry.last_used, key);
+    std::size_t bytes = 0, spare_bytes = 0;
+    for (const auto& [key, piece] : pieces_)
+        bytes += texture_bytes(*piece.texture);
+    for (const auto& t : spare_)
+        spare_bytes += texture_bytes(*t);
+    if (bytes > cache_bytes_) {
+        std::vector<std::pair<std::uint64_t, PieceKey>> order;
+        for (const auto& [key, piece] : pieces_)
+            if (piece.last_used < frame_) order.emplace_back(piece.last_used, key);
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const auto& [used, key] : order) {
-            if (cache.size() <= budget) break;
-            cache.erase(key);
+            if (bytes <= cache_bytes_) break;
+            auto it = pieces_.find(key);
+            const std::size_t size = texture_bytes(*it->second.texture);
+            bytes -= size;
+            if (spare_bytes + size <= kMaxSpareBytes) {
+                spare_bytes += size;
+                spare_.push_back(std::move(it->second.texture));
+            }
+            pieces_.erase(it);
         }
-    };
-    trim(chunks_, chunk_budget_);
-    trim(blocks_, block_budget_);
-    stats_.chunks = chunks_.size();
-    stats_.blocks = blocks_.size();
-    stats_.chunk_bytes = 0;
-    for (const auto& [key, chunk] : chunks_)
-        stats_.chunk_bytes +=
-            (chunk.base.getVertexCount() + chunk.quads.getVertexCount()) * sizeof(sf::Vertex);
-    stats_.block_bytes = blocks_.size() * static_cast<std::size_t>(kBlockTexels) * kBlockTexels * 4;
+    }
+    stats_.pieces = pieces_.size();
+    stats_.bytes = bytes + spare_bytes;
 }
 
 } // namespace tilegen::viewer

@@ -1,34 +1,41 @@
 // MapRenderer: draws a Build's map (or an overlay of it) through a Camera, fast for any map size.
 // Input: the current Build, the camera, the viewport size and what to show (overlay, visible layers, focused
-// layer). Output: draw calls on an sf::RenderTarget; whether everything in view was drawn at full detail.
+// layer). Output: draw calls on an sf::RenderTarget; whether everything in view was drawn from its own piece.
 //
 // How it stays fast and small:
-//  - Zoomed in (a cell >= kTilesMinCellPixels on screen) the tiles are drawn from *chunks*: one
-//  sf::VertexArray of
-//    quads over the atlas texture per kChunkCells x kChunkCells cells (all visible layers, in layer order),
-//    made lazily for chunks in view only, kept in an LRU cache of at most `chunk_budget` chunks.
-//  - Zoomed out, and for the colour overlays (classes, height, unmatched, rules) at every zoom, the map is
-//  drawn
-//    from *blocks*: kBlockTexels x kBlockTexels textures with one texel per 2^level x 2^level cells (level 0:
-//    one texel per cell, the cell's colour; tiles use each tile's average colour), level chosen so a texel
-//    covers at least one screen pixel. Blocks are made lazily for the view and kept in an LRU cache of
-//    `block_budget`.
-//  - Making chunks/blocks stops when a frame's time budget is spent; what is missing is drawn from a coarser
-//    cached block if there is one, and the next frames fill it in (draw() returns false until complete).
-// So memory is O(cells) for the Build plus a bounded cache, never O(vertices of the whole map).
+//  - The map is drawn from *pieces* (map_pixels.hpp), one texture each. Zoomed in (a cell of at least
+//    kTilesMinCellPixels on screen) from *chunks*: render_map()'s pixels for a square of cells, tile layers
+//    and objects composed once, so a frame draws one quad per chunk instead of every tile and sprite. Zoomed
+//    out, and for the colour overlays at every zoom, from *blocks* of kBlockTexels x kBlockTexels texels, one
+//    per 2^level x 2^level cells, the level chosen so a texel covers at least one screen pixel.
+//  - A PieceWorker thread makes the pieces in view, then a ring of chunks around it or the next coarser level
+//    of blocks (what panning and zooming out need next); the window's thread only uploads made pixels, at
+//    most `budget_ms` a frame (at least one piece). Until a piece is uploaded its cells are drawn from a
+//    stand-in: a cached coarser (or finer) piece, else the Build's overview, so there is never a hole.
+//  - Uploaded pieces stay in an LRU cache of at most `cache_bytes` (more only while the view needs more).
+//  - Textures hold B G R A bytes and are drawn with a shader that only samples them (when the driver has
+//    shaders): Mesa's software rasterizer (llvmpipe) then copies axis-aligned quads row by row instead of
+//    running a shader per pixel, several times cheaper.
+// So memory is O(cells) for the Build plus a bounded cache, never O(pixels of the whole map).
 // Invariants: nearest-neighbour sampling everywhere (no texture smoothing); at zoom 1 with the default camera
-// the pixels drawn equal render_map()'s for opaque tiles (partly transparent tiles blend as OpenGL does).
+// the pixels drawn equal render_map()'s wherever those are opaque (chunks are render_map's pixels).
 #pragma once
 
 #include <SFML/Graphics/RenderTarget.hpp>
+#include <SFML/Graphics/Shader.hpp>
 #include <SFML/Graphics/Texture.hpp>
-#include <SFML/Graphics/VertexArray.hpp>
+#include <SFML/Window/Context.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "viewer/build.hpp"
 #include "viewer/camera.hpp"
+#include "viewer/map_pixels.hpp"
+#include "viewer/piece_worker.hpp"
 
 namespace tilegen::viewer {
 
@@ -44,81 +51,94 @@ struct RenderSettings {
 
 class MapRenderer {
   public:
-    static constexpr int kChunkCells = 32;
-    static constexpr int kBlockTexels = 256;
     static constexpr double kTilesMinCellPixels = 8;
+    static constexpr std::size_t kDefaultCacheBytes = std::size_t{64} << 20;
 
-    explicit MapRenderer(std::size_t chunk_budget = 384, std::size_t block_budget = 160);
+    explicit MapRenderer(std::size_t cache_bytes = kDefaultCacheBytes);
 
-    // Adopts a new build: uploads its atlas and empties the caches. Returns false if the atlas cannot be a
-    // texture (too large for the graphics driver); the map is then drawn from blocks only.
-    bool set_build(std::shared_ptr<const Build> build);
+    // Readies OpenGL for maps while none is shown (call it in the frames before the first map, before
+    // clearing them): draws each state the map is drawn with once, off the frame's picture (software OpenGL
+    // compiles a state on first use, which takes milliseconds), and creates a few piece textures per call.
+    void prepare(sf::RenderTarget& target);
+
+    // Adopts a new build: uploads its overview and empties the caches (their textures are kept for reuse).
+    void set_build(std::shared_ptr<const Build> build);
     const std::shared_ptr<const Build>& build() const { return build_; }
 
     // Draws the map into the target (pixel coordinates, viewport at 0,0 of size view_w x view_h). Spends at
-    // most `budget_ms` making chunks/blocks (< 0: no limit). Returns true when nothing was left out.
+    // most `budget_ms` uploading pieces (at least one when any is made); budget_ms < 0: makes and uploads
+    // every piece in view now, on this thread. Returns true when no piece in view was drawn from a stand-in.
     bool draw(sf::RenderTarget& target, const Camera& camera, double view_w, double view_h,
               const RenderSettings& settings, double budget_ms);
 
     struct Stats {
-        std::size_t chunks = 0, blocks = 0; // cached
-        std::size_t chunk_bytes = 0, block_bytes = 0;
-        int chunks_drawn = 0, blocks_drawn = 0; // last frame
-        int level = 0;                          // last frame's block level (-1: chunks)
+        std::size_t pieces = 0, bytes = 0; // cached
+        int drawn = 0, stand_ins = 0;      // last frame: pieces in view drawn, of them from a stand-in
+        int uploaded = 0;                  // last frame: pieces uploaded
+        double upload_ms = 0;              // last frame: time spent making (budget < 0) and uploading pieces
+        int level = 0;                     // last frame's block level (-1: chunks)
     };
     Stats stats() const { return stats_; }
 
   private:
-    struct ChunkKey {
-        int cx, cy;
-        std::uint64_t layers;
-        bool operator==(const ChunkKey&) const = default;
-    };
-    struct BlockKey {
-        int mode, level, bx, by;
-        std::uint64_t variant;
-        bool operator==(const BlockKey&) const = default;
-    };
-    struct KeyHash {
-        std::size_t operator()(const ChunkKey& k) const;
-        std::size_t operator()(const BlockKey& k) const;
-    };
-    struct Chunk {
-        sf::VertexArray base;  // opaque tiles of the first visible layer: drawn without blending (cheaper)
-        sf::VertexArray quads; // everything else, alpha blended, in layer order
+    struct Piece {
+        std::unique_ptr<sf::Texture> texture; // content at the top-left (edge pieces are smaller)
+        bool opaque = false;
         std::uint64_t last_used = 0;
     };
-    struct Block {
-        std::unique_ptr<sf::Texture> texture;
-        std::uint64_t last_used = 0;
+    struct CellRect {
+        long long x0, y0, x1, y1;
     };
 
-    void build_chunk(const ChunkKey& key, Chunk& chunk) const;
-    bool build_block(const BlockKey& key, sf::Texture& texture) const;
-    Block* find_block(const BlockKey& key);
-    void draw_block_part(sf::RenderTarget& target, const sf::Transform& transform, const BlockKey& key,
-                         const sf::Texture& texture, int cx0, int cy0, int cx1, int cy1) const;
-    // Draws blocks of `mode` covering `range`; false when some were missing.
-    bool draw_blocks(sf::RenderTarget& target, const sf::Transform& transform, int mode,
-                     std::uint64_t variant, int level, const CellRange& range, bool allow_build);
-    bool over_budget() const;
+    // Once, with the target's OpenGL context active: the copy shader and BGRA textures when possible.
+    void init_gl();
+    CellRect piece_cells(const PieceKey& key) const;
+    sf::Vector2u texture_size(const PieceKey& key) const; // powers of two: one compiled state serves all
+    std::unique_ptr<sf::Texture> new_texture(sf::Vector2u size);
+    bool make_texture(sf::Texture& texture, sf::Vector2u size);
+    // Pixels (in the textures' byte order) into the texture's top-left corner.
+    void fill_texture(sf::Texture& texture, const Image& pixels);
+    // After OpenGL calls behind SFML's back: resets SFML's state cache before it draws again.
+    void sync_states(sf::RenderTarget& target);
+    void upload_overview();
+    // The pieces that show `range` (chunks or blocks of one mode and level), in drawing order.
+    void add_pieces(std::vector<PieceKey>& out, int mode, std::uint64_t variant, int level,
+                    const CellRange& range) const;
+    // Uploads made pieces: those in view first, then the prefetched ones, within the budget.
+    void upload_made(const std::vector<PieceKey>& view, const std::vector<PieceKey>& prefetch,
+                     double budget_ms);
+    void upload(MadePiece made);
+    Piece* find(const PieceKey& key);
+    // Draws the part `cells` of a texture whose texel (0, 0) is at cell `origin`, `per_cell` texels a cell.
+    void draw_part(sf::RenderTarget& target, const sf::Transform& transform, const sf::Texture& texture,
+                   const CellRect& cells, double origin_x, double origin_y, double per_cell_x,
+                   double per_cell_y, bool opaque) const;
+    void draw_piece(sf::RenderTarget& target, const sf::Transform& transform, const PieceKey& key,
+                    Piece& piece, const CellRect& cells);
+    // Draws the best cached stand-in for a missing piece: a coarser block or the overview, then finer pieces.
+    void draw_stand_in(sf::RenderTarget& target, const sf::Transform& transform, const PieceKey& key,
+                       const CellRange& range);
     void evict();
 
-    // Objects (sprites on top) whose sprite cell overlaps the visible cells, in the map's drawing order.
-    void draw_objects(sf::RenderTarget& target, const sf::Transform& transform, const CellRange& range);
-
     std::shared_ptr<const Build> build_;
-    sf::Texture atlas_;
-    bool atlas_ok_ = false;
-    sf::Texture sprites_;
-    bool sprites_ok_ = false;
-    std::unordered_map<ChunkKey, Chunk, KeyHash> chunks_;
-    std::unordered_map<BlockKey, Block, KeyHash> blocks_;
-    std::size_t chunk_budget_, block_budget_;
+    int chunk_cells_ = kMaxChunkCells;
+    sf::Texture overview_; // kOverviewTexels square (or larger, for a map that needs it); the overview at 0,0
+    bool overview_made_ = false;
+    bool overview_ok_ = false;
+    bool overview_pending_ = false; // set_build's overview waits for the next draw (an active context)
+    sf::Shader copy_shader_;        // samples the texture, nothing else
+    bool gl_ready_ = false;
+    bool bgra_ = false;       // textures hold B G R A bytes, drawn with copy_shader_
+    bool gl_touched_ = false; // OpenGL was called directly: SFML's state cache is stale
+    sf::GlFunctionPointer tex_image_ = nullptr, tex_sub_image_ = nullptr;
+    std::unordered_map<PieceKey, Piece, PieceKeyHash> pieces_;
+    std::vector<MadePiece> made_;                     // from the worker, waiting to be uploaded
+    std::vector<std::unique_ptr<sf::Texture>> spare_; // textures of evicted pieces, reused by uploads
+    bool states_ready_ = false;                       // prepare() drew every state once
+    std::size_t cache_bytes_;
     std::uint64_t frame_ = 0;
-    double budget_ms_ = -1;
-    std::int64_t deadline_ns_ = 0;
     Stats stats_;
+    PieceWorker worker_; // last: stops before the rest goes
 };
 
 } // namespace tilegen::viewer

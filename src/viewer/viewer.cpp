@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <sstream>
@@ -32,7 +33,7 @@ const sf::Color kText(230, 232, 238);
 const sf::Color kDim(150, 155, 170);
 const sf::Color kAccent(255, 214, 90);
 const sf::Color kErrorPanel(110, 18, 24, 235);
-constexpr double kInteractiveBudgetMs = 6;     // chunk/block making per frame while interactive
+constexpr double kUploadBudgetMs = 2;          // uploading map pieces per frame (a worker thread makes them)
 constexpr double kPollSeconds = 0.5;           // file watching
 constexpr long long kMaxPngPixels = 1LL << 28; // exports larger than this write the TMX only
 
@@ -151,7 +152,7 @@ class Viewer {
     void handle_key(const sf::Event::KeyEvent& key);
     void update(double dt);
     void script_frame(int index, int total);
-    bool draw_frame(sf::RenderTarget& target);
+    bool draw_frame(sf::RenderTarget& target, double budget_ms);
     void draw_grid(sf::RenderTarget& target);
     void draw_hover(sf::RenderTarget& target);
     void draw_ui(sf::RenderTarget& target);
@@ -250,8 +251,7 @@ void Viewer::adopt(JobResult result) {
     errors_.clear();
     const bool first = !build_;
     build_ = std::move(result.build);
-    if (!renderer_.set_build(build_))
-        set_message("the atlas is too large for a texture: showing tile colours only", true);
+    renderer_.set_build(build_);
     hover_build_ = nullptr;
     const std::size_t layers = build_->result.map.layers.size();
     if (settings_.focus_layer >= static_cast<int>(layers)) settings_.focus_layer = 0;
@@ -757,12 +757,13 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
     target.draw(quads, states);
 }
 
-bool Viewer::draw_frame(sf::RenderTarget& target) {
+// Draws one frame; budget_ms < 0 makes every map piece in view now (see MapRenderer::draw).
+bool Viewer::draw_frame(sf::RenderTarget& target, double budget_ms) {
+    if (!build_) renderer_.prepare(target); // while waiting for the first map (drawn over by the clear)
     target.clear(kBackground);
     bool complete = false;
     if (build_) {
-        const double budget = options_.screenshot && !options_.frames ? -1.0 : kInteractiveBudgetMs;
-        complete = renderer_.draw(target, camera_, view_width(), map_view_height(), settings_, budget);
+        complete = renderer_.draw(target, camera_, view_width(), map_view_height(), settings_, budget_ms);
         draw_grid(target);
         draw_hover(target);
     } else {
@@ -832,6 +833,22 @@ int Viewer::run() {
     std::vector<double> frame_ms;
     const int frames_wanted = options_.frames.value_or(0);
     int frames_done = 0;
+    int stand_in_frames = 0; // counted frames that drew some map piece from a stand-in
+    std::ofstream frame_log;
+    if (options_.frame_log) {
+        frame_log.open(*options_.frame_log);
+        if (!frame_log) {
+            std::cerr << *options_.frame_log << ": error: cannot write the frame log\n";
+            return 1;
+        }
+        frame_log << "frame,ms,update_ms,draw_ms,display_ms,uploaded,upload_ms,stand_ins,level,zoom\n";
+    }
+    // Counted frames end with glFinish: OpenGL may still be drawing after display() returns, and that time
+    // belongs to the frame.
+    const sf::GlFunctionPointer gl_finish = options_.frames ? sf::Context::getFunction("glFinish") : nullptr;
+    auto ms_between = [](Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    };
     auto last = Clock::now();
     while (window_.isOpen()) {
         const auto frame_start = Clock::now();
@@ -849,16 +866,32 @@ int Viewer::run() {
             camera_.clamp(build_->width() * static_cast<double>(build_->tile_width()),
                           build_->height() * static_cast<double>(build_->tile_height()), view_width(),
                           map_view_height());
-        const bool complete = draw_frame(window_);
+        const auto updated = Clock::now();
+        const bool complete =
+            draw_frame(window_, options_.screenshot && !options_.frames ? -1.0 : kUploadBudgetMs);
         if (screenshot_requested_) {
             screenshot_requested_ = false;
             save_window_screenshot();
         }
+        const auto drawn = Clock::now();
         window_.display();
+        if (counting && gl_finish) gl_finish();
         // In the background (the user is in their editor) keep drawing, for reloads, but at a gentle rate.
         if (!scripted() && !window_.hasFocus()) sf::sleep(sf::milliseconds(50));
+        // Scripted runs waiting for their first map leave the CPU to the generator.
+        if (scripted() && !build_) sf::sleep(sf::milliseconds(5));
         if (counting) {
-            frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count());
+            const auto end = Clock::now();
+            frame_ms.push_back(ms_between(frame_start, end));
+            if (!complete) ++stand_in_frames;
+            if (frame_log) {
+                const auto st = renderer_.stats();
+                frame_log << frames_done << ',' << fixed(frame_ms.back(), 3) << ','
+                          << fixed(ms_between(frame_start, updated), 3) << ','
+                          << fixed(ms_between(updated, drawn), 3) << ',' << fixed(ms_between(drawn, end), 3)
+                          << ',' << st.uploaded << ',' << fixed(st.upload_ms, 3) << ',' << st.stand_ins << ','
+                          << st.level << ',' << fixed(camera_.zoom, 5) << '\n';
+            }
             ++frames_done;
         }
         if (options_.quit_after_reloads && reloads_ >= *options_.quit_after_reloads && !generator_.busy()) {
@@ -886,15 +919,15 @@ int Viewer::run() {
                 std::cout << "frames " << sorted.size() << " mean_ms " << fixed(mean, 2) << " p95_ms "
                           << fixed(p95, 2) << " max_ms " << fixed(max, 2) << "\n"
                           << "map " << build_->width() << "x" << build_->height() << " generate_ms "
-                          << fixed(build_->generate_ms, 0) << " chunks_cached " << st.chunks
-                          << " blocks_cached " << st.blocks << " cache_mb "
-                          << fixed(double(st.chunk_bytes + st.block_bytes) / (1 << 20), 1) << "\n";
+                          << fixed(build_->generate_ms, 0) << " stand_in_frames " << stand_in_frames
+                          << " pieces_cached " << st.pieces << " cache_mb "
+                          << fixed(double(st.bytes) / (1 << 20), 1) << "\n";
             }
             if (options_.screenshot) {
                 // The off-screen copy of the first complete frame (independent of the window's visibility).
                 bool done = false;
                 for (int attempt = 0; attempt < 1000 && !done; ++attempt)
-                    done = draw_frame(capture);
+                    done = draw_frame(capture, -1.0);
                 capture.display();
                 const Image image = to_image(capture.getTexture().copyToImage());
                 Diagnostics diags;

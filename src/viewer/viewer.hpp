@@ -27,6 +27,7 @@ struct ViewerOptions {
     std::optional<std::pair<int, int>> size; // --size WxH
     std::optional<std::string> screenshot;   // --screenshot OUT.png
     std::optional<int> frames;               // --frames N
+    std::optional<std::string> frame_log;    // --frame-log FILE: per-frame times of --frames, as CSV
     // Scripting and testing (documented in `tilegen view --help`):
     Overlay overlay = Overlay::tiles;           // --overlay NAME
     bool grid = false;                          // --grid

@@ -6,6 +6,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "app/fixture.hpp"
 #include "core/image.hpp"
@@ -60,7 +62,7 @@ TEST_CASE("view: bad usage exits 2 and a bad recipe exits 1 with path:line:col b
     Fixture f;
     for (const char* args :
          {"--bogus", "--frames 0", "--frames x", "--frames", "--screenshot shot.txt", "--size 0x5",
-          "--seed -1", "--overlay nope", "--inspect 3", "map.toml other.toml"}) {
+          "--seed -1", "--overlay nope", "--inspect 3", "map.toml other.toml", "--frame-log f.csv"}) {
         CAPTURE(args);
         const RunResult r = f.tilegen(std::string("view ") + args);
         CHECK(r.exit_code == 2);
@@ -118,13 +120,26 @@ TEST_CASE("view --screenshot with the built-in recipe and --seed and --size matc
     CHECK(count_differences(shot, png, 1280, 740) == 0);
 }
 
-TEST_CASE("view --frames prints frame-time statistics") {
+TEST_CASE("view --frames prints frame-time statistics and --frame-log each frame's times") {
     if (!have_xvfb()) return;
     Fixture f;
-    const RunResult r = view("map.toml --frames 12 --window 320x240", f.dir.path());
+    const RunResult r = view("map.toml --frames 12 --window 320x240 --frame-log frames.csv", f.dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(std::regex_search(r.out, std::regex(R"(^frames 12 mean_ms \d+\.\d\d p95_ms \d+\.\d\d)")));
+    CHECK(std::regex_search(
+        r.out, std::regex(R"(^frames 12 mean_ms \d+\.\d\d p95_ms \d+\.\d\d max_ms \d+\.\d\d\n)")));
+    CHECK(std::regex_search(
+        r.out, std::regex(R"(\nmap 40x24 generate_ms \d+ stand_in_frames \d+ pieces_cached \d+)")));
+    std::istringstream log(read_text(f.dir / "frames.csv"));
+    std::string line;
+    std::vector<std::string> lines;
+    while (std::getline(log, line))
+        lines.push_back(line);
+    REQUIRE(lines.size() == 13);
+    CHECK(lines[0] == "frame,ms,update_ms,draw_ms,display_ms,uploaded,upload_ms,stand_ins,level,zoom");
+    CHECK(std::regex_match(
+        lines[12],
+        std::regex(R"(11,\d+\.\d{3},\d+\.\d{3},\d+\.\d{3},\d+\.\d{3},\d+,\d+\.\d{3},\d+,-?\d+,\d+\.\d{5})")));
 }
 
 TEST_CASE("view --inspect: the hover inspector states what tilegen explain says for that cell") {
