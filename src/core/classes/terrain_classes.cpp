@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -131,6 +132,178 @@ std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, std:
 }
 #endif
 
+// Adds to counts[i] the cells of class id i among p[0..n), for ids below `ids` (at most 256).
+void add_class_counts(const ClassId* p, std::size_t n, std::uint64_t* counts, std::size_t ids) {
+    std::size_t done = 0;
+#if defined(__SSE2__)
+    // Per group of four ids, byte counters (a compare gives -1 per match) summed into counts every 255 vectors.
+    done = n / 16 * 16;
+    constexpr std::size_t kRun = 255 * 16;
+    for (std::size_t id0 = 0; id0 < ids; id0 += 4) {
+        const __m128i want0 = _mm_set1_epi8(static_cast<char>(id0));
+        const __m128i want1 = _mm_set1_epi8(static_cast<char>(id0 + 1));
+        const __m128i want2 = _mm_set1_epi8(static_cast<char>(id0 + 2));
+        const __m128i want3 = _mm_set1_epi8(static_cast<char>(id0 + 3));
+        for (std::size_t r0 = 0; r0 < done; r0 += kRun) {
+            const std::size_t r1 = std::min(done, r0 + kRun);
+            __m128i c0 = _mm_setzero_si128(), c1 = c0, c2 = c0, c3 = c0;
+            for (std::size_t i = r0; i < r1; i += 16) {
+                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+                c0 = _mm_sub_epi8(c0, _mm_cmpeq_epi8(v, want0));
+                c1 = _mm_sub_epi8(c1, _mm_cmpeq_epi8(v, want1));
+                c2 = _mm_sub_epi8(c2, _mm_cmpeq_epi8(v, want2));
+                c3 = _mm_sub_epi8(c3, _mm_cmpeq_epi8(v, want3));
+            }
+            const __m128i* sums[] = {&c0, &c1, &c2, &c3};
+            for (std::size_t k = 0; k < 4 && id0 + k < ids; ++k) {
+                const __m128i s = _mm_sad_epu8(*sums[k], _mm_setzero_si128()); // two 64-bit sums, each < 2^12
+                counts[id0 + k] += static_cast<std::uint32_t>(_mm_cvtsi128_si32(s)) +
+                                   static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(s, 8)));
+            }
+        }
+    }
+#endif
+    for (std::size_t i = done; i < n; ++i)
+        if (p[i] < ids) ++counts[p[i]];
+}
+
+#if defined(__SSE2__)
+// Thresholds for band_of of 16 heights at a time, as int16 in two vectors (cells 0-7 and 8-15). A fixed count P,
+// the given thresholds padded with NaN, which no height reaches (height >= NaN is false, as in band_of), so the
+// loop over them is unrolled and they stay in registers.
+template <std::size_t P> struct PaddedThresholds {
+    __m128 t[P];
+    explicit PaddedThresholds(std::span<const float> thresholds) {
+        for (std::size_t k = 0; k < P; ++k)
+            t[k] = _mm_set1_ps(k < thresholds.size() ? thresholds[k] : std::numeric_limits<float>::quiet_NaN());
+    }
+    void bands16(const float* v, __m128i& lo, __m128i& hi) const {
+        const __m128 h0 = _mm_loadu_ps(v), h1 = _mm_loadu_ps(v + 4);
+        const __m128 h2 = _mm_loadu_ps(v + 8), h3 = _mm_loadu_ps(v + 12);
+        __m128i b0 = _mm_setzero_si128(), b1 = b0, b2 = b0, b3 = b0;
+        for (std::size_t k = 0; k < P; ++k) { // a reached threshold compares as -1
+            b0 = _mm_sub_epi32(b0, _mm_castps_si128(_mm_cmpge_ps(h0, t[k])));
+            b1 = _mm_sub_epi32(b1, _mm_castps_si128(_mm_cmpge_ps(h1, t[k])));
+            b2 = _mm_sub_epi32(b2, _mm_castps_si128(_mm_cmpge_ps(h2, t[k])));
+            b3 = _mm_sub_epi32(b3, _mm_castps_si128(_mm_cmpge_ps(h3, t[k])));
+        }
+        lo = _mm_packs_epi32(b0, b1);
+        hi = _mm_packs_epi32(b2, b3);
+    }
+};
+
+// The same for any count (fewer than 2^15).
+struct AnyThresholds {
+    std::span<const float> t;
+    void bands16(const float* v, __m128i& lo, __m128i& hi) const {
+        const __m128 h0 = _mm_loadu_ps(v), h1 = _mm_loadu_ps(v + 4);
+        const __m128 h2 = _mm_loadu_ps(v + 8), h3 = _mm_loadu_ps(v + 12);
+        __m128i b0 = _mm_setzero_si128(), b1 = b0, b2 = b0, b3 = b0;
+        for (float threshold : t) {
+            const __m128 tk = _mm_set1_ps(threshold);
+            b0 = _mm_sub_epi32(b0, _mm_castps_si128(_mm_cmpge_ps(h0, tk)));
+            b1 = _mm_sub_epi32(b1, _mm_castps_si128(_mm_cmpge_ps(h1, tk)));
+            b2 = _mm_sub_epi32(b2, _mm_castps_si128(_mm_cmpge_ps(h2, tk)));
+            b3 = _mm_sub_epi32(b3, _mm_castps_si128(_mm_cmpge_ps(h3, tk)));
+        }
+        lo = _mm_packs_epi32(b0, b1);
+        hi = _mm_packs_epi32(b2, b3);
+    }
+};
+
+// Calls f with the smallest fitting threshold set.
+template <class F> void with_thresholds(std::span<const float> thresholds, const F& f) {
+    if (thresholds.size() <= 2) f(PaddedThresholds<2>(thresholds));
+    else if (thresholds.size() <= 4) f(PaddedThresholds<4>(thresholds));
+    else if (thresholds.size() <= 8) f(PaddedThresholds<8>(thresholds));
+    else f(AnyThresholds{thresholds});
+}
+#endif
+
+// Cells per piece of the classify passes: each piece is classified, mapped through the table and counted while
+// it is in the L1 cache.
+constexpr std::size_t kPiece = 2048;
+
+// dst[i] = band_of(heights[i]) for i < n.
+void classify_piece(const float* heights, std::span<const float> thresholds, ClassId* dst, std::size_t n) {
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    if (thresholds.size() < 256) { // bands fit a byte without wrapping
+        with_thresholds(thresholds, [&](const auto& bands) {
+            for (std::size_t k = 0; k + 16 <= n; k += 16) {
+                __m128i lo, hi;
+                bands.bands16(heights + k, lo, hi);
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + k), _mm_packus_epi16(lo, hi));
+            }
+        });
+        i = n / 16 * 16;
+    }
+#endif
+    for (; i < n; ++i) dst[i] = static_cast<ClassId>(band_of(heights[i], thresholds));
+}
+
+// dst[i] = table[band_of(rows[i]) * columns + band_of(columns[i])] for i < n <= kPiece (columns:
+// column_thresholds.size() + 1).
+void classify_table_piece(const float* rows, std::span<const float> row_thresholds, const float* columns,
+                          std::span<const float> column_thresholds, const ClassId* table, ClassId* dst,
+                          std::size_t n) {
+    const std::size_t ncols = column_thresholds.size() + 1;
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    if ((row_thresholds.size() + 1) * ncols <= 256) { // table indices fit a byte
+        // Row bands times the column count, then plus the column bands: table indices; then through the table.
+        const std::size_t n16 = n / 16 * 16;
+        alignas(16) std::array<std::uint8_t, kPiece> index;
+        with_thresholds(row_thresholds, [&](const auto& bands) {
+            const __m128i columns16 = _mm_set1_epi16(static_cast<short>(ncols));
+            for (std::size_t k = 0; k < n16; k += 16) {
+                __m128i lo, hi;
+                bands.bands16(rows + k, lo, hi);
+                const __m128i row_part =
+                    _mm_packus_epi16(_mm_mullo_epi16(lo, columns16), _mm_mullo_epi16(hi, columns16));
+                _mm_store_si128(reinterpret_cast<__m128i*>(index.data() + k), row_part);
+            }
+        });
+        with_thresholds(column_thresholds, [&](const auto& bands) {
+            for (std::size_t k = 0; k < n16; k += 16) {
+                __m128i lo, hi;
+                bands.bands16(columns + k, lo, hi);
+                __m128i* at = reinterpret_cast<__m128i*>(index.data() + k);
+                _mm_store_si128(at, _mm_add_epi8(_mm_load_si128(at), _mm_packus_epi16(lo, hi)));
+            }
+        });
+        for (std::size_t k = 0; k < n16; k += 16)
+            for (std::size_t j = 0; j < 16; ++j) dst[k + j] = table[index[k + j]];
+        i = n16;
+    }
+#endif
+    for (; i < n; ++i)
+        dst[i] = table[band_of(rows[i], row_thresholds) * ncols + band_of(columns[i], column_thresholds)];
+}
+
+// Rows of the grid split into `blocks` contiguous cell ranges, one per work item, each with its own class counts
+// (integers added in any order: the same for any thread count).
+template <class Body>
+void for_each_block(const ClassGrid& out, int threads, std::vector<std::uint64_t>* counts, const Body& body) {
+    const int blocks = std::max(1, std::min(threads, std::max(out.height(), 1)));
+    const std::size_t ids = counts ? std::min<std::size_t>(counts->size(), 256) : 0;
+    std::vector<std::vector<std::uint64_t>> partial(static_cast<std::size_t>(blocks),
+                                                    std::vector<std::uint64_t>(ids, 0));
+    parallel_for(blocks, blocks, [&](int b0, int b1) {
+        for (int b = b0; b < b1; ++b) {
+            const auto rows = static_cast<std::size_t>(out.height());
+            const std::size_t y0 = rows * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks);
+            const std::size_t y1 = rows * static_cast<std::size_t>(b + 1) / static_cast<std::size_t>(blocks);
+            const auto width = static_cast<std::size_t>(out.width());
+            body(y0 * width, y1 * width, partial[static_cast<std::size_t>(b)].data(), ids);
+        }
+    });
+    if (!counts) return;
+    std::fill(counts->begin(), counts->end(), 0);
+    for (const auto& p : partial)
+        for (std::size_t id = 0; id < ids; ++id) (*counts)[id] += p[id];
+}
+
 } // namespace
 
 std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares, int threads) {
@@ -241,39 +414,61 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
     return thresholds;
 }
 
-ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads) {
+ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads,
+                   std::vector<std::uint64_t>* counts) {
     ClassGrid out = ClassGrid::uninitialised(heights.width(), heights.height());
-    auto& dst = out.cells();
-    const auto& src = heights.cells();
-    parallel_for(heights.height(), threads, [&](int y0, int y1) {
-        const std::size_t i0 = static_cast<std::size_t>(y0) * static_cast<std::size_t>(heights.width());
-        const std::size_t i1 = static_cast<std::size_t>(y1) * static_cast<std::size_t>(heights.width());
-        for (std::size_t i = i0; i < i1; ++i) dst[i] = static_cast<ClassId>(band_of(src[i], thresholds));
+    const float* src = heights.cells().data();
+    ClassId* dst = out.cells().data();
+    for_each_block(out, threads, counts, [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts,
+                                             std::size_t ids) {
+        for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
+            const std::size_t p1 = std::min(i1, p0 + kPiece);
+            classify_piece(src + p0, thresholds, dst + p0, p1 - p0);
+            if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
+        }
     });
     return out;
 }
 
-std::vector<double> class_fractions(const ClassGrid& classes, int class_count, int threads) {
-    // Per-block counts of all 256 possible ids, added in block order (integers: the same for any thread count).
-    const int blocks = std::max(1, std::min(threads, std::max(classes.height(), 1)));
-    std::vector<std::array<std::uint64_t, 256>> partial(static_cast<std::size_t>(blocks));
-    parallel_for(blocks, blocks, [&](int b0, int b1) {
-        for (int b = b0; b < b1; ++b) {
-            auto& count = partial[static_cast<std::size_t>(b)];
-            count.fill(0);
-            const std::size_t n = classes.size();
-            const std::size_t i0 = n * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks);
-            const std::size_t i1 = n * static_cast<std::size_t>(b + 1) / static_cast<std::size_t>(blocks);
-            const ClassId* c = classes.cells().data();
-            for (std::size_t i = i0; i < i1; ++i) ++count[c[i]];
+ClassGrid classify_table(const Grid<float>& rows, const std::vector<float>& row_thresholds, const Grid<float>& columns,
+                         const std::vector<float>& column_thresholds, std::span<const ClassId> table, int threads,
+                         std::vector<std::uint64_t>* counts) {
+    ClassGrid out = ClassGrid::uninitialised(rows.width(), rows.height());
+    const float* rv = rows.cells().data();
+    const float* cv = columns.cells().data();
+    ClassId* dst = out.cells().data();
+    for_each_block(out, threads, counts, [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts,
+                                             std::size_t ids) {
+        for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
+            const std::size_t p1 = std::min(i1, p0 + kPiece);
+            classify_table_piece(rv + p0, row_thresholds, cv + p0, column_thresholds, table.data(), dst + p0,
+                                 p1 - p0);
+            if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
         }
     });
-    std::vector<double> counts(static_cast<std::size_t>(std::max(class_count, 0)), 0.0);
-    for (const auto& count : partial)
-        for (std::size_t c = 0; c < counts.size() && c < count.size(); ++c) counts[c] += static_cast<double>(count[c]);
-    if (!classes.empty())
-        for (double& c : counts) c /= static_cast<double>(classes.size());
+    return out;
+}
+
+std::vector<std::uint64_t> class_counts(const ClassGrid& classes, int class_count, int threads) {
+    std::vector<std::uint64_t> counts(static_cast<std::size_t>(std::max(class_count, 0)), 0);
+    const ClassId* c = classes.cells().data();
+    for_each_block(classes, threads, &counts,
+                   [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts, std::size_t ids) {
+                       add_class_counts(c + i0, i1 - i0, block_counts, ids);
+                   });
     return counts;
+}
+
+std::vector<double> fractions_of_counts(const std::vector<std::uint64_t>& counts, std::size_t cells) {
+    std::vector<double> fractions(counts.size(), 0.0);
+    if (cells > 0)
+        for (std::size_t i = 0; i < counts.size(); ++i)
+            fractions[i] = static_cast<double>(counts[i]) / static_cast<double>(cells);
+    return fractions;
+}
+
+std::vector<double> class_fractions(const ClassGrid& classes, int class_count, int threads) {
+    return fractions_of_counts(class_counts(classes, class_count, threads), classes.size());
 }
 
 } // namespace tilegen

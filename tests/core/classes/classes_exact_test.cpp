@@ -1,6 +1,7 @@
-// Exactness of the fast threshold passes: thresholds are exact order statistics (a sort gives the same), bit for bit
-// the thresholds of the first implementation (2^16 buckets) for heights of any bits (NaN, -0, infinities, huge and
-// negative values), on any thread count.
+// Exactness of the fast class passes: thresholds are exact order statistics (a sort gives the same), bit for bit the
+// thresholds of the first implementation (2^16 buckets) for heights of any bits (NaN, -0, infinities, huge and
+// negative values); classify and classify_table give band_of cell by cell; the counts they keep are class_counts;
+// none of it depends on the thread count.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,6 +11,10 @@
 #include <random>
 
 #include "core/classes/terrain_classes.hpp"
+#include "core/pipeline.hpp"
+#include "io/file_source.hpp"
+#include "io/project_loader.hpp"
+#include "test_support.hpp"
 
 using namespace tilegen;
 
@@ -128,6 +133,13 @@ std::vector<double> random_shares(std::mt19937& rng, std::size_t count) {
     return shares;
 }
 
+std::vector<std::uint64_t> naive_counts(const ClassGrid& classes, std::size_t ids) {
+    std::vector<std::uint64_t> counts(ids, 0);
+    for (ClassId c : classes.cells())
+        if (c < ids) ++counts[c];
+    return counts;
+}
+
 } // namespace
 
 TEST_CASE("thresholds are the order statistics a sort gives, ties and edge values included, on any thread count") {
@@ -173,5 +185,109 @@ TEST_CASE("thresholds are bit for bit those of 2^16 buckets, for heights of any 
         const Grid<float> g(9, 4, fill);
         CAPTURE(fill);
         CHECK(same_bits(thresholds_from_shares(g, {0.2, 0.3, 0.5}, 2), reference_thresholds(g, {0.2, 0.3, 0.5})));
+    }
+}
+
+TEST_CASE("classify and classify_table give band_of cell by cell and count as class_counts does") {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    auto random_thresholds = [&](std::size_t count) {
+        std::vector<float> t(count);
+        for (float& x : t) {
+            const float r = unit(rng);
+            x = r < 0.05f ? kNaN : r < 0.1f ? kInf : r < 0.15f ? -0.0f : r < 0.2f ? 1.0f : unit(rng);
+        }
+        if (unit(rng) < 0.8f) // mostly in order, NaN last
+            std::sort(t.begin(), t.end(), [](float a, float b) { return std::isnan(b) ? !std::isnan(a) : a < b; });
+        return t;
+    };
+    const std::pair<int, int> sizes[] = {{1, 1}, {37, 11}, {16, 4}, {300, 50}, {4099, 3}};
+    for (std::pair<int, int> size : sizes) {
+        const int w = size.first, h = size.second;
+        for (int round = 0; round < 12; ++round) {
+            const Grid<float> rows = random_heights(rng, w, h, true);
+            const Grid<float> columns = random_heights(rng, w, h, true);
+            CAPTURE(w);
+            CAPTURE(h);
+            CAPTURE(round);
+
+            // One map: thresholds for every padded size and beyond.
+            const auto t = random_thresholds(static_cast<std::size_t>(round));
+            ClassGrid expected(w, h);
+            for (std::size_t i = 0; i < rows.size(); ++i)
+                expected.cells()[i] = static_cast<ClassId>(band_of(rows.cells()[i], t));
+            for (int threads : {1, 2, 3}) {
+                CAPTURE(threads);
+                std::vector<std::uint64_t> counts(t.size() + 1 - static_cast<std::size_t>(round % 2), 7);
+                const ClassGrid got = classify(rows, t, threads, &counts);
+                CHECK(got == expected);
+                CHECK(counts == naive_counts(expected, counts.size()));
+                CHECK(class_counts(got, static_cast<int>(t.size()) + 1, threads) ==
+                      naive_counts(expected, t.size() + 1));
+            }
+
+            // Two maps through a table (the last rounds: a table of more than 256 entries).
+            const auto rt = random_thresholds(round < 10 ? static_cast<std::size_t>(round) : 20);
+            const auto ct = random_thresholds(round < 10 ? static_cast<std::size_t>(9 - round) : 17);
+            const std::size_t ncols = ct.size() + 1;
+            std::vector<ClassId> table((rt.size() + 1) * ncols);
+            for (ClassId& c : table) c = static_cast<ClassId>(unit(rng) * 9.0f);
+            ClassGrid expected_table(w, h);
+            for (std::size_t i = 0; i < rows.size(); ++i)
+                expected_table.cells()[i] =
+                    table[band_of(rows.cells()[i], rt) * ncols + band_of(columns.cells()[i], ct)];
+            for (int threads : {1, 2, 3}) {
+                CAPTURE(threads);
+                std::vector<std::uint64_t> counts(9, 0);
+                CHECK(classify_table(rows, rt, columns, ct, table, threads, &counts) == expected_table);
+                CHECK(counts == naive_counts(expected_table, 9));
+                CHECK(classify_table(rows, rt, columns, ct, table, threads) == expected_table);
+            }
+        }
+    }
+}
+
+TEST_CASE("class_counts and class_fractions: ids at or above the class count are not counted; empty grids") {
+    ClassGrid g(4100, 2, 0);
+    for (std::size_t i = 0; i < g.size(); ++i) g.cells()[i] = static_cast<ClassId>((i * 7) % 256);
+    for (int count : {0, 1, 5, 255, 256, 300}) {
+        CAPTURE(count);
+        const auto expected = naive_counts(g, static_cast<std::size_t>(count));
+        for (int threads : {1, 2, 3}) CHECK(class_counts(g, count, threads) == expected);
+        const auto f = class_fractions(g, count, 2);
+        REQUIRE(f.size() == static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i)
+            CHECK(f[static_cast<std::size_t>(i)] ==
+                  static_cast<double>(expected[static_cast<std::size_t>(i)]) / static_cast<double>(g.size()));
+    }
+    CHECK(class_fractions(ClassGrid(), 3) == std::vector<double>{0.0, 0.0, 0.0});
+    CHECK(class_fractions(ClassGrid(0, 5), 2, 3) == std::vector<double>{0.0, 0.0});
+}
+
+TEST_CASE("generate: fractions counted while classifying are class_fractions of the classes, on any thread count") {
+    for (const char* sample : {"overworld.toml", "archipelago.toml"}) {
+        Diagnostics d;
+        auto project = io::load_project(test::source_dir() / "samples" / sample, io::DiskFiles{}, d);
+        REQUIRE(project);
+        const int class_count = static_cast<int>(project->recipe.terrain.size());
+        GenerateResult first;
+        for (int threads : {1, 2, 3}) {
+            CAPTURE(sample);
+            CAPTURE(threads);
+            GenerateOptions options;
+            options.seed = 99;
+            options.width = 203;
+            options.height = 57;
+            options.threads = threads;
+            GenerateResult result = generate_map(*project, options);
+            CHECK(result.class_fractions == class_fractions(result.classes, class_count));
+            if (threads == 1) {
+                first = std::move(result);
+                continue;
+            }
+            CHECK(result.classes == first.classes);
+            CHECK(same_bits(result.thresholds, first.thresholds));
+            CHECK(result.class_fractions == first.class_fractions);
+        }
     }
 }
