@@ -151,11 +151,10 @@ std::vector<std::string> class_maps(const Recipe& recipe) {
 } // namespace
 
 ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                                  const std::vector<float>& thresholds, int threads) {
-    if (!recipe.classes.biomes) return classify(grid_named(maps, recipe.classes.map), thresholds, threads);
+                                  const std::vector<float>& thresholds, int threads,
+                                  std::vector<std::uint64_t>* counts) {
+    if (!recipe.classes.biomes) return classify(grid_named(maps, recipe.classes.map), thresholds, threads, counts);
     const BiomeTable& b = *recipe.classes.biomes;
-    const Grid<float>& rows = grid_named(maps, b.rows_map);
-    const Grid<float>& columns = grid_named(maps, b.columns_map);
     const std::size_t row_cuts = b.row_shares.size() - 1;
     const std::vector<float> row_t(thresholds.begin(), thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts));
     const std::vector<float> col_t(thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts), thresholds.end());
@@ -168,21 +167,12 @@ ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::p
     for (std::size_t r = 0; r < b.table.size(); ++r)
         for (std::size_t c = 0; c < ncols && c < b.table[r].size(); ++c)
             table[r * ncols + c] = class_of_symbol[static_cast<unsigned char>(b.table[r][c])];
-    ClassGrid out = ClassGrid::uninitialised(rows.width(), rows.height());
-    parallel_for(rows.height(), threads, [&](int y0, int y1) {
-        for (int y = y0; y < y1; ++y) {
-            const float* rv = rows.row(y);
-            const float* cv = columns.row(y);
-            ClassId* dst = out.row(y);
-            for (int x = 0; x < rows.width(); ++x)
-                dst[x] = table[band_of(rv[x], row_t) * ncols + band_of(cv[x], col_t)];
-        }
-    });
-    return out;
+    return classify_table(grid_named(maps, b.rows_map), row_t, grid_named(maps, b.columns_map), col_t, table, threads,
+                          counts);
 }
 
 ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                            std::vector<float>& thresholds, int threads) {
+                            std::vector<float>& thresholds, int threads, std::vector<std::uint64_t>* counts) {
     thresholds.clear();
     if (!recipe.classes.biomes) {
         std::vector<double> shares;
@@ -194,7 +184,7 @@ ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<st
         const auto col = thresholds_from_shares(grid_named(maps, b.columns_map), b.column_shares, threads);
         thresholds.insert(thresholds.end(), col.begin(), col.end());
     }
-    return classes_with_thresholds(recipe, maps, thresholds, threads);
+    return classes_with_thresholds(recipe, maps, thresholds, threads, counts);
 }
 
 std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width, int scale_height,
@@ -286,6 +276,7 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
     // Heightfield -> ClassGrid (or the given class map).
     if (options.classes) {
         result.classes = *options.classes;
+        result.class_fractions = class_fractions(result.classes, class_count, options.threads);
     } else {
         const int width = options.width.value_or(recipe.map.width);
         const int height = options.height.value_or(recipe.map.height);
@@ -308,10 +299,12 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
                 if (name == needed.front()) result.heights = grid;
         result.timings.push_back({"noise", ms_since(t0)});
         t0 = Clock::now();
-        result.classes = classes_from_maps(recipe, result.maps, result.thresholds, options.threads);
+        // The cells of each class are counted as they are classified.
+        std::vector<std::uint64_t> counts(static_cast<std::size_t>(class_count), 0);
+        result.classes = classes_from_maps(recipe, result.maps, result.thresholds, options.threads, &counts);
+        result.class_fractions = fractions_of_counts(counts, result.classes.size());
         result.timings.push_back({"classes", ms_since(t0)});
     }
-    result.class_fractions = class_fractions(result.classes, class_count, options.threads);
 
     // Objects on top (density maps are computed here when the class map was given).
     if (project.sprites && !recipe.objects.empty()) {

@@ -69,9 +69,10 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
 Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed, int map_width,
                         int map_height, Region region, int threads = 1);
 
-// Classes from maps with thresholds already known (as classes_from_maps returns them).
+// Classes from maps with thresholds already known (as classes_from_maps returns them); `counts` as in classify.
 ClassGrid classes_with_thresholds(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                                  const std::vector<float>& thresholds, int threads = 1);
+                                  const std::vector<float>& thresholds, int threads = 1,
+                                  std::vector<std::uint64_t>* counts = nullptr);
 
 // Chunk-by-chunk generation of an unbounded world (infinite maps): thresholds come from a sample window of the
 // world and are then fixed; each chunk computes its maps over the chunk plus the rules' radius (position-based
@@ -97,8 +98,11 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
 
 // Classes from the recipe's maps: percentile shares of one map, or the biome table over two.
 // `maps` holds the whole maps by name; thresholds per band are returned in `thresholds` (rows, then columns).
+// With `counts` (sized by the caller, usually to the class count), also the cells of each class id, as
+// class_counts would give them.
 ClassGrid classes_from_maps(const Recipe& recipe, const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                            std::vector<float>& thresholds, int threads = 1);
+                            std::vector<float>& thresholds, int threads = 1,
+                            std::vector<std::uint64_t>* counts = nullptr);
 
 // The rule layers of a project in order of first appearance, each ordered by specificity, targets resolved
 // against `atlas_index_of_image` (index of each project image in the atlas) and the tileset.

@@ -2,8 +2,9 @@
 // Input: a heightfield (values in [0, 1]) and per-class shares (lowest class first, adding up to 1).
 // Output: thresholds read off the heightfield's histogram, and a ClassGrid where cell = index of its class.
 // Invariant: each class gets its share of cells to within one cell per class, except where equal heights straddle
-// a threshold (ties go to the higher class). Near-linear time: a histogram pass, then a selection inside the one
-// bucket that holds each threshold (no full sort).
+// a threshold (ties go to the higher class). Near-linear time: a histogram pass, then a pass collecting the values
+// of the few buckets that hold a threshold and a selection inside each (no full sort). Classifying can count the
+// cells of each class as it writes them (what class_counts would give, without another pass over the grid).
 #pragma once
 
 #include <cstddef>
@@ -40,10 +41,25 @@ inline std::size_t band_of(float height, std::span<const float> thresholds) {
     return band;
 }
 
-// Class of each height: its band_of.
-ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads = 1);
+// Class of each height: its band_of. With `counts`, also the cells of each class id below counts->size() (the
+// caller sizes it; the entries are overwritten).
+ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresholds, int threads = 1,
+                   std::vector<std::uint64_t>* counts = nullptr);
 
-// Fraction of cells in each class (size: class_count).
+// Class of each cell of two maps of one size through a table: table[band_of(row) * columns + band_of(column)],
+// where columns = column_thresholds.size() + 1 (row-major, rows = row_thresholds.size() + 1). `counts` as in
+// classify.
+ClassGrid classify_table(const Grid<float>& rows, const std::vector<float>& row_thresholds, const Grid<float>& columns,
+                         const std::vector<float>& column_thresholds, std::span<const ClassId> table, int threads = 1,
+                         std::vector<std::uint64_t>* counts = nullptr);
+
+// Cells of each class id below class_count (size: class_count; other ids are not counted).
+std::vector<std::uint64_t> class_counts(const ClassGrid& classes, int class_count, int threads = 1);
+
+// Fractions from counts of a grid of `cells` cells: counts[i] / cells (all 0 for an empty grid).
+std::vector<double> fractions_of_counts(const std::vector<std::uint64_t>& counts, std::size_t cells);
+
+// Fraction of cells in each class (size: class_count): fractions_of_counts(class_counts(...)).
 std::vector<double> class_fractions(const ClassGrid& classes, int class_count, int threads = 1);
 
 } // namespace tilegen
