@@ -4,10 +4,13 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <thread>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -17,36 +20,49 @@
 #include "core/parallel.hpp"
 
 // How it runs. Per rule, a jittered grid of blocks (block = floor(spacing / sqrt 2), so a block holds at most one
-// anchor), two attempts per block. Cheap tests first: per band, bit masks of the cells the rule may stand on (class,
-// and density above the threshold) skip blocks and cells with no chance before any hashing; occupancy (every rule's
-// footprints) and spacing (a disc stamped around each accepted anchor of the current rule) are bitsets of the map,
-// one bit per cell, so each test is a word read. The acceptance hashes of a row are computed first and only the
-// accepted candidates go on (fewer unpredictable branches).
+// anchor), two attempts per block, decided in scan order: block rows top to bottom, blocks left to right. Cheap
+// tests first: bit masks of the cells the rule may stand on (class, and density above the threshold) skip blocks and
+// cells with no chance before any hashing; occupancy (every rule's footprints) and spacing (a disc stamped around
+// each accepted anchor of the current rule) are bitsets of the map, one bit per cell, so each test is a word read.
+// The acceptance hashes of a row are computed first and only the accepted candidates go on (fewer unpredictable
+// branches).
 //
-// Parallel and deterministic: the map is cut into bands of a fixed height (kBandRows rounded up to whole blocks, at
-// least twice the spacing reach and a footprint height; never derived from the thread count). Per rule, the even
-// bands run in parallel, then the odd bands, which see the finished even bands above and below. Two bands of one
-// phase are a whole band apart, so they never read or write the same rows (or words) of the bitsets, and every
-// decision depends only on a fixed order, whatever the thread count. Rules run one after another.
+// Parallel and deterministic: every decision is the one a single top-to-bottom scan makes, whatever the thread
+// count, so there are no seams where parallel work meets (work split into bands that each start with nothing above
+// them, or that fill in between finished bands, packs their first rows and thins their last ones). The scan is cut
+// into tiles: a group of block rows (at least kGroupRows rows, twice the spacing reach and a footprint height) by a
+// strip of block columns whose edges lean left by `skew` block columns per block row (at least the spacing reach and
+// a footprint width). A cell then never sees the cells of the tile to its right in the rows above (earlier in the
+// scan, not decided yet) nor those of the tile to its left in the rows below (decided already, but later in the
+// scan). A tile runs once the tile to its left and the tile above and to the right (which follows the ones above
+// it) are done, and once the class masks of its rows and of the rows below are made (a task per group, which a
+// worker with no tile ready does ahead). Two tiles that may run at the same time are a strip's width minus its lean
+// apart, far enough that they never touch the same word of a bitset. Strips only split the work (one on one
+// thread). Rules run one after another.
 
 namespace tilegen {
 
 namespace {
 
-constexpr int kBandRows = 64;
+// Rows per tile at least (rounded up to whole blocks).
+constexpr int kGroupRows = 64;
+// Strips per worker thread at most: about half of them can run at a time, and narrower ones cost more per cell.
+constexpr int kStripsPerThread = 2;
 // Rows per work item when the objects are put into drawing order (any split gives the same order).
 constexpr int kSortRows = 64;
 
 // Salts of the sprite pick per attempt (acceptance and jitter have their own streams).
 constexpr std::array<std::uint64_t, 2> kPickSalt{0x94d049bb133111ebull, 0x61c8864680b583ebull};
 
-// Row-major bitset, zero at first; each row starts on a word, so bands writing different rows never share a word.
-// Zeroed by calloc: a large one is fresh zero pages, touched first by the threads that use them.
+// Row-major bitset, zero at first; each row starts on a word. Zeroed by calloc: a large one is fresh zero pages,
+// touched first by the threads that use them. The stride is not a 64-bit integer, so the compiler knows that
+// writing words never changes it.
 class BitRows {
 public:
     BitRows(int width, int height)
-        : stride_((static_cast<std::size_t>(width) + 63) / 64), size_(stride_ * static_cast<std::size_t>(height)),
-          words_(static_cast<std::uint64_t*>(std::calloc(std::max<std::size_t>(size_, 1), sizeof(std::uint64_t)))) {
+        : stride_(static_cast<unsigned>((width + 63) / 64)),
+          words_(static_cast<std::uint64_t*>(
+              std::calloc(std::max<std::size_t>(std::size_t{stride_} * static_cast<std::size_t>(height), 1), sizeof(std::uint64_t)))) {
         if (!words_) throw std::bad_alloc();
     }
 
@@ -60,7 +76,7 @@ private:
     struct Free {
         void operator()(std::uint64_t* p) const { std::free(p); }
     };
-    std::size_t stride_, size_;
+    unsigned stride_;
     std::unique_ptr<std::uint64_t[], Free> words_;
 };
 
@@ -91,17 +107,88 @@ template <class F> void for_each_item(int n, int threads, F&& item) {
     });
 }
 
-// An accepted anchor: x, the row within its band, the sprite as an index into the rule's sprites.
+// Runs prepare(group) for every group and tile(strip, group, worker) for every tile of `strips` x `groups` on
+// `threads` workers. A tile runs once its group and the next are prepared, and the tile to its left and the tile
+// above and to its right (above, for the last strip) are done. Of the tasks ready, the one nearest the top left
+// goes first; a group is prepared a little before the tiles above it need it, or earlier by a worker with nothing
+// else to do.
+template <class Prepare, class Tile> void run_tiles(int strips, int groups, int threads, Prepare&& prepare, Tile&& tile) {
+    if (threads <= 1) {
+        prepare(0);
+        for (int g = 0; g < groups; ++g) {
+            if (g + 1 < groups) prepare(g + 1);
+            for (int i = 0; i < strips; ++i) tile(i, g, 0);
+        }
+        return;
+    }
+    // Tasks: tile (i, g) is g * strips + i, preparing group g is n + g.
+    const int n = strips * groups;
+    std::vector<int> pending(static_cast<std::size_t>(n));
+    for (int t = 0; t < n; ++t)
+        pending[static_cast<std::size_t>(t)] = (t % strips > 0) + (t >= strips) + 1 + (t / strips + 1 < groups);
+    auto key = [&](int t) { return t < n ? t % strips + 2 * (t / strips) : 2 * (t - n) - 3; };
+    auto later = [&](int a, int b) { return key(a) != key(b) ? key(a) > key(b) : a > b; };
+    std::vector<int> ready; // a heap by `later`
+    for (int g = 0; g < groups; ++g) ready.push_back(n + g);
+    std::make_heap(ready.begin(), ready.end(), later);
+    int left = n + groups, waiting = 0;
+    std::mutex m;
+    std::condition_variable changed;
+    parallel_for(threads, threads, [&](int worker, int) {
+        std::unique_lock lock(m);
+        for (;;) {
+            if (ready.empty() && left > 0) {
+                ++waiting;
+                changed.wait(lock, [&] { return !ready.empty() || left == 0; });
+                --waiting;
+            }
+            if (ready.empty()) return;
+            std::pop_heap(ready.begin(), ready.end(), later);
+            const int t = ready.back();
+            ready.pop_back();
+            lock.unlock();
+            if (t < n)
+                tile(t % strips, t / strips, worker);
+            else
+                prepare(t - n);
+            lock.lock();
+            --left;
+            auto release = [&](int u) {
+                if (--pending[static_cast<std::size_t>(u)] > 0) return;
+                ready.push_back(u);
+                std::push_heap(ready.begin(), ready.end(), later);
+            };
+            if (t >= n) {
+                // The tiles of the group and of the group above.
+                const int g = t - n;
+                for (int i = 0; i < strips; ++i) {
+                    release(g * strips + i);
+                    if (g > 0) release((g - 1) * strips + i);
+                }
+            } else {
+                const int i = t % strips;
+                if (i + 1 < strips) release(t + 1);
+                if (t + strips < n) {
+                    if (i > 0) release(t + strips - 1);
+                    if (i == strips - 1) release(t + strips);
+                }
+            }
+            if (waiting > 0 && (!ready.empty() || left == 0)) changed.notify_all();
+        }
+    });
+}
+
+// An accepted anchor: x, the row within its tile, the sprite as an index into the rule's sprites.
 struct Anchor {
     std::uint32_t x;
     std::uint16_t dy;
     std::uint16_t sprite;
 };
 
-// The anchors one band of one rule accepted, grouped by row and then by footprint height (bucket (dy, fh) at
+// The anchors one tile of one rule accepted, grouped by row and then by footprint height (bucket (dy, fh) at
 // dy * max_fh + fh - 1), each group in increasing x: the scan takes block columns in order, one anchor at most per
 // block. Also how many of them end (footprint bottom row) in each kSortRows-row chunk of the map, from first_chunk.
-struct BandObjects {
+struct TileObjects {
     std::vector<Anchor> anchors;
     std::vector<std::uint32_t> start; // per bucket, plus the end
     std::vector<std::uint32_t> chunk_count;
@@ -136,10 +223,17 @@ struct RulePlan {
     int reach = 0;                 // rows above/below an anchor that hold cells closer than the spacing
     std::vector<int> half_width;   // per dy in -reach..reach: max |dx| with dx^2 + dy^2 < spacing^2
     std::vector<std::uint64_t> disc; // per dy, when 2 * reach + 1 <= 64: bits reach-r .. reach+r
-    int max_fh = 1;
-    int band_blocks = 1, bands = 0; // band height in block rows; band count
+    int max_fw = 1, max_fh = 1;
+    int group_blocks = 1, groups = 0; // tile height in block rows; tile rows of the map
+    int skew = 1;                     // block columns a tile's edges move left per block row
+    int strips = 1, strip_blocks = 0; // tile columns; their width in block columns at a tile's first block row
     std::uint64_t jitter_stream = 0, accept_stream = 0;
-    std::vector<BandObjects> out;
+    std::vector<TileObjects> out;     // per tile, group after group
+
+    // Block column where strip k's tiles start in block row by (k == strips: the map's end).
+    int edge(int k, int by) const {
+        return k == 0 ? 0 : k == strips ? blocks_w : k * strip_blocks - skew * (by % group_blocks);
+    }
 };
 
 // Acceptance probability at density d: chance, scaled by density above the threshold.
@@ -171,6 +265,7 @@ inline int pick_sprite(const RulePlan& rp, std::uint64_t h_pick) {
 
 struct Placer {
     const ClassGrid& classes;
+    BitRows& allowed;  // cells of the current rule's classes
     BitRows& occupied; // every rule's footprints
     BitRows& near;     // cells closer than its spacing to an anchor of the current rule
     int w, h, words;
@@ -211,30 +306,32 @@ struct Placer {
         }
     }
 
-    // Bit x of out (rows y0..y1-1): may an anchor go on (x, y) as the map stands now? Its class is the rule's, it
-    // is free and not too close to an anchor of the rule, and (with a density map) the density there is above the
-    // threshold: density is read only for the 16-cell groups that pass the other tests. A NaN density passes, as
-    // the acceptance test lets it through too.
-    void free_rows(const RulePlan& rp, const std::uint64_t* cls, int cls_end, int y0, int y1, std::uint64_t* out) const {
-        const std::size_t stride = static_cast<std::size_t>(words);
-        for (int y = y0; y < y1; ++y, cls += stride, out += stride) {
-            const std::uint64_t* occ = occupied.row(y);
-            const std::uint64_t* nr = near.row(y);
-            for (int wi = 0; wi < words; ++wi) out[wi] = cls[wi] & ~occ[wi] & ~nr[wi];
+    // Bits of out, words w0..w1-1 of rows y0..y1-1 ((w1 - w0) words per row): may an anchor go on (x, y) as the map
+    // stands now? Its class is the rule's, it is free and not too close to an anchor of the rule, and (with a
+    // density map) the density there is above the threshold: density is read only for the 16-cell groups that pass
+    // the other tests. A NaN density passes, as the acceptance test lets it through too.
+    void free_rows(const RulePlan& rp, int y0, int y1, int w0, int w1, std::uint64_t* out) const {
+        const int nw = w1 - w0;
+        for (int y = y0; y < y1; ++y, out += nw) {
+            const std::uint64_t* cls = allowed.row(y) + w0;
+            const std::uint64_t* occ = occupied.row(y) + w0;
+            const std::uint64_t* nr = near.row(y) + w0;
+            for (int i = 0; i < nw; ++i) out[i] = cls[i] & ~occ[i] & ~nr[i];
             if (!rp.density) continue;
             if (rp.threshold >= 1) {
-                std::fill(out, out + words, 0);
+                std::fill(out, out + nw, 0);
                 continue;
             }
             const float* d = rp.density->row(y);
             // The density of the rule's cells two rows down is fetched meanwhile (its lines are read sparsely).
-            const std::uint64_t* ahead = y + 2 < cls_end ? cls + 2 * stride : nullptr;
+            const std::uint64_t* ahead = y + 2 < h ? allowed.row(y + 2) : nullptr;
             const float* d_ahead = ahead ? rp.density->row(y + 2) : nullptr;
-            for (int wi = 0; wi < words; ++wi) {
+            for (int wi = w0; wi < w1; ++wi) {
+                std::uint64_t& o = out[wi - w0];
                 const std::uint64_t next = ahead ? ahead[wi] : 0;
                 for (int k = 0; k < 64; k += 16) {
                     if ((next >> k) & 0xffffu) __builtin_prefetch(d_ahead + wi * 64 + k);
-                    if (!((out[wi] >> k) & 0xffffu)) continue;
+                    if (!((o >> k) & 0xffffu)) continue;
                     const int x0 = wi * 64 + k;
                     std::uint64_t m = 0;
 #if defined(__SSE2__)
@@ -242,27 +339,25 @@ struct Placer {
                         const __m128 t = _mm_set1_ps(rp.threshold_below);
                         for (int j = 0; j < 16; j += 4)
                             m |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_cmpnle_ps(_mm_loadu_ps(d + x0 + j), t))) << j;
-                        out[wi] &= ~(0xffffull << k) | (m << k);
+                        o &= ~(0xffffull << k) | (m << k);
                         continue;
                     }
 #endif
                     for (int j = 0; j < 16 && x0 + j < w; ++j)
                         m |= static_cast<std::uint64_t>(!(d[x0 + j] <= rp.threshold_below)) << j;
-                    out[wi] &= ~(0xffffull << k) | (m << k);
+                    o &= ~(0xffffull << k) | (m << k);
                 }
             }
         }
     }
 
-    // The footprint of sprite k at (x, y) lies inside the map, on the rule's classes (cls: class masks from row
-    // cls_row0 on), and on no other footprint.
-    [[gnu::always_inline]] bool footprint_fits(const RulePlan& rp, int k, int x, int y, const std::uint64_t* cls,
-                                               int cls_row0) const {
+    // The footprint of sprite k at (x, y) lies inside the map, on the rule's classes, and on no other footprint.
+    [[gnu::always_inline]] bool footprint_fits(const RulePlan& rp, int k, int x, int y) const {
         const int fw = rp.fw[static_cast<std::size_t>(k)], fh = rp.fh[static_cast<std::size_t>(k)];
         if (x + fw > w || y + fh > h) return false;
         const std::size_t stride = static_cast<std::size_t>(words);
         const int wi = x >> 6, s = x & 63;
-        const std::uint64_t* c = cls + static_cast<std::size_t>(y - cls_row0) * stride + wi;
+        const std::uint64_t* c = allowed.row(y) + wi;
         const std::uint64_t* o = occupied.row(y) + wi;
         const std::uint64_t run = ~0ull >> (64 - fw);
         for (int fy = 0; fy < fh; ++fy, c += stride, o += stride) {
@@ -273,9 +368,8 @@ struct Placer {
         return true;
     }
 
-    // Records the anchor, marks its footprint and stamps its spacing disc. Within a phase, bands are at least
-    // 2 * reach rows high, so the rows one band stamps never meet the rows another band of the phase uses.
-    [[gnu::always_inline]] void accept(const RulePlan& rp, BandObjects& out, int row0, int k, int x, int y) {
+    // Records the anchor (row0: its tile's first row), marks its footprint and stamps its spacing disc.
+    [[gnu::always_inline]] void accept(const RulePlan& rp, TileObjects& out, int row0, int k, int x, int y) {
         const int fw = rp.fw[static_cast<std::size_t>(k)], fh = rp.fh[static_cast<std::size_t>(k)];
         out.anchors.push_back({static_cast<std::uint32_t>(x), static_cast<std::uint16_t>(y - row0), static_cast<std::uint16_t>(k)});
         ++out.chunk_count[static_cast<std::size_t>((y + fh - 1) / kSortRows - out.first_chunk)];
@@ -311,57 +405,66 @@ struct Placer {
         }
     }
 
-    void place_band(RulePlan& rp, int band) {
-        BandObjects& out = rp.out[static_cast<std::size_t>(band)];
-        const int by0 = band * rp.band_blocks, by1 = std::min(rp.blocks_h, by0 + rp.band_blocks);
+    // Before the tiles of group g and those above it: the class masks of its rows and, when an earlier rule left
+    // spacing discs, those rows of `near` back to zero.
+    void prepare_group(const RulePlan& rp, int group, bool clear_near) {
+        const int group_rows = rp.group_blocks * rp.block;
+        const int y0 = group * group_rows, y1 = std::min(h, y0 + group_rows);
+        if (clear_near) near.clear(y0, y1);
+        for (int y = y0; y < y1; ++y) class_mask(rp, y, allowed.row(y));
+    }
+
+    // Per worker: the buffers a tile uses, kept from tile to tile.
+    struct Scratch {
+        std::vector<std::uint64_t> free, any;
+        std::vector<Candidate> cand;
+        std::vector<std::uint32_t> count;
+        std::vector<Anchor> sorted;
+    };
+
+    void place_tile(RulePlan& rp, int strip, int group, Scratch& s) {
+        TileObjects& out = rp.out[static_cast<std::size_t>(group * rp.strips + strip)];
+        const int by0 = group * rp.group_blocks, by1 = std::min(rp.blocks_h, by0 + rp.group_blocks);
         const int row0 = by0 * rp.block, row1 = std::min(h, by1 * rp.block);
         out.first_chunk = row0 / kSortRows;
         const int last_row = std::min(h, row1 + rp.max_fh - 1) - 1; // the lowest row its footprints can reach
         out.chunk_count.assign(static_cast<std::size_t>(last_row / kSortRows - out.first_chunk + 1), 0);
         out.start.assign(static_cast<std::size_t>((row1 - row0) * rp.max_fh) + 1, 0);
-        std::vector<std::uint32_t> count(static_cast<std::size_t>(rp.block * rp.max_fh));
-        std::vector<Anchor> scratch;
+        // Room for a typical tile's anchors, so the list rarely grows.
+        const int tile_blocks_w = rp.edge(strip + 1, by0) - rp.edge(strip, by0);
+        out.anchors.reserve(std::min<std::size_t>(static_cast<std::size_t>(by1 - by0) * static_cast<std::size_t>(tile_blocks_w) / 8 + 16, 8192));
+        s.count.resize(static_cast<std::size_t>(rp.block * rp.max_fh));
         // The anchors of block row by (from index `first` on) into their buckets, keeping their order in each.
         auto bucket_block_row = [&](int by, std::size_t first) {
             const std::size_t last = out.anchors.size();
             const int b0 = (by * rp.block - row0) * rp.max_fh; // the block row's first bucket
             const auto nb = static_cast<std::size_t>((std::min(row1, (by + 1) * rp.block) - by * rp.block) * rp.max_fh);
-            std::fill(count.begin(), count.begin() + static_cast<std::ptrdiff_t>(nb), 0);
+            std::fill(s.count.begin(), s.count.begin() + static_cast<std::ptrdiff_t>(nb), 0);
             int distinct = 0;
             for (std::size_t i = first; i < last; ++i) {
                 const Anchor& a = out.anchors[i];
                 const auto key = static_cast<std::size_t>(a.dy * rp.max_fh + rp.fh[a.sprite] - 1 - b0);
-                distinct += count[key]++ == 0;
+                distinct += s.count[key]++ == 0;
             }
             auto at = static_cast<std::uint32_t>(first);
             for (std::size_t key = 0; key < nb; ++key) {
                 out.start[static_cast<std::size_t>(b0) + key] = at;
-                const std::uint32_t n = count[key];
-                count[key] = at; // from here on: where the bucket's next anchor goes
+                const std::uint32_t n = s.count[key];
+                s.count[key] = at; // from here on: where the bucket's next anchor goes
                 at += n;
             }
             if (distinct <= 1) return; // already in order
-            scratch.assign(out.anchors.begin() + static_cast<std::ptrdiff_t>(first), out.anchors.end());
-            for (const Anchor& a : scratch)
-                out.anchors[count[static_cast<std::size_t>(a.dy * rp.max_fh + rp.fh[a.sprite] - 1 - b0)]++] = a;
+            s.sorted.assign(out.anchors.begin() + static_cast<std::ptrdiff_t>(first), out.anchors.end());
+            for (const Anchor& a : s.sorted)
+                out.anchors[s.count[static_cast<std::size_t>(a.dy * rp.max_fh + rp.fh[a.sprite] - 1 - b0)]++] = a;
         };
-        // Class masks of the band's rows and of the rows its footprints reach below. Anchors also need density
-        // above the threshold: those masks are made a block row at a time, while that part of the map is in cache.
-        const std::size_t stride = static_cast<std::size_t>(words);
-        const int cls_rows = std::min(h, row1 + rp.max_fh - 1) - row0;
-        std::unique_ptr<std::uint64_t[]> cls(new std::uint64_t[static_cast<std::size_t>(cls_rows) * stride]);
-        for (int y = row0; y < row0 + cls_rows; ++y) class_mask(rp, y, cls.get() + static_cast<std::size_t>(y - row0) * stride);
-        std::unique_ptr<std::uint64_t[]> free(new std::uint64_t[static_cast<std::size_t>(rp.block) * stride]);
-        // Room for a typical band's anchors, so the list rarely grows.
-        out.anchors.reserve(std::min<std::size_t>(static_cast<std::size_t>(by1 - by0) * static_cast<std::size_t>(rp.blocks_w) / 8 + 16, 8192));
-        std::vector<Candidate> cand(static_cast<std::size_t>(rp.block == 1 ? w : rp.blocks_w));
 
         // The accepted attempts of (x, y) in order: sprite, footprint; true once one is placed.
         auto place_at = [&](std::uint32_t attempts, std::uint64_t hu, int x, int y) __attribute__((always_inline)) {
             if (rp.one_footprint) {
                 // Every sprite has the same footprint: it fits for all attempts or none, and the first accepted
                 // attempt picks the sprite.
-                if (!footprint_fits(rp, 0, x, y, cls.get(), row0)) return false;
+                if (!footprint_fits(rp, 0, x, y)) return false;
                 const int a = (attempts & 1u) ? 0 : 1;
                 accept(rp, out, row0, pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)])), x, y);
                 return true;
@@ -369,26 +472,49 @@ struct Placer {
             for (int a = 0; a < 2; ++a) {
                 if (!((attempts >> a) & 1u)) continue;
                 const int k = pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)]));
-                if (!footprint_fits(rp, k, x, y, cls.get(), row0)) continue;
+                if (!footprint_fits(rp, k, x, y)) continue;
                 accept(rp, out, row0, k, x, y);
                 return true;
             }
             return false;
         };
 
-        if (rp.block == 1) {
-            // No jitter: both attempts share the cell, its position tests and its acceptance probability. Cells on
-            // allowed classes (and density), free and not too close to an anchor when the row starts are hashed;
-            // the accepted ones are tested again as they come (anchors to their left may have covered them).
-            for (int y = row0; y < row1; ++y) {
-                const std::size_t first = out.anchors.size();
-                free_rows(rp, cls.get() + static_cast<std::size_t>(y - row0) * stride, row0 + cls_rows, y, y + 1, free.get());
-                const std::uint64_t* m = free.get();
+        // Buffers for the widest block row (the first or the last; a word more for any alignment), as plain
+        // pointers: nothing else writes them.
+        int max_words = 0;
+        for (int by : {by0, by1 - 1})
+            max_words = std::max(max_words, (std::min(w, rp.edge(strip + 1, by) * rp.block) - rp.edge(strip, by) * rp.block + 63) / 64 + 1);
+        s.free.resize(static_cast<std::size_t>(rp.block * max_words));
+        s.any.resize(static_cast<std::size_t>(max_words));
+        s.cand.resize(static_cast<std::size_t>(rp.block == 1 ? max_words * 64 : max_words * 64 / rp.block + 2));
+        std::uint64_t* const free = s.free.data();
+        std::uint64_t* const any = s.any.data();
+        Candidate* const cand = s.cand.data();
+
+        for (int by = by0; by < by1; ++by) {
+            const std::size_t first = out.anchors.size();
+            // The tile's cells in this block row: x0..x1-1, in words w0..w1-1.
+            const int x0 = rp.edge(strip, by) * rp.block, x1 = std::min(w, rp.edge(strip + 1, by) * rp.block);
+            const int w0 = x0 >> 6, w1 = (x1 + 63) >> 6, nw = w1 - w0;
+            const int y0 = by * rp.block, y1 = std::min(row1, y0 + rp.block);
+            // Cells that may hold an anchor as the block row starts (a superset later: tested again one by one).
+            free_rows(rp, y0, y1, w0, w1, free);
+            for (int y = y0; y < y1; ++y) {
+                std::uint64_t* m = free + static_cast<std::size_t>((y - y0) * nw);
+                m[0] &= ~0ull << (x0 & 63);
+                m[nw - 1] &= ~0ull >> ((64 - (x1 & 63)) & 63);
+            }
+
+            if (rp.block == 1) {
+                // No jitter: both attempts share the cell, its position tests and its acceptance probability. The
+                // cells' hashes are computed first; the accepted ones are tested again as they come (anchors to
+                // their left may have covered them).
+                const int y = y0;
                 const float* d = rp.density ? rp.density->row(y) : nullptr;
                 std::size_t n = 0;
-                for (int wi = 0; wi < words; ++wi)
-                    for (std::uint64_t bits = m[wi]; bits; bits &= bits - 1) {
-                        const int x = wi * 64 + __builtin_ctzll(bits);
+                for (int i = 0; i < nw; ++i)
+                    for (std::uint64_t bits = free[i]; bits; bits &= bits - 1) {
+                        const int x = (w0 + i) * 64 + __builtin_ctzll(bits);
                         const std::uint64_t hu = hash_position(rp.accept_stream, x, y);
                         const std::uint32_t attempts =
                             d ? attempts_below(hu, probability(rp, d[x])) : attempts_below(hu, rp.chance_limit);
@@ -400,34 +526,28 @@ struct Placer {
                     if (occupied.test(x, y) || near.test(x, y)) continue;
                     place_at(cand[i].attempts, cand[i].hu, x, y);
                 }
-                bucket_block_row(y, first);
+                bucket_block_row(by, first);
+                continue;
             }
-            out.start.back() = static_cast<std::uint32_t>(out.anchors.size());
-            return;
-        }
 
-        std::vector<std::uint64_t> any(stride);
-        for (int by = by0; by < by1; ++by) {
-            const std::size_t first = out.anchors.size();
-            // Blocks with no allowed, free and spaced cell when the block row starts have no chance; the others are
+            // Blocks with no allowed, free and spaced cell as the block row starts have no chance; the others are
             // hashed, and those with an accepted attempt (without density: known before the position) go on.
-            const int y0 = by * rp.block, y1 = std::min(row1, y0 + rp.block);
-            free_rows(rp, cls.get() + static_cast<std::size_t>(y0 - row0) * stride, row0 + cls_rows, y0, y1, free.get());
-            std::fill(any.begin(), any.end(), 0);
+            std::fill(any, any + nw, 0);
             for (int y = y0; y < y1; ++y) {
-                const std::uint64_t* m = free.get() + static_cast<std::size_t>(y - y0) * stride;
-                for (int wi = 0; wi < words; ++wi) any[static_cast<std::size_t>(wi)] |= m[wi];
+                const std::uint64_t* m = free + static_cast<std::size_t>((y - y0) * nw);
+                for (int i = 0; i < nw; ++i) any[i] |= m[i];
             }
             std::size_t n = 0;
-            int next_x = 0; // the first cell of the next block
-            for (int wi = 0; wi < words; ++wi) {
-                std::uint64_t bits = any[static_cast<std::size_t>(wi)];
-                if (next_x > wi * 64) bits = next_x >= wi * 64 + 64 ? 0 : bits & (~0ull << (next_x - wi * 64));
+            int next_x = x0; // the first cell of the next block
+            for (int i = 0; i < nw; ++i) {
+                const int base = (w0 + i) * 64;
+                std::uint64_t bits = any[i];
+                if (next_x > base) bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
                 while (bits) {
-                    const auto x = static_cast<std::uint64_t>(wi * 64 + __builtin_ctzll(bits));
+                    const auto x = static_cast<std::uint64_t>(base + __builtin_ctzll(bits));
                     const auto bx = static_cast<int>((x * rp.block_magic) >> 32);
                     next_x = (bx + 1) * rp.block;
-                    bits = next_x >= wi * 64 + 64 ? 0 : bits & (~0ull << (next_x - wi * 64));
+                    bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
                     const std::uint64_t hu = hash_position(rp.accept_stream, bx, by);
                     const std::uint32_t attempts = rp.density ? 3u : attempts_below(hu, rp.chance_limit);
                     cand[n] = {static_cast<std::uint32_t>(bx), attempts, hu};
@@ -444,9 +564,9 @@ struct Placer {
                     const int x = bx * rp.block + static_cast<int>(((jit & 0xffff) * static_cast<std::uint64_t>(rp.block)) >> 16);
                     const int y = y0 + static_cast<int>((((jit >> 16) & 0xffff) * static_cast<std::uint64_t>(rp.block)) >> 16);
                     if (x >= w || y >= h) continue;
-                    const std::uint64_t* m = free.get() + static_cast<std::size_t>(y - y0) * stride;
+                    const std::uint64_t m = free[(y - y0) * nw + (x >> 6) - w0];
                     // Allowed and free (as the block row started), and still free and not too close now.
-                    const bool open = ((m[x >> 6] & ~occupied.row(y)[x >> 6] & ~near.row(y)[x >> 6]) >> (x & 63)) & 1u;
+                    const bool open = ((m & ~occupied.row(y)[x >> 6] & ~near.row(y)[x >> 6]) >> (x & 63)) & 1u;
                     if (!open) continue;
                     if (rp.density && !((attempts_below(hu, probability(rp, (*rp.density)(x, y))) >> a) & 1u)) continue;
                     if (place_at(1u << a, hu, x, y)) break;
@@ -459,7 +579,7 @@ struct Placer {
 };
 
 RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps, const SpriteSheet& sheet, int w, int h,
-                   std::uint64_t seed) {
+                   std::uint64_t seed, int threads) {
     RulePlan rp;
     rp.index = index;
     for (const auto& name : rule.sprites)
@@ -516,13 +636,20 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps, con
     }
     if (2 * rp.reach + 1 <= 64)
         for (int r : rp.half_width) rp.disc.push_back((~0ull >> (63 - 2 * r)) << (rp.reach - r));
+    for (int fw : rp.fw) rp.max_fw = std::max(rp.max_fw, fw);
     for (int fh : rp.fh) rp.max_fh = std::max(rp.max_fh, fh);
     for (std::size_t k = 1; k < rp.fw.size(); ++k)
         rp.one_footprint = rp.one_footprint && rp.fw[k] == rp.fw[0] && rp.fh[k] == rp.fh[0];
-    const int band_rows = std::max({kBandRows, 2 * rp.reach, rp.max_fh});
-    rp.band_blocks = (band_rows + rp.block - 1) / rp.block;
-    rp.bands = (rp.blocks_h + rp.band_blocks - 1) / rp.band_blocks;
-    rp.out.resize(static_cast<std::size_t>(rp.bands));
+    // Tiles (see "How it runs"). Over a group, a strip's edges lean by skew * group_blocks; what is left of its width
+    // keeps tiles that may run at the same time apart by two words beyond the cells they read and write (the spacing
+    // reach and a footprint width around their own). One thread: one strip, tiles are groups taken in order.
+    rp.group_blocks = (std::max(kGroupRows, 2 * rp.reach + rp.max_fh) + rp.block - 1) / rp.block;
+    rp.groups = (rp.blocks_h + rp.group_blocks - 1) / rp.group_blocks;
+    rp.skew = std::max(1, (std::max(rp.reach, rp.max_fw - 1) + rp.block - 1) / rp.block);
+    const int min_strip = rp.skew * rp.group_blocks + (2 * rp.reach + rp.max_fw + 128 + rp.block - 1) / rp.block;
+    rp.strips = threads <= 1 ? 1 : std::clamp(rp.blocks_w / min_strip, 1, kStripsPerThread * threads);
+    rp.strip_blocks = rp.blocks_w / rp.strips;
+    rp.out.resize(static_cast<std::size_t>(rp.strips * rp.groups));
     const std::uint64_t stream = hash_values(seed, 0x6f626a656374ull /* "object" */, static_cast<std::uint64_t>(index));
     rp.jitter_stream = mix64(stream ^ 0x6a6974746572ull /* "jitter" */);
     rp.accept_stream = mix64(stream ^ 0x616363657074ull /* "accept" */);
@@ -537,22 +664,27 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
     std::vector<PlacedObject> placed;
     const int w = classes.width(), h = classes.height();
     if (w == 0 || h == 0) return placed;
-    BitRows occupied(w, h), near(w, h);
-    Placer placer{classes, occupied, near, w, h, (w + 63) / 64};
+    BitRows allowed(w, h), occupied(w, h), near(w, h);
+    Placer placer{classes, allowed, occupied, near, w, h, (w + 63) / 64};
+    // More workers than cores would only wait for each other (the result depends on neither number).
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+    const int workers = std::max(1, cores > 0 ? std::min(threads, cores) : threads);
+    std::vector<Placer::Scratch> scratch(static_cast<std::size_t>(workers));
 
     std::vector<RulePlan> plans;
     plans.reserve(rules.size());
     bool stamped = false;
     for (std::size_t ri = 0; ri < rules.size(); ++ri) {
-        plans.push_back(plan_rule(rules[ri], static_cast<int>(ri), maps, sheet, w, h, seed));
+        plans.push_back(plan_rule(rules[ri], static_cast<int>(ri), maps, sheet, w, h, seed, threads));
         RulePlan& rp = plans.back();
         if (!rp.active) continue;
-        if (stamped)
-            for_each_item((h + kBandRows - 1) / kBandRows, threads,
-                          [&](int i) { near.clear(i * kBandRows, std::min(h, (i + 1) * kBandRows)); });
+        const bool clear_near = stamped;
         stamped = true;
-        for (int phase = 0; phase < 2; ++phase)
-            for_each_item((rp.bands - phase + 1) / 2, threads, [&](int i) { placer.place_band(rp, 2 * i + phase); });
+        run_tiles(
+            rp.strips, rp.groups, workers, [&](int group) { placer.prepare_group(rp, group, clear_near); },
+            [&](int strip, int group, int worker) {
+                placer.place_tile(rp, strip, group, scratch[static_cast<std::size_t>(worker)]);
+            });
     }
 
     // Drawing order: by footprint bottom row, then x. No two objects share both (they would overlap), so the order
@@ -563,30 +695,33 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
     const int chunks = (h + kSortRows - 1) / kSortRows;
     std::vector<std::size_t> offset(static_cast<std::size_t>(chunks) + 1, 0);
     for (const RulePlan& rp : plans)
-        for (const BandObjects& band : rp.out)
-            for (std::size_t c = 0; c < band.chunk_count.size(); ++c)
-                offset[static_cast<std::size_t>(band.first_chunk) + c + 1] += band.chunk_count[c];
+        for (const TileObjects& tile : rp.out)
+            for (std::size_t c = 0; c < tile.chunk_count.size(); ++c)
+                offset[static_cast<std::size_t>(tile.first_chunk) + c + 1] += tile.chunk_count[c];
     for (std::size_t c = 0; c < static_cast<std::size_t>(chunks); ++c) offset[c + 1] += offset[c];
     placed.resize(offset.back());
-    for_each_item(chunks, threads, [&](int chunk) {
+    for_each_item(chunks, workers, [&](int chunk) {
         std::vector<PlacedObject> slot(static_cast<std::size_t>(w));
         std::vector<std::uint64_t> columns((static_cast<std::size_t>(w) + 63) / 64, 0);
         PlacedObject* out = placed.data() + offset[static_cast<std::size_t>(chunk)];
         const int r0 = chunk * kSortRows, r1 = std::min(h, r0 + kSortRows);
         for (int r = r0; r < r1; ++r) {
-            // The objects ending in row r: per rule and footprint height fh, the bucket of row r - fh + 1.
+            // The objects ending in row r: per rule and footprint height fh, the bucket of row r - fh + 1 in each
+            // strip's tile.
             for (const RulePlan& rp : plans) {
                 if (!rp.active) continue;
-                const int band_rows = rp.band_blocks * rp.block;
+                const int group_rows = rp.group_blocks * rp.block;
                 for (int fh = 1; fh <= rp.max_fh && fh <= r + 1; ++fh) {
-                    const int y = r - fh + 1, b = y / band_rows;
-                    const BandObjects& band = rp.out[static_cast<std::size_t>(b)];
-                    const auto k = static_cast<std::size_t>((y - b * band_rows) * rp.max_fh + fh - 1);
-                    const Anchor* a = band.anchors.data() + band.start[k];
-                    const Anchor* end = band.anchors.data() + band.start[k + 1];
-                    for (; a != end; ++a) {
-                        slot[a->x] = {rp.sprite_index[a->sprite], static_cast<int>(a->x), y, rp.index};
-                        columns[a->x >> 6] |= 1ull << (a->x & 63);
+                    const int y = r - fh + 1, g = y / group_rows;
+                    const auto k = static_cast<std::size_t>((y - g * group_rows) * rp.max_fh + fh - 1);
+                    for (int i = 0; i < rp.strips; ++i) {
+                        const TileObjects& tile = rp.out[static_cast<std::size_t>(g * rp.strips + i)];
+                        const Anchor* a = tile.anchors.data() + tile.start[k];
+                        const Anchor* end = tile.anchors.data() + tile.start[k + 1];
+                        for (; a != end; ++a) {
+                            slot[a->x] = {rp.sprite_index[a->sprite], static_cast<int>(a->x), y, rp.index};
+                            columns[a->x >> 6] |= 1ull << (a->x & 63);
+                        }
                     }
                 }
             }

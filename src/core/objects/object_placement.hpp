@@ -3,9 +3,9 @@
 // Output: placed objects (sprite, footprint top-left cell), sorted for drawing: by footprint bottom, then x.
 // Invariants: every footprint lies inside the map, on cells of the rule's classes, and overlaps no other
 // footprint; anchors of objects of one rule are at least `spacing` cells apart (Poisson-disk-like: a jittered
-// grid of candidates, accepted in a fixed order); rules earlier in the recipe place first. Deterministic: every
-// choice is a hash of (seed, rule, position), and the order of decisions is fixed (per rule, bands of a constant
-// height: the even ones, then the odd ones), so the result is identical at every thread count.
+// grid of candidates, accepted in scan order: rows top to bottom, left to right); rules earlier in the recipe place
+// first. Deterministic: every choice is a hash of (seed, rule, position), and every decision is the one a single
+// scan makes, however the work is split, so the result is identical at every thread count and has no seams.
 #pragma once
 
 #include <cstdint>

@@ -138,10 +138,11 @@ void check_invariants(const std::vector<PlacedObject>& placed, const ClassGrid& 
 }
 } // namespace
 
-TEST_CASE("objects: identical at every thread count, spacing kept across band borders") {
+TEST_CASE("objects: identical at every thread count, spacing kept where tiles meet") {
     const SpriteSheet sprites = sheet();
-    // Tall enough for several bands of every rule (bands are 64 rows or more, 2 * spacing for wide spacings).
-    const int w = 230, h = 704; // a multiple of 64: the last band and chunk end at the map's edge
+    // Tall enough for several tile rows of every rule (64 rows or more, 2 * spacing for wide spacings), and wide
+    // enough for several strips of tiles on more than one thread for the spacings up to 9.
+    const int w = 640, h = 704; // a multiple of 64: the last tile row and chunk end at the map's edge
     auto heights = harmonic_noise({}, 5, w, h, {0, 0, w, h});
     ClassGrid classes(w, h);
     for (std::size_t i = 0; i < classes.size(); ++i) classes.cells()[i] = heights.cells()[i] < 0.35f ? 0 : 1;
@@ -167,7 +168,7 @@ TEST_CASE("objects: identical at every thread count, spacing kept across band bo
             CHECK(place_objects(classes, maps, rules, sprites, seed, threads) == one);
         }
         check_invariants(one, classes, rules, sprites);
-        // Objects of every rule, including near band borders (rows around multiples of 64).
+        // Objects of every rule, including near tile borders (rows around multiples of 64).
         for (std::size_t r = 0; r < rules.size(); ++r) {
             CAPTURE(r);
             CHECK(std::count_if(one.begin(), one.end(), [&](const PlacedObject& o) { return o.rule == static_cast<int>(r); }) > 0);
@@ -176,6 +177,41 @@ TEST_CASE("objects: identical at every thread count, spacing kept across band bo
             return o.rule == 0 && (o.y % 64 <= 1 || o.y % 64 >= 62);
         });
         CHECK(near_border > 20);
+    }
+}
+
+TEST_CASE("objects: no seams: rows where parallel work meets hold as many objects as the others") {
+    // A dense forest on one class, spacing 2. Each row of the scan depends on the rows above, so work split into
+    // bands that start with nothing above them (or that fill the rows between finished bands) would show as rows with
+    // too many (or too few) trees every band. At this chance (each cell 84%) the rows are not in lockstep: even and
+    // odd rows hold about as many trees.
+    const SpriteSheet sprites = sheet();
+    const int w = 1024, h = 1024;
+    const ClassGrid classes(w, h, 0);
+    ObjectRule trees;
+    trees.sprites = {"oak"};
+    trees.weights = {1};
+    trees.on = 1;
+    trees.spacing = 2;
+    trees.chance = 0.6;
+    // Trees per row by row mod 128, from row 128 (the map's first rows have nothing above them) to the last row
+    // that can hold a 2x2 footprint.
+    std::vector<double> trees_at(128, 0), rows_at(128, 0);
+    for (std::uint64_t seed : {1u, 2u, 3u, 4u}) {
+        const auto placed = place_objects(classes, {}, {trees}, sprites, seed, 2);
+        for (const auto& o : placed)
+            if (o.y >= 128) ++trees_at[static_cast<std::size_t>(o.y % 128)];
+        for (int y = 128; y < h - 1; ++y) ++rows_at[static_cast<std::size_t>(y % 128)];
+    }
+    auto per_row = [&](int r) { return trees_at[static_cast<std::size_t>(r)] / rows_at[static_cast<std::size_t>(r)]; };
+    double interior = 0;
+    int n = 0;
+    for (int r = 16; r < 48; ++r, n += 2) interior += per_row(r) + per_row(r + 64);
+    interior /= n;
+    CHECK(interior > 0.3 * w / 4); // dense: a third of the 2x2 packing at least
+    for (int r : {0, 1, 2, 3, 61, 62, 63, 64, 65, 66, 67, 124, 125, 126, 127}) {
+        CAPTURE(r);
+        CHECK(per_row(r) == doctest::Approx(interior).epsilon(0.05));
     }
 }
 
