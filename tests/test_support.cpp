@@ -27,8 +27,10 @@ TempDir::~TempDir() {
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
     for (char c : s) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
     }
     return out + "'";
 }
@@ -49,11 +51,12 @@ RunResult run(const std::string& command_line, const fs::path& cwd) {
     TempDir tmp;
     std::string cmd;
     if (!cwd.empty()) cmd += "cd " + shell_quote(cwd.string()) + " && ";
-    cmd += command_line + " >" + shell_quote((tmp / "out").string()) + " 2>" + shell_quote((tmp / "err").string()) +
-           " </dev/null";
+    cmd += command_line + " >" + shell_quote((tmp / "out").string()) + " 2>" +
+           shell_quote((tmp / "err").string()) + " </dev/null";
     int status = std::system(cmd.c_str());
     RunResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
+                                    : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     r.out = read_text(tmp / "out");
     r.err = read_text(tmp / "err");
     return r;
@@ -63,7 +66,9 @@ RunResult run_tilegen(const std::string& args, const fs::path& cwd) {
     return run(shell_quote(TILEGEN_EXE) + " " + args, cwd);
 }
 
-fs::path source_dir() { return fs::path(TILEGEN_SOURCE_DIR); }
+fs::path source_dir() {
+    return fs::path(TILEGEN_SOURCE_DIR);
+}
 
 bool have_program(const std::string& name) {
     return std::system(("command -v " + shell_quote(name) + " >/dev/null 2>&1").c_str()) == 0;

@@ -8,7 +8,7 @@ namespace tilegen::test {
 
 // A fresh, empty folder under the system temp dir, removed when the object dies.
 class TempDir {
-public:
+  public:
     TempDir();
     ~TempDir();
     TempDir(const TempDir&) = delete;
@@ -16,7 +16,7 @@ public:
     const std::filesystem::path& path() const { return path_; }
     std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
 
-private:
+  private:
     std::filesystem::path path_;
 };
 
@@ -27,7 +27,8 @@ struct RunResult {
 
 // Runs a shell command line in `cwd` (default: current dir), capturing stdout and stderr.
 RunResult run(const std::string& command_line, const std::filesystem::path& cwd = {});
-// Runs the tilegen program built alongside the tests with the given arguments (already shell-quoted).
+// Runs the tilegen program built alongside the tests with the given arguments (already
+// shell-quoted).
 RunResult run_tilegen(const std::string& args, const std::filesystem::path& cwd = {});
 
 std::string read_text(const std::filesystem::path& path);

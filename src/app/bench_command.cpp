@@ -17,7 +17,8 @@ namespace tilegen::app {
 
 namespace {
 
-const char* kBenchHelp = R"(Usage: tilegen bench [RECIPE] [--size WxH] [--threads N] [--repeat K] [--json]
+const char* kBenchHelp =
+    R"(Usage: tilegen bench [RECIPE] [--size WxH] [--threads N] [--repeat K] [--json]
 
 Runs the whole pipeline (noise, classes, every rule layer, the map, the TMX in CSV) K times after one warm-up
 run and prints, per stage, the median and minimum time, nanoseconds per cell, and the peak memory of the process.
@@ -54,7 +55,8 @@ int run_bench(const Args& args) {
         } else if (a == "--threads" || a == "--repeat") {
             auto v = in.value();
             auto n = v ? parse_integer(*v) : std::nullopt;
-            if (!n || *n < 1 || *n > 256) return usage_error("bench", a + " takes a whole number from 1 to 256");
+            if (!n || *n < 1 || *n > 256)
+                return usage_error("bench", a + " takes a whole number from 1 to 256");
             (a == "--threads" ? threads : repeat) = static_cast<int>(*n);
         } else if (a == "--json") {
             json = true;
@@ -90,7 +92,9 @@ int run_bench(const Args& args) {
         output.encoding = io::LayerEncoding::csv;
         output.threads = options.threads;
         io::write_tmx(sink, result.map, "bench.tsx", "bench-objects.tsx", output);
-        const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const double write_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count();
         tmx_bytes = sink.bytes;
         if (run == 0) continue; // warm-up
         double total = 0;
@@ -133,18 +137,18 @@ int run_bench(const Args& args) {
         j.end_object();
         std::cout << j.str() << "\n";
     } else {
-        std::printf("%s, %dx%d cells, %d thread(s), %d runs after a warm-up\n", project->recipe.path.c_str(), size.first,
-                    size.second, options.threads, repeat);
+        std::printf("%s, %dx%d cells, %d thread(s), %d runs after a warm-up\n",
+                    project->recipe.path.c_str(), size.first, size.second, options.threads, repeat);
         std::printf("%-10s %12s %12s %12s\n", "stage", "median ms", "min ms", "ns/cell");
         for (const auto& stage : order) {
             const auto& v = samples[stage];
             const double med = median(v);
-            std::printf("%-10s %12.2f %12.2f %12.2f\n", stage.c_str(), med, *std::min_element(v.begin(), v.end()),
-                        med * 1e6 / cells);
+            std::printf("%-10s %12.2f %12.2f %12.2f\n", stage.c_str(), med,
+                        *std::min_element(v.begin(), v.end()), med * 1e6 / cells);
         }
         const double tmx = static_cast<double>(tmx_bytes);
-        std::printf("tmx %.1f MiB of CSV (%.2f bytes per cell), streamed and discarded\n", tmx / 1048576.0,
-                    tmx / cells);
+        std::printf("tmx %.1f MiB of CSV (%.2f bytes per cell), streamed and discarded\n",
+                    tmx / 1048576.0, tmx / cells);
         std::printf("peak memory %.1f MiB (%.1f bytes per cell)\n", peak / 1048576.0, peak / cells);
     }
     return kExitOk;

@@ -24,7 +24,8 @@ Exit codes: 0 clean (warnings allowed), 1 errors (or warnings with --strict), 2 
 )";
 
 std::string where(const Rule& r) {
-    return r.file + ":" + std::to_string(r.line) + (r.variant.empty() ? "" : " (" + r.variant + ")");
+    return r.file + ":" + std::to_string(r.line) +
+           (r.variant.empty() ? "" : " (" + r.variant + ")");
 }
 
 } // namespace
@@ -66,15 +67,18 @@ int run_check(const Args& args) {
         std::size_t rules = 0;
         for (const auto& l : layers)
             if (l.name == cov.layer) rules = l.ordered.size();
-        const std::string how = cov.exact ? "all " + std::to_string(cov.examined) + " neighbourhoods (exact)"
-                                          : std::to_string(cov.examined) + " sampled neighbourhoods (too many to enumerate)";
+        const std::string how =
+            cov.exact
+                ? "all " + std::to_string(cov.examined) + " neighbourhoods (exact)"
+                : std::to_string(cov.examined) + " sampled neighbourhoods (too many to enumerate)";
         if (cov.uncovered == 0) {
             std::cout << "layer '" << cov.layer << "': " << rules << " rules cover " << how << "\n";
             continue;
         }
         ++warnings;
-        std::cout << project->recipe.path << ": warning: layer '" << cov.layer << "': " << cov.uncovered << " of "
-                  << how << " match no rule (they get the error tile), for example:\n";
+        std::cout << project->recipe.path << ": warning: layer '" << cov.layer
+                  << "': " << cov.uncovered << " of " << how
+                  << " match no rule (they get the error tile), for example:\n";
         for (const auto& n : cov.examples) {
             for (int y = 0; y < n.side; ++y) {
                 std::cout << "    ";
@@ -91,21 +95,24 @@ int run_check(const Args& args) {
     for (const auto& d : report.duplicates) {
         ++warnings;
         const Rule& r = rule_of(d.rule);
-        std::cout << r.file << ":" << r.line << ":1: warning: rule" << (r.variant.empty() ? "" : " (" + r.variant + ")")
-                  << " '" << pattern_text(r.pattern, symbols) << "' duplicates the pattern of " << where(rule_of(d.original))
-                  << ", which always matches first\n";
+        std::cout << r.file << ":" << r.line << ":1: warning: rule"
+                  << (r.variant.empty() ? "" : " (" + r.variant + ")") << " '"
+                  << pattern_text(r.pattern, symbols) << "' duplicates the pattern of "
+                  << where(rule_of(d.original)) << ", which always matches first\n";
     }
     for (const auto& s : report.shadowed) {
         ++warnings;
         const Rule& r = rule_of(s.rule);
-        std::cout << r.file << ":" << r.line << ":1: warning: rule" << (r.variant.empty() ? "" : " (" + r.variant + ")")
-                  << " '" << pattern_text(r.pattern, symbols) << "' never decides a cell";
+        std::cout << r.file << ":" << r.line << ":1: warning: rule"
+                  << (r.variant.empty() ? "" : " (" + r.variant + ")") << " '"
+                  << pattern_text(r.pattern, symbols) << "' never decides a cell";
         if (s.matches_nothing)
-            std::cout << ": no neighbourhood" << (s.exact ? "" : " in the sample") << " matches it\n";
+            std::cout << ": no neighbourhood" << (s.exact ? "" : " in the sample")
+                      << " matches it\n";
         else
             std::cout << ": it is shadowed by " << where(rule_of(s.by)) << " '"
-                      << pattern_text(rule_of(s.by).pattern, symbols) << "'" << (s.exact ? "" : " (in the sample)")
-                      << ", tried first\n";
+                      << pattern_text(rule_of(s.by).pattern, symbols) << "'"
+                      << (s.exact ? "" : " (in the sample)") << ", tried first\n";
     }
     for (const auto& z : report.zero_weights) {
         ++warnings;
@@ -114,7 +121,9 @@ int run_check(const Args& args) {
         std::cout << r.file << ":" << r.line << ":" << t.column << ": warning: target '" << t.name
                   << "' has weight 0 and is never chosen\n";
     }
-    std::cout << (warnings == 0 ? "ok: no problems found" : std::to_string(warnings) + " warning(s)") << "\n";
+    std::cout << (warnings == 0 ? "ok: no problems found"
+                                : std::to_string(warnings) + " warning(s)")
+              << "\n";
     return warnings > 0 && strict ? kExitInput : kExitOk;
 }
 

@@ -12,43 +12,54 @@
 namespace tilegen::app {
 
 void print_diagnostics(const Diagnostics& diags) {
-    constexpr std::size_t kShown = 20; // a wrong recipe can break every line of a rule file; show the first few
-    for (std::size_t i = 0; i < diags.size() && i < kShown; ++i) std::cerr << format_diagnostic(diags[i]) << '\n';
-    if (diags.size() > kShown) std::cerr << "tilegen: " << diags.size() - kShown << " more errors not shown\n";
+    constexpr std::size_t kShown =
+        20; // a wrong recipe can break every line of a rule file; show the first few
+    for (std::size_t i = 0; i < diags.size() && i < kShown; ++i)
+        std::cerr << format_diagnostic(diags[i]) << '\n';
+    if (diags.size() > kShown)
+        std::cerr << "tilegen: " << diags.size() - kShown << " more errors not shown\n";
 }
 
 int usage_error(const std::string& command, const std::string& message) {
-    std::cerr << "tilegen" << (command.empty() ? "" : " " + command) << ": error: " << message << '\n'
+    std::cerr << "tilegen" << (command.empty() ? "" : " " + command) << ": error: " << message
+              << '\n'
               << "Try 'tilegen " << (command.empty() ? "" : command + " ") << "--help'.\n";
     return kExitUsage;
 }
 
-std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe, Diagnostics& diags) {
+std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
+                                           Diagnostics& diags) {
     if (recipe) return io::load_project(*recipe, io::DiskFiles{}, diags);
     return io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
 }
 
 std::string class_symbols(const Project& project) {
     std::string s;
-    for (const auto& c : project.recipe.terrain) s += c.symbol;
+    for (const auto& c : project.recipe.terrain)
+        s += c.symbol;
     return s;
 }
 
-bool within_memory_limit(const std::string& command, double estimate_bytes, double limit_gib, const std::string& what) {
+bool within_memory_limit(const std::string& command, double estimate_bytes, double limit_gib,
+                         const std::string& what) {
     const double gib = estimate_bytes / (1024.0 * 1024.0 * 1024.0);
     if (gib <= limit_gib) return true;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s needs about %.1f GiB of memory (estimate), more than the limit of %.1f GiB; "
-                  "raise it with --max-memory GIB", what.c_str(), gib, limit_gib);
+    std::snprintf(buf, sizeof buf,
+                  "%s needs about %.1f GiB of memory (estimate), more than the limit of %.1f GiB; "
+                  "raise it with --max-memory GIB",
+                  what.c_str(), gib, limit_gib);
     std::cerr << "tilegen " << command << ": error: " << buf << "\n";
     return false;
 }
 
-std::optional<std::string> clashes_with_input(const std::string& output, const std::vector<std::string>& inputs) {
+std::optional<std::string> clashes_with_input(const std::string& output,
+                                              const std::vector<std::string>& inputs) {
     std::error_code ec;
     if (!std::filesystem::exists(output, ec)) return std::nullopt;
     for (const auto& in : inputs)
-        if (std::filesystem::exists(in, ec) && std::filesystem::equivalent(output, in, ec)) return in;
+        if (std::filesystem::exists(in, ec) && std::filesystem::equivalent(output, in, ec))
+            return in;
     return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
-// The subcommands of the tilegen program. Each takes the arguments after its name and returns the exit code:
-// 0 success, 1 bad input (files), 2 bad usage (command line).
+// The subcommands of the tilegen program. Each takes the arguments after its name and returns the
+// exit code: 0 success, 1 bad input (files), 2 bad usage (command line).
 #pragma once
 
 #include <string>

@@ -16,7 +16,8 @@ namespace tilegen::app {
 
 namespace {
 
-const char* kExplainHelp = R"(Usage: tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
+const char* kExplainHelp =
+    R"(Usage: tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
 
 Shows how cell (X, Y) is decided, with the same result as `tilegen generate` for the same options:
 its neighbourhood of classes, then for each layer every rule tried in order (with the first cell that
@@ -75,13 +76,14 @@ int run_explain(const Args& args) {
         print_diagnostics(diags);
         return kExitInput;
     }
-    const int width = options.classes ? options.classes->width() : options.width.value_or(project->recipe.map.width);
-    const int height =
-        options.classes ? options.classes->height() : options.height.value_or(project->recipe.map.height);
+    const int width = options.classes ? options.classes->width()
+                                      : options.width.value_or(project->recipe.map.width);
+    const int height = options.classes ? options.classes->height()
+                                       : options.height.value_or(project->recipe.map.height);
     if (*px < 0 || *py < 0 || *px >= width || *py >= height)
         return usage_error("explain", "cell (" + std::to_string(*px) + ", " + std::to_string(*py) +
-                                          ") is outside the " + std::to_string(width) + "x" + std::to_string(height) +
-                                          " map");
+                                          ") is outside the " + std::to_string(width) + "x" +
+                                          std::to_string(height) + " map");
     const int x = static_cast<int>(*px), y = static_cast<int>(*py);
     const GenerateResult result = generate_map(*project, options);
     const std::string symbols = class_symbols(*project);
@@ -89,16 +91,19 @@ int run_explain(const Args& args) {
     const ClassId cls = result.classes(x, y);
 
     std::ostringstream out;
-    out << "cell (" << x << ", " << y << ") of " << project->recipe.name << " (" << width << "x" << height << ", seed "
-        << result.seed << ")\n";
-    if (!result.heights.empty()) out << "  height " << std::setprecision(6) << result.heights(x, y) << "\n";
+    out << "cell (" << x << ", " << y << ") of " << project->recipe.name << " (" << width << "x"
+        << height << ", seed " << result.seed << ")\n";
+    if (!result.heights.empty())
+        out << "  height " << std::setprecision(6) << result.heights(x, y) << "\n";
     out << "  class  " << terrain[cls].name << " (" << terrain[cls].symbol << ")\n";
     int radius = 1;
     for (const auto& l : result.layers)
-        for (const auto& r : l.ordered) radius = std::max(radius, r.pattern.radius());
+        for (const auto& r : l.ordered)
+            radius = std::max(radius, r.pattern.radius());
     OutsidePolicy outside;
     if (project->recipe.rules.outside != "clamp")
-        outside.fixed_class = static_cast<ClassId>(project->symbols.at(project->recipe.rules.outside[0]));
+        outside.fixed_class =
+            static_cast<ClassId>(project->symbols.at(project->recipe.rules.outside[0]));
     auto class_at = [&](int cx, int cy) -> ClassId {
         if (!result.classes.contains(cx, cy)) {
             if (outside.fixed_class) return *outside.fixed_class;
@@ -112,26 +117,29 @@ int run_explain(const Args& args) {
         out << "    ";
         for (int dx = -radius; dx <= radius; ++dx) {
             const bool centre = dx == 0 && dy == 0;
-            out << (centre ? '[' : ' ') << symbols[class_at(x + dx, y + dy)] << (centre ? ']' : ' ');
+            out << (centre ? '[' : ' ') << symbols[class_at(x + dx, y + dy)]
+                << (centre ? ']' : ' ');
         }
         out << "\n";
     }
     const int error_index = result.map.atlas.tile_count() - 1;
     for (std::size_t li = 0; li < result.layers.size(); ++li) {
         const LayerRules& layer = result.layers[li];
-        const CellExplanation e = explain_cell(result.classes, x, y, layer, outside, result.seed, gid_of(error_index));
-        out << "layer '" << layer.name << "': " << e.attempts.size() << " of " << layer.ordered.size()
-            << " rules tried\n";
+        const CellExplanation e =
+            explain_cell(result.classes, x, y, layer, outside, result.seed, gid_of(error_index));
+        out << "layer '" << layer.name << "': " << e.attempts.size() << " of "
+            << layer.ordered.size() << " rules tried\n";
         for (const RuleAttempt& a : e.attempts) {
             const Rule& r = layer.ordered[a.rule];
-            out << "  " << r.file << ":" << r.line << (r.variant.empty() ? "" : " (" + r.variant + ")") << "  "
+            out << "  " << r.file << ":" << r.line
+                << (r.variant.empty() ? "" : " (" + r.variant + ")") << "  "
                 << pattern_text(r.pattern, symbols) << "  ";
             if (a.matched) {
                 out << "MATCH\n";
             } else {
-                out << "no: at (" << std::showpos << a.fail_dx << ", " << a.fail_dy << std::noshowpos << ") is "
-                    << symbols[a.fail_class] << ", rule wants " << mask_text(r.pattern.at(a.fail_dx, a.fail_dy), symbols)
-                    << "\n";
+                out << "no: at (" << std::showpos << a.fail_dx << ", " << a.fail_dy
+                    << std::noshowpos << ") is " << symbols[a.fail_class] << ", rule wants "
+                    << mask_text(r.pattern.at(a.fail_dx, a.fail_dy), symbols) << "\n";
             }
         }
         if (e.decision == kNoRule) {
@@ -139,14 +147,15 @@ int run_explain(const Args& args) {
             continue;
         }
         const Rule& r = layer.ordered[static_cast<std::size_t>(e.decision)];
-        out << "  decided by " << r.file << ":" << r.line << (r.variant.empty() ? "" : " (" + r.variant + ")")
-            << "; targets:";
+        out << "  decided by " << r.file << ":" << r.line
+            << (r.variant.empty() ? "" : " (" + r.variant + ")") << "; targets:";
         for (std::size_t t = 0; t < r.targets.size(); ++t) {
             const Target& target = r.targets[t];
-            std::string name = target.kind == Target::Kind::error ? "@error"
+            std::string name = target.kind == Target::Kind::error  ? "@error"
                                : target.kind == Target::Kind::none ? "@none"
-                                                                    : target.name;
-            out << " " << name << "*" << target.weight << (static_cast<int>(t) == e.chosen_target ? " (chosen)" : "");
+                                                                   : target.name;
+            out << " " << name << "*" << target.weight
+                << (static_cast<int>(t) == e.chosen_target ? " (chosen)" : "");
         }
         out << "\n  tile: ";
         if (e.gid == 0) {
@@ -154,7 +163,8 @@ int run_explain(const Args& args) {
         } else {
             const int index = atlas_index_of(e.gid);
             const std::string& tile_name = result.map.atlas.names[static_cast<std::size_t>(index)];
-            out << (tile_name.empty() ? "#" + std::to_string(index) : tile_name) << ", gid " << e.gid;
+            out << (tile_name.empty() ? "#" + std::to_string(index) : tile_name) << ", gid "
+                << e.gid;
             if (e.gid & kFlipMask) out << " (flipped)";
         }
         out << "\n";

@@ -7,12 +7,12 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "core/json_writer.hpp"
 #include "core/classes/class_map_text.hpp"
+#include "core/json_writer.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
-#include "io/file_source.hpp"
 #include "io/class_map_reader.hpp"
+#include "io/file_source.hpp"
 #include "io/files.hpp"
 #include "io/infinite_writer.hpp"
 #include "io/png.hpp"
@@ -88,23 +88,30 @@ int run_generate(const Args& args) {
             auto v = need(a);
             if (!v) return kExitUsage;
             auto n = parse_integer(*v);
-            if (!n || *n < 0) return usage_error("generate", "--seed takes a whole number >= 0, not '" + *v + "'");
+            if (!n || *n < 0)
+                return usage_error("generate",
+                                   "--seed takes a whole number >= 0, not '" + *v + "'");
             seed = static_cast<std::uint64_t>(*n);
         } else if (a == "--size") {
             auto v = need(a);
             if (!v) return kExitUsage;
             size = parse_size(*v);
-            if (!size) return usage_error("generate", "--size takes WxH with both from 1 to 65536, not '" + *v + "'");
+            if (!size)
+                return usage_error("generate",
+                                   "--size takes WxH with both from 1 to 65536, not '" + *v + "'");
         } else if (a == "--encoding") {
             if (!(encoding_arg = need(a))) return kExitUsage;
             if (!io::parse_layer_encoding(*encoding_arg))
-                return usage_error("generate", "--encoding takes csv, base64, base64+zlib, base64+gzip or base64+zstd, not '" +
-                                                   *encoding_arg + "'");
+                return usage_error(
+                    "generate",
+                    "--encoding takes csv, base64, base64+zlib, base64+gzip or base64+zstd, not '" +
+                        *encoding_arg + "'");
         } else if (a == "--threads") {
             auto v = need(a);
             if (!v) return kExitUsage;
             auto n = parse_integer(*v);
-            if (!n || *n < 1 || *n > 256) return usage_error("generate", "--threads takes a whole number from 1 to 256");
+            if (!n || *n < 1 || *n > 256)
+                return usage_error("generate", "--threads takes a whole number from 1 to 256");
             threads = static_cast<int>(*n);
         } else if (a == "--max-memory") {
             auto v = need(a);
@@ -119,7 +126,8 @@ int run_generate(const Args& args) {
             auto v = need(a);
             if (!v) return kExitUsage;
             auto n = parse_integer(*v);
-            if (!n || *n < 1 || *n > 1024) return usage_error("generate", "--chunk takes a whole number from 1 to 1024");
+            if (!n || *n < 1 || *n > 1024)
+                return usage_error("generate", "--chunk takes a whole number from 1 to 1024");
             chunk = static_cast<int>(*n);
         } else if (a == "--json") {
             json = true;
@@ -128,11 +136,15 @@ int run_generate(const Args& args) {
         } else if (!recipe_arg) {
             recipe_arg = a;
         } else {
-            return usage_error("generate", "more than one recipe given ('" + *recipe_arg + "' and '" + a + "')");
+            return usage_error("generate", "more than one recipe given ('" + *recipe_arg +
+                                               "' and '" + a + "')");
         }
     }
-    if (infinite && classes_arg) return usage_error("generate", "--infinite and --classes exclude each other");
-    if (classes_arg && size) return usage_error("generate", "--size and --classes exclude each other (the class map sets the size)");
+    if (infinite && classes_arg)
+        return usage_error("generate", "--infinite and --classes exclude each other");
+    if (classes_arg && size)
+        return usage_error("generate",
+                           "--size and --classes exclude each other (the class map sets the size)");
 
     Diagnostics diags;
     auto t0 = Clock::now();
@@ -158,20 +170,26 @@ int run_generate(const Args& args) {
     const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
     // Output paths (checked before the work, so a bad path fails fast).
-    const fs::path tmx_path = tmx_arg ? fs::path(*tmx_arg) : fs::path("out") / (project->recipe.name + ".tmx");
+    const fs::path tmx_path =
+        tmx_arg ? fs::path(*tmx_arg) : fs::path("out") / (project->recipe.name + ".tmx");
     const bool want_png = !(png_arg && *png_arg == "none");
-    fs::path png_path = png_arg && want_png ? fs::path(*png_arg) : fs::path(tmx_path).replace_extension(".png");
+    fs::path png_path =
+        png_arg && want_png ? fs::path(*png_arg) : fs::path(tmx_path).replace_extension(".png");
     if (tmx_path.extension() != ".tmx" && tmx_path.extension() != ".tmj")
-        return usage_error("generate", "-o must name a .tmx or .tmj file, not '" + tmx_path.string() + "'");
+        return usage_error("generate",
+                           "-o must name a .tmx or .tmj file, not '" + tmx_path.string() + "'");
     if (want_png && png_path.extension() != ".png")
-        return usage_error("generate", "--png must name a .png file, not '" + png_path.string() + "'");
+        return usage_error("generate",
+                           "--png must name a .png file, not '" + png_path.string() + "'");
 
-    // Never write over an input of this run (the recipe, a rule file, the tileset, its image, the class map).
+    // Never write over an input of this run (the recipe, a rule file, the tileset, its image, the
+    // class map).
     {
         std::vector<std::string> inputs = project->input_files;
         if (classes_arg) inputs.push_back(*classes_arg);
         const auto bundle = io::tmx_bundle_paths(tmx_path);
-        for (const fs::path& out : {bundle.tmx, bundle.tsx, bundle.atlas, bundle.objects_tsx, bundle.objects_atlas, png_path}) {
+        for (const fs::path& out : {bundle.tmx, bundle.tsx, bundle.atlas, bundle.objects_tsx,
+                                    bundle.objects_atlas, png_path}) {
             if (out == png_path && !want_png) continue;
             if (auto input = clashes_with_input(out.string(), inputs)) {
                 std::cerr << out.string() << ": error: refusing to write over '" << *input
@@ -182,12 +200,17 @@ int run_generate(const Args& args) {
     }
     // Refuse maps whose memory estimate is over the limit, before allocating anything large.
     {
-        const double w = options.classes ? options.classes->width() : options.width.value_or(project->recipe.map.width);
-        const double h = options.classes ? options.classes->height() : options.height.value_or(project->recipe.map.height);
+        const double w = options.classes ? options.classes->width()
+                                         : options.width.value_or(project->recipe.map.width);
+        const double h = options.classes ? options.classes->height()
+                                         : options.height.value_or(project->recipe.map.height);
         const double layers = 2, maps = static_cast<double>(project->recipe.maps.size());
-        const double tw = project->tileset.manifest.tile_width, th = project->tileset.manifest.tile_height;
-        const double preview = want_png ? std::min(w * tw, 16384.0) * std::min(h * th, 16384.0) * 8 : 0;
-        const double estimate = infinite ? preview + 64e6 : w * h * (8 + 14 * layers + 4 * maps) + preview;
+        const double tw = project->tileset.manifest.tile_width,
+                     th = project->tileset.manifest.tile_height;
+        const double preview =
+            want_png ? std::min(w * tw, 16384.0) * std::min(h * th, 16384.0) * 8 : 0;
+        const double estimate =
+            infinite ? preview + 64e6 : w * h * (8 + 14 * layers + 4 * maps) + preview;
         if (!within_memory_limit("generate", estimate, max_memory,
                                  "a " + std::to_string(static_cast<long long>(w)) + "x" +
                                      std::to_string(static_cast<long long>(h)) + " map"))
@@ -203,14 +226,16 @@ int run_generate(const Args& args) {
         fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
         std::error_code ec;
         if (!fs::is_directory(dir, ec)) {
-            std::cerr << p.string() << ": error: cannot write: directory '" << dir.string() << "' does not exist\n";
+            std::cerr << p.string() << ": error: cannot write: directory '" << dir.string()
+                      << "' does not exist\n";
             return kExitInput;
         }
     }
 
     if (infinite) {
         const std::uint64_t run_seed = seed.value_or(project->recipe.map.seed);
-        const int w = size ? size->first : project->recipe.map.width, h = size ? size->second : project->recipe.map.height;
+        const int w = size ? size->first : project->recipe.map.width,
+                  h = size ? size->second : project->recipe.map.height;
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
         std::string error;
         auto world = prepare_world(*project, run_seed, w, h, sample, error);
@@ -223,44 +248,55 @@ int run_generate(const Args& args) {
         io::InfiniteMapOptions opts;
         opts.chunk = chunk;
         opts.region = {0, 0, w, h};
-        opts.encoding = *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
-        std::vector<MapProperty> props{{"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
-                                       {"recipe", "string", std::filesystem::path(project->recipe.path).filename().string()},
-                                       {"seed", "string", std::to_string(run_seed)},
-                                       {"size", "string", std::to_string(w) + "x" + std::to_string(h)},
-                                       {"threshold_sample", "string",
-                                        "0,0," + std::to_string(sample.width) + "," + std::to_string(sample.height)}};
+        opts.encoding =
+            *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+        std::vector<MapProperty> props{
+            {"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
+            {"recipe", "string", std::filesystem::path(project->recipe.path).filename().string()},
+            {"seed", "string", std::to_string(run_seed)},
+            {"size", "string", std::to_string(w) + "x" + std::to_string(h)},
+            {"threshold_sample", "string",
+             "0,0," + std::to_string(sample.width) + "," + std::to_string(sample.height)}};
         std::string t;
-        for (float v : world->thresholds) t += (t.empty() ? "" : " ") + std::to_string(v);
+        for (float v : world->thresholds)
+            t += (t.empty() ? "" : " ") + std::to_string(v);
         props.push_back({"thresholds", "string", t});
-        auto written = io::write_infinite_map(*project, *world, tmx_path,
-                                              want_png ? std::optional<fs::path>(png_path) : std::nullopt, opts, props,
-                                              diags);
+        auto written = io::write_infinite_map(
+            *project, *world, tmx_path, want_png ? std::optional<fs::path>(png_path) : std::nullopt,
+            opts, props, diags);
         if (!written) {
             print_diagnostics(diags);
             return kExitInput;
         }
-        const double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+        const double total_ms =
+            std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
         const auto bundle = io::tmx_bundle_paths(tmx_path);
         if (written->unmatched > 0)
-            std::cerr << "tilegen: warning: " << written->unmatched << " cells matched no rule (error tile)\n";
+            std::cerr << "tilegen: warning: " << written->unmatched
+                      << " cells matched no rule (error tile)\n";
         if (json) {
             JsonWriter j;
             j.begin_object();
-            j.key("width").value(written->written.width).key("height").value(written->written.height);
+            j.key("width")
+                .value(written->written.width)
+                .key("height")
+                .value(written->written.height);
             j.key("seed").value(run_seed).key("infinite").value(true);
             j.key("chunks").value(static_cast<std::uint64_t>(written->chunks));
             j.key("unmatched").value(written->unmatched);
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
             j.key("outputs").begin_array();
-            j.value(bundle.tmx.generic_string()).value(bundle.tsx.generic_string()).value(bundle.atlas.generic_string());
+            j.value(bundle.tmx.generic_string())
+                .value(bundle.tsx.generic_string())
+                .value(bundle.atlas.generic_string());
             if (want_png) j.value(png_path.generic_string());
             j.end_array();
             j.end_object();
             std::cout << j.str() << '\n';
         } else {
-            std::cerr << "wrote " << tmx_path.string() << " (infinite, " << written->chunks << " chunks)"
-                      << (want_png ? " and " + png_path.string() : std::string()) << "\n";
+            std::cerr << "wrote " << tmx_path.string() << " (infinite, " << written->chunks
+                      << " chunks)" << (want_png ? " and " + png_path.string() : std::string())
+                      << "\n";
         }
         return kExitOk;
     }
@@ -270,16 +306,20 @@ int run_generate(const Args& args) {
 
     t0 = Clock::now();
     io::MapOutputOptions output;
-    output.encoding = *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
-    output.threads = options.threads; // the layer data is formatted on these threads; same bytes for any count
+    output.encoding =
+        *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+    output.threads =
+        options.threads; // the layer data is formatted on these threads; same bytes for any count
     int reduction = 1;
     if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
-        (want_png && !io::save_png(png_path, render_map_preview(result.map, 16384, reduction), diags))) {
+        (want_png &&
+         !io::save_png(png_path, render_map_preview(result.map, 16384, reduction), diags))) {
         print_diagnostics(diags);
         return kExitInput;
     }
     const double write_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    const double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+    const double total_ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
     const auto bundle = io::tmx_bundle_paths(tmx_path);
 
     if (result.unmatched > 0) {
@@ -289,8 +329,9 @@ int run_generate(const Args& args) {
             const std::int64_t first = result.first_unmatched[li];
             const std::int64_t w = std::max(result.map.width, 1);
             if (count > 0)
-                std::cerr << "tilegen: warning: " << count << " cell" << (count == 1 ? "" : "s") << " of layer '"
-                          << result.layers[li].name << "' matched no rule (error tile); first at x=" << first % w
+                std::cerr << "tilegen: warning: " << count << " cell" << (count == 1 ? "" : "s")
+                          << " of layer '" << result.layers[li].name
+                          << "' matched no rule (error tile); first at x=" << first % w
                           << " y=" << first / w << "\n";
         }
     }
@@ -309,14 +350,23 @@ int run_generate(const Args& args) {
         j.key("objects").begin_object();
         if (project->sprites) {
             std::vector<std::uint64_t> counts(project->sprites->sprites.size(), 0);
-            for (const auto& o : result.objects) ++counts[static_cast<std::size_t>(o.sprite)];
-            for (std::size_t i = 0; i < counts.size(); ++i) j.key(project->sprites->sprites[i].name).value(counts[i]);
+            for (const auto& o : result.objects)
+                ++counts[static_cast<std::size_t>(o.sprite)];
+            for (std::size_t i = 0; i < counts.size(); ++i)
+                j.key(project->sprites->sprites[i].name).value(counts[i]);
         }
         j.end_object();
         j.key("rules").begin_array();
         for (const auto& r : result.rule_hits) {
             j.begin_object();
-            j.key("file").value(r.file).key("line").value(r.line).key("layer").value(r.layer).key("hits").value(r.hits);
+            j.key("file")
+                .value(r.file)
+                .key("line")
+                .value(r.line)
+                .key("layer")
+                .value(r.layer)
+                .key("hits")
+                .value(r.hits);
             j.end_object();
         }
         j.end_array();
@@ -328,20 +378,25 @@ int run_generate(const Args& args) {
         j.key("total").value(total_ms);
         j.end_object();
         j.key("outputs").begin_array();
-        j.value(bundle.tmx.generic_string()).value(bundle.tsx.generic_string()).value(bundle.atlas.generic_string());
+        j.value(bundle.tmx.generic_string())
+            .value(bundle.tsx.generic_string())
+            .value(bundle.atlas.generic_string());
         if (io::has_objects(result.map))
-            j.value(bundle.objects_tsx.generic_string()).value(bundle.objects_atlas.generic_string());
+            j.value(bundle.objects_tsx.generic_string())
+                .value(bundle.objects_atlas.generic_string());
         if (want_png) j.value(png_path.generic_string());
         j.end_array();
         j.end_object();
         std::cout << j.str() << '\n';
     } else {
         if (reduction > 1)
-            std::cerr << "tilegen: note: the map is too large for a full-size PNG; the preview shows every "
+            std::cerr << "tilegen: note: the map is too large for a full-size PNG; the preview "
+                         "shows every "
                       << reduction << "th pixel\n";
-        std::cerr << "wrote " << tmx_path.string() << (want_png ? " and " + png_path.string() : std::string()) << " ("
-                  << result.map.width << "x"
-                  << result.map.height << ", seed " << result.seed << ", " << static_cast<long>(total_ms) << " ms)\n";
+        std::cerr << "wrote " << tmx_path.string()
+                  << (want_png ? " and " + png_path.string() : std::string()) << " ("
+                  << result.map.width << "x" << result.map.height << ", seed " << result.seed
+                  << ", " << static_cast<long>(total_ms) << " ms)\n";
     }
     return kExitOk;
 }

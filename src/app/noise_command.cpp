@@ -11,7 +11,8 @@ namespace tilegen::app {
 
 namespace {
 
-const char* kNoiseHelp = R"(Usage: tilegen noise [RECIPE] [--map NAME] -o OUT.png|OUT.pfm [--seed N] [--size WxH]
+const char* kNoiseHelp =
+    R"(Usage: tilegen noise [RECIPE] [--map NAME] -o OUT.png|OUT.pfm [--seed N] [--size WxH]
                      [--region X,Y,W,H]
 
 Writes a heightfield of the recipe (no RECIPE: the built-in default): an 8-bit greyscale PNG to look at, or a
@@ -40,7 +41,8 @@ std::optional<Region> parse_region(const std::string& s) {
     if (v[2] < 1 || v[3] < 1 || v[2] > 65536 || v[3] > 65536 || std::abs(v[0]) > 1'000'000'000 ||
         std::abs(v[1]) > 1'000'000'000)
         return std::nullopt;
-    return Region{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]), static_cast<int>(v[3])};
+    return Region{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]),
+                  static_cast<int>(v[3])};
 }
 
 } // namespace
@@ -69,17 +71,21 @@ int run_noise(const Args& args) {
             auto v = need();
             if (!v) return kExitUsage;
             auto n = parse_integer(*v);
-            if (!n || *n < 0) return usage_error("noise", "--seed takes a whole number >= 0, not '" + *v + "'");
+            if (!n || *n < 0)
+                return usage_error("noise", "--seed takes a whole number >= 0, not '" + *v + "'");
             seed = static_cast<std::uint64_t>(*n);
         } else if (a == "--size") {
             auto v = need();
             if (!v) return kExitUsage;
-            if (!(size = parse_size(*v))) return usage_error("noise", "--size takes WxH with both from 1 to 65536");
+            if (!(size = parse_size(*v)))
+                return usage_error("noise", "--size takes WxH with both from 1 to 65536");
         } else if (a == "--region") {
             auto v = need();
             if (!v) return kExitUsage;
             if (!(region = parse_region(*v)))
-                return usage_error("noise", "--region takes X,Y,W,H with W and H from 1 to 65536, not '" + *v + "'");
+                return usage_error("noise",
+                                   "--region takes X,Y,W,H with W and H from 1 to 65536, not '" +
+                                       *v + "'");
         } else if (a.size() > 1 && a[0] == '-') {
             return usage_error("noise", "unknown option '" + a + "'");
         } else if (!recipe_arg) {
@@ -99,26 +105,34 @@ int run_noise(const Args& args) {
         return kExitInput;
     }
     const Recipe& recipe = project->recipe;
-    const std::string name = map_arg ? *map_arg
+    const std::string name = map_arg                 ? *map_arg
                              : recipe.classes.biomes ? recipe.classes.biomes->rows_map
                                                      : recipe.classes.map;
     if (!find_map(recipe, name)) {
         std::string known;
-        for (const auto& m : recipe.maps) known += (known.empty() ? "" : ", ") + m.name;
-        return usage_error("noise", "the recipe has no map '" + name + "' (its maps: " + known + ")");
+        for (const auto& m : recipe.maps)
+            known += (known.empty() ? "" : ", ") + m.name;
+        return usage_error("noise",
+                           "the recipe has no map '" + name + "' (its maps: " + known + ")");
     }
-    const int w = size ? size->first : recipe.map.width, h = size ? size->second : recipe.map.height;
+    const int w = size ? size->first : recipe.map.width,
+              h = size ? size->second : recipe.map.height;
     const Region r = region.value_or(Region{0, 0, w, h});
-    if (!within_memory_limit("noise", static_cast<double>(r.width) * r.height * 4.0 * (2.0 + static_cast<double>(recipe.maps.size())),
+    if (!within_memory_limit("noise",
+                             static_cast<double>(r.width) * r.height * 4.0 *
+                                 (2.0 + static_cast<double>(recipe.maps.size())),
                              kDefaultMemoryLimitGiB,
-                             "a " + std::to_string(r.width) + "x" + std::to_string(r.height) + " heightfield"))
+                             "a " + std::to_string(r.width) + "x" + std::to_string(r.height) +
+                                 " heightfield"))
         return kExitInput;
-    const Grid<float> g = compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h, r, resolve_threads(0));
+    const Grid<float> g =
+        compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h, r, resolve_threads(0));
     if (!io::write_heightfield(*out_arg, g, diags)) {
         print_diagnostics(diags);
         return kExitInput;
     }
-    std::cerr << "wrote " << *out_arg << " (map '" << name << "', " << r.width << "x" << r.height << ")\n";
+    std::cerr << "wrote " << *out_arg << " (map '" << name << "', " << r.width << "x" << r.height
+              << ")\n";
     return kExitOk;
 }
 

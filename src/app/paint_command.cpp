@@ -1,6 +1,6 @@
 // `tilegen paint DESCRIPTION.toml [-o DIR]`: paints a tileset from a procedural description.
-// Writes DIR/tileset.png, DIR/tileset.toml, the rules files of [[rules]], and with [objects] the sprite sheet
-// DIR/objects.png (or [objects] image) and DIR/objects.toml.
+// Writes DIR/tileset.png, DIR/tileset.toml, the rules files of [[rules]], and with [objects] the
+// sprite sheet DIR/objects.png (or [objects] image) and DIR/objects.toml.
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -56,13 +56,15 @@ int run_paint(const Args& args) {
         }
         if (a == "-o" || a == "--output") {
             auto v = reader.value();
-            if (!v || v->empty()) return usage_error("paint", "option '" + a + "' needs a directory");
+            if (!v || v->empty())
+                return usage_error("paint", "option '" + a + "' needs a directory");
             if (output_arg) return usage_error("paint", "option '" + a + "' given twice");
             output_arg = *v;
             continue;
         }
         if (a.size() > 1 && a[0] == '-') return usage_error("paint", "unknown option '" + a + "'");
-        if (description_arg) return usage_error("paint", "more than one description given ('" + a + "')");
+        if (description_arg)
+            return usage_error("paint", "more than one description given ('" + a + "')");
         description_arg = a;
     }
     if (!description_arg) return usage_error("paint", "missing DESCRIPTION.toml");
@@ -86,7 +88,8 @@ int run_paint(const Args& args) {
     std::error_code ec;
     fs::create_directories(out_dir, ec);
     if (ec) {
-        diags.push_back(error_at(out_dir.string(), 0, 0, "cannot create directory: " + ec.message()));
+        diags.push_back(
+            error_at(out_dir.string(), 0, 0, "cannot create directory: " + ec.message()));
         print_diagnostics(diags);
         return kExitInput;
     }
@@ -94,16 +97,19 @@ int run_paint(const Args& args) {
     const paint::Tileset tileset = paint::paint_tileset(*description);
     const std::string source = description_path.lexically_normal().generic_string();
     bool ok = io::save_png(out_dir / "tileset.png", tileset.image, diags);
-    ok = ok && io::write_file_atomic(out_dir / "tileset.toml",
-                                     paint::tileset_manifest(tileset, "tileset.png", source), diags);
+    ok =
+        ok && io::write_file_atomic(out_dir / "tileset.toml",
+                                    paint::tileset_manifest(tileset, "tileset.png", source), diags);
     std::vector<fs::path> written = {out_dir / "tileset.png", out_dir / "tileset.toml"};
     for (const auto& rules : description->rules) {
         if (!ok) break;
         const fs::path relative = rules.path;
         const fs::path rules_path =
-            (output_arg ? out_dir / relative.filename() : description_dir / relative).lexically_normal();
+            (output_arg ? out_dir / relative.filename() : description_dir / relative)
+                .lexically_normal();
         if (rules_path.has_parent_path()) fs::create_directories(rules_path.parent_path(), ec);
-        ok = io::write_file_atomic(rules_path, paint::rules_text(*description, rules, source), diags);
+        ok = io::write_file_atomic(rules_path, paint::rules_text(*description, rules, source),
+                                   diags);
         written.push_back(rules_path);
     }
     int sprites = 0;

@@ -84,7 +84,8 @@ int run_view(const Args& args) {
             if (!v) return kExitUsage;
             options.size = parse_size(*v);
             if (!options.size)
-                return usage_error("view", "--size takes WxH with both from 1 to 65536, not '" + *v + "'");
+                return usage_error("view",
+                                   "--size takes WxH with both from 1 to 65536, not '" + *v + "'");
         } else if (a == "--screenshot") {
             auto v = need(a);
             if (!v) return kExitUsage;
@@ -96,8 +97,8 @@ int run_view(const Args& args) {
             if (!v) return kExitUsage;
             auto n = parse_integer(*v);
             if (!n || *n < 1 || *n > 1000000)
-                return usage_error("view",
-                                   "--frames takes a whole number from 1 to 1000000, not '" + *v + "'");
+                return usage_error(
+                    "view", "--frames takes a whole number from 1 to 1000000, not '" + *v + "'");
             options.frames = static_cast<int>(*n);
         } else if (a == "--frame-log") {
             auto v = need(a);
@@ -109,7 +110,8 @@ int run_view(const Args& args) {
             auto o = viewer::overlay_from_name(*v);
             if (!o)
                 return usage_error(
-                    "view", "--overlay takes tiles, classes, height, unmatched or rules, not '" + *v + "'");
+                    "view",
+                    "--overlay takes tiles, classes, height, unmatched or rules, not '" + *v + "'");
             options.overlay = *o;
         } else if (a == "--grid") {
             options.grid = true;
@@ -128,7 +130,8 @@ int run_view(const Args& args) {
             auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), z);
             if (ec != std::errc() || p != v->data() + v->size() || !std::isfinite(z) ||
                 z < viewer::Camera::kMinZoom || z > viewer::Camera::kMaxZoom)
-                return usage_error("view", "--zoom takes a number from 0.004 to 32, not '" + *v + "'");
+                return usage_error("view",
+                                   "--zoom takes a number from 0.004 to 32, not '" + *v + "'");
             options.zoom = z;
         } else if (a == "--window") {
             auto v = need(a);
@@ -136,26 +139,29 @@ int run_view(const Args& args) {
             options.window = parse_pair(*v, 'x');
             if (!options.window || options.window->first < 64 || options.window->second < 64 ||
                 options.window->first > 16384 || options.window->second > 16384)
-                return usage_error("view", "--window takes WxH pixels from 64 to 16384, not '" + *v + "'");
+                return usage_error("view",
+                                   "--window takes WxH pixels from 64 to 16384, not '" + *v + "'");
         } else if (a == "--quit-after-reloads") {
             auto v = need(a);
             if (!v) return kExitUsage;
             auto n = parse_integer(*v);
             if (!n || *n < 1 || *n > 1000)
-                return usage_error("view", "--quit-after-reloads takes a whole number from 1 to 1000, not '" +
-                                               *v + "'");
+                return usage_error(
+                    "view",
+                    "--quit-after-reloads takes a whole number from 1 to 1000, not '" + *v + "'");
             options.quit_after_reloads = static_cast<int>(*n);
         } else if (a.size() > 1 && a[0] == '-') {
             return usage_error("view", "unknown option '" + a + "'");
         } else if (!options.recipe) {
             options.recipe = a;
         } else {
-            return usage_error("view",
-                               "more than one recipe given ('" + *options.recipe + "' and '" + a + "')");
+            return usage_error("view", "more than one recipe given ('" + *options.recipe +
+                                           "' and '" + a + "')");
         }
     }
 
-    if (options.frame_log && !options.frames) return usage_error("view", "--frame-log needs --frames");
+    if (options.frame_log && !options.frames)
+        return usage_error("view", "--frame-log needs --frames");
     if (options.screenshot) {
         const std::filesystem::path p(*options.screenshot);
         const std::filesystem::path dir =

@@ -1,13 +1,17 @@
 // tilegen_microbench: single stages timed with Google Benchmark, per cell, on one thread.
 //   noise/<kind>           a 2048x2048 heightfield, fBm of 6 octaves (harmonic: all 12 lattices)
 //   thresholds             percentile thresholds (histogram + bucket selection) of a 2048x2048 map
-//   rule_decisions/<rules>/<threads>  deciding each cell's rule on the default overworld's 2048x2048 class grid
-//                          with 20, 200 or all of its rules (taken evenly from the ordered layer, plus a
-//                          catch-all), on 1 and 2 threads: flat in rule count. The matcher's tables are built
-//                          in each iteration; decided rows are consumed, not stored in a grid
-//   rule_matching/<rules>/<threads>  the whole rule layer (decide and choose the tile), on 1 and 2 threads
-//   write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib, base64+zstd)
-// Run: build/src/tilegen_microbench [--benchmark_filter=REGEX]. The s_per_cell counter (e.g. 1.5n = 1.5 ns) is the figure to read.
+//   rule_decisions/<rules>/<threads>  deciding each cell's rule on the default overworld's
+//   2048x2048 class grid
+//                          with 20, 200 or all of its rules (taken evenly from the ordered layer,
+//                          plus a catch-all), on 1 and 2 threads: flat in rule count. The matcher's
+//                          tables are built in each iteration; decided rows are consumed, not
+//                          stored in a grid
+//   rule_matching/<rules>/<threads>  the whole rule layer (decide and choose the tile), on 1 and 2
+//   threads write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib,
+//   base64+zstd)
+// Run: build/src/tilegen_microbench [--benchmark_filter=REGEX]. The s_per_cell counter (e.g. 1.5n
+// = 1.5 ns) is the figure to read.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -34,8 +38,8 @@ constexpr int kSide = 2048;
 constexpr double kCells = double{kSide} * kSide;
 
 void per_cell(benchmark::State& state) {
-    state.counters["s_per_cell"] =
-        benchmark::Counter(kCells, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+    state.counters["s_per_cell"] = benchmark::Counter(
+        kCells, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // The default overworld at 2048x2048, generated once: its class grid, rule layers and ground tiles.
@@ -78,11 +82,13 @@ void thresholds(benchmark::State& state) {
     s.kind = NoiseKind::perlin;
     const Grid<float> heights = generate_base(s, 7, kSide, kSide, Region{0, 0, kSide, kSide}, 1);
     const std::vector<double> shares{0.14, 0.12, 0.07, 0.52, 0.15};
-    for (auto _ : state) benchmark::DoNotOptimize(thresholds_from_shares(heights, shares, 1));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(thresholds_from_shares(heights, shares, 1));
     per_cell(state);
 }
 
-// The ground layer with `count` of its rules (0: all), taken evenly from the specificity order, plus a catch-all.
+// The ground layer with `count` of its rules (0: all), taken evenly from the specificity order,
+// plus a catch-all.
 LayerRules rules_subset(const Overworld& w, std::size_t count) {
     const LayerRules& all = w.result.layers.front();
     const std::size_t want = count == 0 ? all.ordered.size() : count;
@@ -99,9 +105,9 @@ LayerRules rules_subset(const Overworld& w, std::size_t count) {
     return layer;
 }
 
-// Deciding each cell's rule only (state.range(1) threads): the layer's matcher is built (tables filled as
-// neighbourhoods are met) and every row decided; rows are handed on as the pipeline's choice pass takes them
-// (a checksum here), not copied into a grid.
+// Deciding each cell's rule only (state.range(1) threads): the layer's matcher is built (tables
+// filled as neighbourhoods are met) and every row decided; rows are handed on as the pipeline's
+// choice pass takes them (a checksum here), not copied into a grid.
 void rule_decisions(benchmark::State& state) {
     const Overworld& w = overworld();
     const LayerRules layer = rules_subset(w, static_cast<std::size_t>(state.range(0)));
@@ -115,7 +121,9 @@ void rule_decisions(benchmark::State& state) {
             for (int b = b0; b < b1; ++b) {
                 long long& sum = sums[static_cast<std::size_t>(b)];
                 matcher.match_rows(grid.height() * b / threads, grid.height() * (b + 1) / threads,
-                                   [&](int, const int* decided) { sum += decided[0] + decided[grid.width() - 1]; });
+                                   [&](int, const int* decided) {
+                                       sum += decided[0] + decided[grid.width() - 1];
+                                   });
             }
         });
         benchmark::DoNotOptimize(sums.data());
@@ -130,8 +138,8 @@ void rule_matching(benchmark::State& state) {
     const LayerRules layer = rules_subset(w, static_cast<std::size_t>(state.range(0)));
     const int classes = static_cast<int>(w.project.recipe.terrain.size());
     for (auto _ : state) {
-        AutotileResult r = autotile(w.result.classes, std::span<const LayerRules>(&layer, 1), classes, {}, 7, 1,
-                                    static_cast<int>(state.range(1)), false);
+        AutotileResult r = autotile(w.result.classes, std::span<const LayerRules>(&layer, 1),
+                                    classes, {}, 7, 1, static_cast<int>(state.range(1)), false);
         benchmark::DoNotOptimize(r.layers.front().tiles.cells().data());
     }
     state.counters["rules"] = static_cast<double>(layer.ordered.size());

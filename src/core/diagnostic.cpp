@@ -13,9 +13,15 @@ std::string format_diagnostic(const Diagnostic& d) {
         out += ": ";
     }
     switch (d.severity) {
-    case Severity::error: out += "error: "; break;
-    case Severity::warning: out += "warning: "; break;
-    case Severity::note: out += "note: "; break;
+    case Severity::error:
+        out += "error: ";
+        break;
+    case Severity::warning:
+        out += "warning: ";
+        break;
+    case Severity::note:
+        out += "note: ";
+        break;
     }
     out += d.message;
     return out;

@@ -13,7 +13,9 @@ namespace tilegen::grid_memory {
 
 namespace {
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
-std::size_t rounded(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+std::size_t rounded(std::size_t bytes) {
+    return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+}
 } // namespace
 
 #if defined(__linux__)
@@ -33,14 +35,15 @@ void* map_block(std::size_t size) {
     return reinterpret_cast<void*>(aligned);
 }
 
-// Freed blocks kept for the next grid of a similar size: a fresh page must be zeroed by the kernel on first
-// touch (about 0.1 s per GiB with huge pages, 0.5 s with small ones), a kept one is ready. When no kept block
-// fits, all are returned to the system first, so the process never holds more than its largest set of live
-// grids so far. Like malloc's free lists, this is process-wide; it never changes what a grid contains.
+// Freed blocks kept for the next grid of a similar size: a fresh page must be zeroed by the kernel
+// on first touch (about 0.1 s per GiB with huge pages, 0.5 s with small ones), a kept one is ready.
+// When no kept block fits, all are returned to the system first, so the process never holds more
+// than its largest set of live grids so far. Like malloc's free lists, this is process-wide; it
+// never changes what a grid contains.
 struct KeptBlocks {
     std::mutex mutex;
-    std::vector<std::pair<void*, std::size_t>> free;  // (block, mapped size)
-    std::vector<std::pair<void*, std::size_t>> live;  // blocks handed out, with their mapped size
+    std::vector<std::pair<void*, std::size_t>> free; // (block, mapped size)
+    std::vector<std::pair<void*, std::size_t>> live; // blocks handed out, with their mapped size
 };
 
 KeptBlocks& kept() {
@@ -66,7 +69,8 @@ void* allocate_large(std::size_t bytes) {
         mapped = k.free[best].second;
         k.free.erase(k.free.begin() + static_cast<std::ptrdiff_t>(best));
     } else {
-        for (const auto& [block, block_size] : k.free) munmap(block, block_size);
+        for (const auto& [block, block_size] : k.free)
+            munmap(block, block_size);
         k.free.clear();
         p = map_block(size);
         if (!p) return nullptr;
@@ -90,8 +94,12 @@ void deallocate_large(void* p, std::size_t bytes) {
     k.free.emplace_back(p, mapped);
 }
 #else
-void* allocate_large(std::size_t bytes) { return std::aligned_alloc(kHugePage, rounded(bytes)); }
-void deallocate_large(void* p, std::size_t) { std::free(p); }
+void* allocate_large(std::size_t bytes) {
+    return std::aligned_alloc(kHugePage, rounded(bytes));
+}
+void deallocate_large(void* p, std::size_t) {
+    std::free(p);
+}
 #endif
 
 } // namespace tilegen::grid_memory

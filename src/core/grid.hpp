@@ -1,10 +1,11 @@
 // Grid<T>: the one value type every stage passes along.
 // Row-major, width * height cells, (0,0) top-left. Invariant: cells.size() == width * height.
-// Storage: blocks of 4 MiB and more are mapped on their own, aligned to 2 MiB and marked for transparent huge
-// pages (Linux), so a 64 MiB grid costs a few dozen page faults instead of 16 384; freed ones are kept for the
-// next grid of a similar size (the viewer's next generation reuses the last one's memory), never more than the
-// largest set of grids alive at once so far. Grid::uninitialised skips the fill for stages that write every
-// cell, so their threads first-touch their own rows in parallel.
+// Storage: blocks of 4 MiB and more are mapped on their own, aligned to 2 MiB and marked for
+// transparent huge pages (Linux), so a 64 MiB grid costs a few dozen page faults instead of 16 384;
+// freed ones are kept for the next grid of a similar size (the viewer's next generation reuses the
+// last one's memory), never more than the largest set of grids alive at once so far.
+// Grid::uninitialised skips the fill for stages that write every cell, so their threads first-touch
+// their own rows in parallel.
 #pragma once
 
 #include <cassert>
@@ -17,7 +18,7 @@ namespace tilegen {
 
 namespace grid_memory {
 constexpr std::size_t kLargeBlock = std::size_t{4} << 20;
-void* allocate_large(std::size_t bytes);             // nullptr on failure
+void* allocate_large(std::size_t bytes); // nullptr on failure
 void deallocate_large(void* p, std::size_t bytes);
 } // namespace grid_memory
 
@@ -31,14 +32,17 @@ template <class T> struct GridAllocator {
             if (void* p = grid_memory::allocate_large(bytes)) return static_cast<T*>(p);
             throw std::bad_alloc();
         }
-        return static_cast<T*>(::operator new(bytes, std::align_val_t{alignof(T)}));
+        return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
     }
     void deallocate(T* p, std::size_t n) noexcept {
         const std::size_t bytes = n * sizeof(T);
-        if (bytes >= grid_memory::kLargeBlock && alignof(T) <= 4096) grid_memory::deallocate_large(p, bytes);
-        else ::operator delete(p, std::align_val_t{alignof(T)});
+        if (bytes >= grid_memory::kLargeBlock && alignof(T) <= 4096)
+            grid_memory::deallocate_large(p, bytes);
+        else
+            ::operator delete (p, std::align_val_t{alignof(T)});
     }
-    // Cells made without a value are default-initialised (left as they are for numbers): Grid::uninitialised.
+    // Cells made without a value are default-initialised (left as they are for numbers):
+    // Grid::uninitialised.
     template <class U> void construct(U* p) noexcept(noexcept(::new (static_cast<void*>(p)) U)) {
         ::new (static_cast<void*>(p)) U;
     }
@@ -51,10 +55,11 @@ template <class T> struct GridAllocator {
 template <class T> using GridCells = std::vector<T, GridAllocator<T>>;
 
 template <class T> class Grid {
-public:
+  public:
     Grid() = default;
     Grid(int width, int height, const T& fill = T{})
-        : width_(width), height_(height), cells_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), fill) {}
+        : width_(width), height_(height),
+          cells_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), fill) {}
     // Cells left unset (numbers hold garbage): for stages that write every cell before reading any.
     static Grid uninitialised(int width, int height) {
         Grid g;
@@ -86,9 +91,10 @@ public:
 
     bool operator==(const Grid&) const = default;
 
-private:
+  private:
     std::size_t index(int x, int y) const {
-        return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x);
+        return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) +
+               static_cast<std::size_t>(x);
     }
     int width_ = 0;
     int height_ = 0;

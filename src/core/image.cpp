@@ -10,7 +10,9 @@ Rgba blend_over(Rgba src, Rgba dst) {
     if (src.a == 0) return dst;
     const int sa = src.a, da = dst.a * (255 - sa) / 255;
     const int oa = sa + da;
-    auto mix = [&](int s, int d) { return static_cast<std::uint8_t>((s * sa + d * da + oa / 2) / oa); };
+    auto mix = [&](int s, int d) {
+        return static_cast<std::uint8_t>((s * sa + d * da + oa / 2) / oa);
+    };
     return {mix(src.r, dst.r), mix(src.g, dst.g), mix(src.b, dst.b), static_cast<std::uint8_t>(oa)};
 }
 

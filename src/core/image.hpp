@@ -12,14 +12,16 @@ struct Rgba {
     bool operator==(const Rgba&) const = default;
 };
 
-// `src` composited over `dst` (straight alpha, rounded): what tilegen's PNG and the viewer's CPU paths use.
+// `src` composited over `dst` (straight alpha, rounded): what tilegen's PNG and the viewer's CPU
+// paths use.
 Rgba blend_over(Rgba src, Rgba dst);
 
 class Image {
-public:
+  public:
     Image() = default;
     Image(int width, int height, Rgba fill = {})
-        : width_(width), height_(height), pixels_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4) {
+        : width_(width), height_(height),
+          pixels_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4) {
         for (std::size_t i = 0; i < pixels_.size(); i += 4) {
             pixels_[i] = fill.r;
             pixels_[i + 1] = fill.g;
@@ -45,12 +47,15 @@ public:
     const std::vector<std::uint8_t>& pixels() const { return pixels_; }
     bool operator==(const Image&) const = default;
 
-    // Copies the w*h block at (sx,sy) of src to (dx,dy); no blending. Parts outside either image are skipped.
+    // Copies the w*h block at (sx,sy) of src to (dx,dy); no blending. Parts outside either image
+    // are skipped.
     void copy_from(const Image& src, int sx, int sy, int w, int h, int dx, int dy);
 
-private:
+  private:
     std::size_t offset(int x, int y) const {
-        return (static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)) * 4;
+        return (static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) +
+                static_cast<std::size_t>(x)) *
+               4;
     }
     int width_ = 0;
     int height_ = 0;

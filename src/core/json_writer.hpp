@@ -8,7 +8,7 @@
 namespace tilegen {
 
 class JsonWriter {
-public:
+  public:
     JsonWriter& begin_object();
     JsonWriter& end_object();
     JsonWriter& begin_array();
@@ -25,7 +25,7 @@ public:
     JsonWriter& raw(std::string_view json);
     const std::string& str() const { return out_; }
 
-private:
+  private:
     void separator();
     std::string out_;
     bool need_comma_ = false;

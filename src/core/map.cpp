@@ -4,8 +4,7 @@
 
 namespace tilegen {
 
-namespace {
-} // namespace
+namespace {} // namespace
 
 Image render_map(const Map& map) {
     const Atlas& atlas = map.atlas;
@@ -18,16 +17,19 @@ Image render_map(const Map& map) {
                 const int index = atlas_index_of(gid);
                 if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
                 const int sx0 = (index % atlas.columns) * tw, sy0 = (index / atlas.columns) * th;
-                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical, fd = gid & kFlipDiagonal;
+                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical,
+                           fd = gid & kFlipDiagonal;
                 for (int v = 0; v < th; ++v)
                     for (int u = 0; u < tw; ++u) {
-                        // Tiled applies the diagonal flip first, then horizontal, then vertical: undo in reverse.
+                        // Tiled applies the diagonal flip first, then horizontal, then vertical:
+                        // undo in reverse.
                         int a = fh ? tw - 1 - u : u;
                         int b = fv ? th - 1 - v : v;
                         if (fd) std::swap(a, b);
                         if (a >= tw || b >= th) continue;
                         const int px = cx * tw + u, py = cy * th + v;
-                        out.set(px, py, blend_over(atlas.image.get(sx0 + a, sy0 + b), out.get(px, py)));
+                        out.set(px, py,
+                                blend_over(atlas.image.get(sx0 + a, sy0 + b), out.get(px, py)));
                     }
             }
     }
@@ -42,7 +44,8 @@ Image render_map(const Map& map) {
                 for (int u = 0; u < sprites.sprite_width; ++u) {
                     const int px = o.x + u, py = top + v;
                     if (px < 0 || py < 0 || px >= out.width() || py >= out.height()) continue;
-                    out.set(px, py, blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
+                    out.set(px, py,
+                            blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
                 }
         }
     return out;
@@ -51,17 +54,23 @@ Image render_map(const Map& map) {
 Image render_map_preview(const Map& map, int max_side, int& factor) {
     const Atlas& atlas = map.atlas;
     const int tw = atlas.tile_width, th = atlas.tile_height;
-    const long long full_w = static_cast<long long>(map.width) * tw, full_h = static_cast<long long>(map.height) * th;
+    const long long full_w = static_cast<long long>(map.width) * tw,
+                    full_h = static_cast<long long>(map.height) * th;
     factor = 1;
-    while ((full_w + factor - 1) / factor > max_side || (full_h + factor - 1) / factor > max_side) ++factor;
+    while ((full_w + factor - 1) / factor > max_side || (full_h + factor - 1) / factor > max_side)
+        ++factor;
     if (factor == 1) return render_map(map);
-    const int w = static_cast<int>((full_w + factor - 1) / factor), h = static_cast<int>((full_h + factor - 1) / factor);
+    const int w = static_cast<int>((full_w + factor - 1) / factor),
+              h = static_cast<int>((full_h + factor - 1) / factor);
     Image out(w, h);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
-            const long long px = static_cast<long long>(x) * factor + factor / 2, py = static_cast<long long>(y) * factor + factor / 2;
-            const int cx = static_cast<int>(std::min(px / tw, static_cast<long long>(map.width - 1)));
-            const int cy = static_cast<int>(std::min(py / th, static_cast<long long>(map.height - 1)));
+            const long long px = static_cast<long long>(x) * factor + factor / 2,
+                            py = static_cast<long long>(y) * factor + factor / 2;
+            const int cx =
+                static_cast<int>(std::min(px / tw, static_cast<long long>(map.width - 1)));
+            const int cy =
+                static_cast<int>(std::min(py / th, static_cast<long long>(map.height - 1)));
             const int u = static_cast<int>(px % tw), v = static_cast<int>(py % th);
             Rgba c{};
             for (const TileLayer& layer : map.layers) {
@@ -71,7 +80,9 @@ Image render_map_preview(const Map& map, int max_side, int& factor) {
                 int a = (gid & kFlipHorizontal) ? tw - 1 - u : u;
                 int b = (gid & kFlipVertical) ? th - 1 - v : v;
                 if (gid & kFlipDiagonal) std::swap(a, b);
-                c = blend_over(atlas.image.get((index % atlas.columns) * tw + a, (index / atlas.columns) * th + b), c);
+                c = blend_over(atlas.image.get((index % atlas.columns) * tw + a,
+                                               (index / atlas.columns) * th + b),
+                               c);
             }
             out.set(x, y, c);
         }

@@ -1,6 +1,7 @@
 // Map: the last stage's output, what writers (TMX, PNG) and the viewer consume.
-// Input: tile layers (grids of gids) and the atlas the gids index. Invariants: every layer is width x height;
-// a gid is 0 (empty) or (atlas index + 1) | flip flags, exactly as Tiled's global tile ids with firstgid = 1.
+// Input: tile layers (grids of gids) and the atlas the gids index. Invariants: every layer is width
+// x height; a gid is 0 (empty) or (atlas index + 1) | flip flags, exactly as Tiled's global tile
+// ids with firstgid = 1.
 #pragma once
 
 #include <array>
@@ -21,20 +22,28 @@ inline constexpr Gid kFlipVertical = 0x40000000u;
 inline constexpr Gid kFlipDiagonal = 0x20000000u;
 inline constexpr Gid kFlipMask = kFlipHorizontal | kFlipVertical | kFlipDiagonal;
 
-inline constexpr Gid gid_of(int atlas_index, Gid flips = 0) { return static_cast<Gid>(atlas_index + 1) | flips; }
-inline constexpr int atlas_index_of(Gid gid) { return static_cast<int>(gid & ~kFlipMask) - 1; }
+inline constexpr Gid gid_of(int atlas_index, Gid flips = 0) {
+    return static_cast<Gid>(atlas_index + 1) | flips;
+}
+inline constexpr int atlas_index_of(Gid gid) {
+    return static_cast<int>(gid & ~kFlipMask) - 1;
+}
 
-// The tiles a map uses, packed in one image: columns x rows tiles, row-major; tile i has name names[i].
+// The tiles a map uses, packed in one image: columns x rows tiles, row-major; tile i has name
+// names[i].
 struct Atlas {
     Image image;
     int tile_width = 16;
     int tile_height = 16;
     int columns = 1;
     std::vector<std::string> names; // size == tile count
-    std::vector<char> terrain;      // per tile: the class symbol the rules place it on, or 0 (empty = none)
-    std::vector<double> probability; // per tile: relative chance among a rule's alternatives (empty = all 1)
-    // A "mixed" Wang set for Tiled's terrain brush: colour names and RGB, and per tile 8 colour indices
-    // (1-based; all 0 = the tile is not in the set). Empty when no tile follows the naming convention.
+    std::vector<char>
+        terrain; // per tile: the class symbol the rules place it on, or 0 (empty = none)
+    std::vector<double>
+        probability; // per tile: relative chance among a rule's alternatives (empty = all 1)
+    // A "mixed" Wang set for Tiled's terrain brush: colour names and RGB, and per tile 8 colour
+    // indices (1-based; all 0 = the tile is not in the set). Empty when no tile follows the naming
+    // convention.
     std::vector<std::string> wang_colors;
     std::vector<std::uint32_t> wang_rgb;
     std::vector<std::array<std::uint8_t, 8>> wang;
@@ -46,7 +55,8 @@ struct TileLayer {
     Grid<Gid> tiles;
 };
 
-// Sprites larger than a tile (trees, rocks): a grid of sprite_width x sprite_height cells, row-major.
+// Sprites larger than a tile (trees, rocks): a grid of sprite_width x sprite_height cells,
+// row-major.
 struct SpriteAtlas {
     Image image;
     int sprite_width = 32;
@@ -56,8 +66,8 @@ struct SpriteAtlas {
     int sprite_count() const { return static_cast<int>(names.size()); }
 };
 
-// A sprite on top of the ground: drawn with its cell's bottom-left corner at (x, y) pixels (as Tiled places tile
-// objects), so the sprite's footprint covers the map cells just above y.
+// A sprite on top of the ground: drawn with its cell's bottom-left corner at (x, y) pixels (as
+// Tiled places tile objects), so the sprite's footprint covers the map cells just above y.
 struct MapObject {
     int sprite = 0; // cell of the SpriteAtlas
     int x = 0, y = 0;
@@ -78,20 +88,21 @@ struct Map {
     int width = 0;
     int height = 0;
     Atlas atlas;
-    std::vector<TileLayer> layers; // drawn first to last
+    std::vector<TileLayer> layers;          // drawn first to last
     SpriteAtlas sprites;                    // used when object_layers has objects
     std::vector<ObjectLayer> object_layers; // drawn after the tile layers, objects in order
     std::vector<MapProperty> properties;
 };
 
-// Draws every tile layer of the map, first to last, then every object layer's sprites in order, into an image of
-// (width*tile_width) x (height*tile_height), transparent where nothing is drawn; flip flags applied as Tiled applies
-// them; alpha blended "over"; sprites clipped at the map's edges.
+// Draws every tile layer of the map, first to last, then every object layer's sprites in order,
+// into an image of (width*tile_width) x (height*tile_height), transparent where nothing is drawn;
+// flip flags applied as Tiled applies them; alpha blended "over"; sprites clipped at the map's
+// edges.
 Image render_map(const Map& map);
 
 // A preview whose sides are at most `max_side` pixels: render_map() when the map fits, else every
-// factor-th pixel of it (nearest neighbour; factor = the smallest whole number that fits), tile layers only.
-// `factor` is set to the reduction used (1 = full size).
+// factor-th pixel of it (nearest neighbour; factor = the smallest whole number that fits), tile
+// layers only. `factor` is set to the reduction used (1 = full size).
 Image render_map_preview(const Map& map, int max_side, int& factor);
 
 } // namespace tilegen

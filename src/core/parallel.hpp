@@ -1,6 +1,7 @@
-// Deterministic data parallelism: split [0, n) into contiguous blocks, one per thread, run them, wait.
-// Work items must be independent (each writes only its own rows), so results never depend on the thread count.
-// No pool and no global state: threads are started per call (calls are coarse: one per stage).
+// Deterministic data parallelism: split [0, n) into contiguous blocks, one per thread, run them,
+// wait. Work items must be independent (each writes only its own rows), so results never depend on
+// the thread count. No pool and no global state: threads are started per call (calls are coarse:
+// one per stage).
 #pragma once
 
 #include <algorithm>
@@ -25,7 +26,8 @@ inline void parallel_for(int n, int threads, const std::function<void(int, int)>
         if (begin < end) pool.emplace_back(body, begin, end);
     }
     body(0, std::min(n, per));
-    for (auto& th : pool) th.join();
+    for (auto& th : pool)
+        th.join();
 }
 
 // The thread count for "auto" (0): the machine's hardware threads.

@@ -1,6 +1,6 @@
-// Project: everything one map needs, loaded and checked (by src/io/project_loader) before any generation.
-// Invariants: every rule's tile targets name tiles of the tileset; every image target is in `images`,
-// tile-sized; symbols are the recipe's.
+// Project: everything one map needs, loaded and checked (by src/io/project_loader) before any
+// generation. Invariants: every rule's tile targets name tiles of the tileset; every image target
+// is in `images`, tile-sized; symbols are the recipe's.
 #pragma once
 
 #include <cstdint>
@@ -20,13 +20,16 @@ namespace tilegen {
 struct Project {
     Recipe recipe;
     SymbolTable symbols;
-    std::vector<Rule> rules; // every rule file's rules, files in recipe order, rules in order of appearance
+    std::vector<Rule>
+        rules; // every rule file's rules, files in recipe order, rules in order of appearance
     Tileset tileset;
     std::optional<SpriteSheet> sprites; // when the recipe names [tileset] objects
-    std::uint64_t input_hash = 0;        // hash of every input file's bytes (recipe, rules, tileset, images)
-    std::vector<std::string> input_files; // every file read, as opened (outputs must never overwrite one)
-    // Image targets: key (the path as resolved, normalised) -> image; rules name them by Target::name and
-    // `image_key_of` maps (rule index, target index) -> key.
+    std::uint64_t input_hash =
+        0; // hash of every input file's bytes (recipe, rules, tileset, images)
+    std::vector<std::string>
+        input_files; // every file read, as opened (outputs must never overwrite one)
+    // Image targets: key (the path as resolved, normalised) -> image; rules name them by
+    // Target::name and `image_key_of` maps (rule index, target index) -> key.
     std::vector<std::pair<std::string, Image>> images;
     std::vector<std::vector<std::string>> image_key_of;
 };

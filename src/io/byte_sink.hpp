@@ -1,5 +1,6 @@
-// Where streamed output goes: writers (TMX, TMJ, layer data) call write() with consecutive pieces, so large
-// outputs never have to be held in memory whole. A file sink lives in io/files.hpp (atomic writes).
+// Where streamed output goes: writers (TMX, TMJ, layer data) call write() with consecutive pieces,
+// so large outputs never have to be held in memory whole. A file sink lives in io/files.hpp (atomic
+// writes).
 #pragma once
 
 #include <cstdint>
@@ -9,21 +10,21 @@
 namespace tilegen::io {
 
 class ByteSink {
-public:
+  public:
     virtual ~ByteSink() = default;
     virtual void write(std::string_view bytes) = 0;
 };
 
 // Collects everything in a string (tmx_text and friends).
 class StringSink : public ByteSink {
-public:
+  public:
     std::string text;
     void write(std::string_view bytes) override { text.append(bytes); }
 };
 
 // Discards the bytes and counts them (benchmarks).
 class CountingSink : public ByteSink {
-public:
+  public:
     std::uint64_t bytes = 0;
     void write(std::string_view piece) override { bytes += piece.size(); }
 };

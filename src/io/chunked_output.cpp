@@ -55,16 +55,19 @@ char* put_int(char* p, std::int64_t v) {
 void write_chunks_in_order(ByteSink& sink, std::size_t count, std::size_t bound, int threads,
                            const std::function<char*(std::size_t, char*)>& format) {
     if (count == 0) return;
-    const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), count);
+    const std::size_t workers =
+        std::min<std::size_t>(static_cast<std::size_t>(std::max(threads, 1)), count);
     if (workers == 1) {
         const auto buffer = std::make_unique_for_overwrite<char[]>(bound + kChunkSlack);
         for (std::size_t i = 0; i < count; ++i)
-            sink.write({buffer.get(), static_cast<std::size_t>(format(i, buffer.get()) - buffer.get())});
+            sink.write(
+                {buffer.get(), static_cast<std::size_t>(format(i, buffer.get()) - buffer.get())});
         return;
     }
 
-    // Chunk i is formatted into slot i % slots once chunk i - slots has been written. Helpers only format; the
-    // calling thread writes the next chunk whenever it is ready and formats while it is not.
+    // Chunk i is formatted into slot i % slots once chunk i - slots has been written. Helpers only
+    // format; the calling thread writes the next chunk whenever it is ready and formats while it is
+    // not.
     struct Slot {
         std::unique_ptr<char[]> data;
         std::size_t size = 0;
@@ -72,7 +75,8 @@ void write_chunks_in_order(ByteSink& sink, std::size_t count, std::size_t bound,
     };
     const std::size_t slots = std::min(count, 4 * workers);
     std::vector<Slot> slot(slots);
-    for (Slot& s : slot) s.data = std::make_unique_for_overwrite<char[]>(bound + kChunkSlack);
+    for (Slot& s : slot)
+        s.data = std::make_unique_for_overwrite<char[]>(bound + kChunkSlack);
     std::mutex m;
     std::condition_variable cv;
     std::size_t next = 0, written = 0; // next chunk to format, chunks written (guarded by m)
@@ -99,7 +103,8 @@ void write_chunks_in_order(ByteSink& sink, std::size_t count, std::size_t bound,
     };
     std::vector<std::thread> pool;
     pool.reserve(workers - 1);
-    for (std::size_t t = 1; t < workers; ++t) pool.emplace_back(helper);
+    for (std::size_t t = 1; t < workers; ++t)
+        pool.emplace_back(helper);
 
     std::exception_ptr failure;
     try {
@@ -125,7 +130,8 @@ void write_chunks_in_order(ByteSink& sink, std::size_t count, std::size_t bound,
         stop = true;
     }
     cv.notify_all();
-    for (std::thread& t : pool) t.join();
+    for (std::thread& t : pool)
+        t.join();
     if (failure) std::rethrow_exception(failure);
 }
 

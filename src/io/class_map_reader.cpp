@@ -18,11 +18,13 @@ namespace {
 
 std::optional<int> class_of_name(const Recipe& recipe, const std::string& s) {
     for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
-        if (recipe.terrain[i].name == s || (s.size() == 1 && recipe.terrain[i].symbol == s[0])) return static_cast<int>(i);
+        if (recipe.terrain[i].name == s || (s.size() == 1 && recipe.terrain[i].symbol == s[0]))
+            return static_cast<int>(i);
     return std::nullopt;
 }
 
-std::optional<ClassGrid> read_image_class_map(const fs::path& path, const Recipe& recipe, Diagnostics& diags) {
+std::optional<ClassGrid> read_image_class_map(const fs::path& path, const Recipe& recipe,
+                                              Diagnostics& diags) {
     auto image = load_image(path, diags);
     if (!image) return std::nullopt;
     std::map<std::uint32_t, int> by_color;
@@ -35,8 +37,9 @@ std::optional<ClassGrid> read_image_class_map(const fs::path& path, const Recipe
             palette += (palette.empty() ? "" : ", ") + recipe.terrain[i].name + " " + buf;
         }
     if (by_color.empty()) {
-        diags.push_back(error_at(path.string(), 0, 0,
-                                 "an image class map needs colours: give each [[terrain]] a color = \"#rrggbb\""));
+        diags.push_back(error_at(
+            path.string(), 0, 0,
+            "an image class map needs colours: give each [[terrain]] a color = \"#rrggbb\""));
         return std::nullopt;
     }
     ClassGrid grid(image->width(), image->height(), 0);
@@ -49,8 +52,8 @@ std::optional<ClassGrid> read_image_class_map(const fs::path& path, const Recipe
                 char buf[16];
                 std::snprintf(buf, sizeof buf, "#%06x", rgb);
                 diags.push_back(error_at(path.string(), 0, 0,
-                                         "pixel (" + std::to_string(x) + ", " + std::to_string(y) + ") is " + buf +
-                                             (p.a != 255 ? " and not opaque" : "") +
+                                         "pixel (" + std::to_string(x) + ", " + std::to_string(y) +
+                                             ") is " + buf + (p.a != 255 ? " and not opaque" : "") +
                                              ", which is no terrain's color (" + palette + ")"));
                 return std::nullopt;
             }
@@ -65,11 +68,14 @@ struct TilesetClasses {
 };
 
 // Reads tile -> class facts from a <tileset> element (inline or the root of a TSX).
-void read_tileset_classes(const tinyxml2::XMLElement* ts, const Recipe& recipe, TilesetClasses& out) {
-    for (const auto* tile = ts->FirstChildElement("tile"); tile; tile = tile->NextSiblingElement("tile")) {
+void read_tileset_classes(const tinyxml2::XMLElement* ts, const Recipe& recipe,
+                          TilesetClasses& out) {
+    for (const auto* tile = ts->FirstChildElement("tile"); tile;
+         tile = tile->NextSiblingElement("tile")) {
         const int id = tile->IntAttribute("id", -1);
         if (const auto* props = tile->FirstChildElement("properties"))
-            for (const auto* p = props->FirstChildElement("property"); p; p = p->NextSiblingElement("property")) {
+            for (const auto* p = props->FirstChildElement("property"); p;
+                 p = p->NextSiblingElement("property")) {
                 const char* name = p->Attribute("name");
                 const char* value = p->Attribute("value");
                 if (name && value && std::string(name) == "terrain")
@@ -78,11 +84,16 @@ void read_tileset_classes(const tinyxml2::XMLElement* ts, const Recipe& recipe, 
     }
     // Wang sets: the colour a tile's Wang id shows most, when it names a class.
     if (const auto* sets = ts->FirstChildElement("wangsets"))
-        for (const auto* set = sets->FirstChildElement("wangset"); set; set = set->NextSiblingElement("wangset")) {
-            std::vector<std::optional<int>> colours{std::nullopt}; // wang colour indices are 1-based
-            for (const auto* c = set->FirstChildElement("wangcolor"); c; c = c->NextSiblingElement("wangcolor"))
-                colours.push_back(c->Attribute("name") ? class_of_name(recipe, c->Attribute("name")) : std::nullopt);
-            for (const auto* wt = set->FirstChildElement("wangtile"); wt; wt = wt->NextSiblingElement("wangtile")) {
+        for (const auto* set = sets->FirstChildElement("wangset"); set;
+             set = set->NextSiblingElement("wangset")) {
+            std::vector<std::optional<int>> colours{
+                std::nullopt}; // wang colour indices are 1-based
+            for (const auto* c = set->FirstChildElement("wangcolor"); c;
+                 c = c->NextSiblingElement("wangcolor"))
+                colours.push_back(c->Attribute("name") ? class_of_name(recipe, c->Attribute("name"))
+                                                       : std::nullopt);
+            for (const auto* wt = set->FirstChildElement("wangtile"); wt;
+                 wt = wt->NextSiblingElement("wangtile")) {
                 const int id = wt->IntAttribute("tileid", -1);
                 const char* wangid = wt->Attribute("wangid");
                 if (!wangid || out.class_of_tile.contains(id)) continue;
@@ -91,7 +102,8 @@ void read_tileset_classes(const tinyxml2::XMLElement* ts, const Recipe& recipe, 
                 for (const char* c = wangid;; ++c) {
                     if (*c == ',' || *c == '\0') {
                         const int index = std::atoi(part.c_str());
-                        if (index > 0 && index < static_cast<int>(colours.size()) && colours[static_cast<std::size_t>(index)])
+                        if (index > 0 && index < static_cast<int>(colours.size()) &&
+                            colours[static_cast<std::size_t>(index)])
                             ++votes[*colours[static_cast<std::size_t>(index)]];
                         part.clear();
                         if (*c == '\0') break;
@@ -107,14 +119,15 @@ void read_tileset_classes(const tinyxml2::XMLElement* ts, const Recipe& recipe, 
         }
 }
 
-std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::string& layer_name, const Recipe& recipe,
-                                            Diagnostics& diags) {
+std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::string& layer_name,
+                                            const Recipe& recipe, Diagnostics& diags) {
     const std::string name = path.string();
     auto text = read_file(path, diags);
     if (!text) return std::nullopt;
     tinyxml2::XMLDocument doc;
     if (doc.Parse(text->data(), text->size()) != tinyxml2::XML_SUCCESS) {
-        diags.push_back(error_at(name, doc.ErrorLineNum(), 1, std::string("not well-formed XML: ") + doc.ErrorStr()));
+        diags.push_back(error_at(name, doc.ErrorLineNum(), 1,
+                                 std::string("not well-formed XML: ") + doc.ErrorStr()));
         return std::nullopt;
     }
     const auto* map = doc.FirstChildElement("map");
@@ -124,7 +137,8 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
     }
     const bool infinite = map->IntAttribute("infinite", 0) != 0;
     std::vector<TilesetClasses> tilesets;
-    for (const auto* ts = map->FirstChildElement("tileset"); ts; ts = ts->NextSiblingElement("tileset")) {
+    for (const auto* ts = map->FirstChildElement("tileset"); ts;
+         ts = ts->NextSiblingElement("tileset")) {
         TilesetClasses t;
         t.firstgid = ts->IntAttribute("firstgid", 1);
         if (const char* source = ts->Attribute("source")) {
@@ -134,12 +148,15 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
                 diags.back().file = name;
                 diags.back().line = ts->GetLineNum();
                 diags.back().column = 1;
-                diags.back().message = "tileset '" + std::string(source) + "': " + diags.back().message;
+                diags.back().message =
+                    "tileset '" + std::string(source) + "': " + diags.back().message;
                 return std::nullopt;
             }
             tinyxml2::XMLDocument tsx;
-            if (tsx.Parse(tsx_text->data(), tsx_text->size()) != tinyxml2::XML_SUCCESS || !tsx.FirstChildElement("tileset")) {
-                diags.push_back(error_at(tsx_path.string(), tsx.ErrorLineNum(), 1, "not a TSX tileset"));
+            if (tsx.Parse(tsx_text->data(), tsx_text->size()) != tinyxml2::XML_SUCCESS ||
+                !tsx.FirstChildElement("tileset")) {
+                diags.push_back(
+                    error_at(tsx_path.string(), tsx.ErrorLineNum(), 1, "not a TSX tileset"));
                 return std::nullopt;
             }
             read_tileset_classes(tsx.FirstChildElement("tileset"), recipe, t);
@@ -156,7 +173,9 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
         }
     if (!layer) {
         diags.push_back(error_at(name, map->GetLineNum(), 1,
-                                 layer_name.empty() ? "the map has no tile layer" : "the map has no tile layer '" + layer_name + "'"));
+                                 layer_name.empty()
+                                     ? "the map has no tile layer"
+                                     : "the map has no tile layer '" + layer_name + "'"));
         return std::nullopt;
     }
     const auto* data = layer->FirstChildElement("data");
@@ -165,7 +184,8 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
         return std::nullopt;
     }
     const std::string encoding = data->Attribute("encoding") ? data->Attribute("encoding") : "";
-    const std::string compression = data->Attribute("compression") ? data->Attribute("compression") : "";
+    const std::string compression =
+        data->Attribute("compression") ? data->Attribute("compression") : "";
     // Gather (x, y, w, h, gids) blocks: the whole layer, or its chunks.
     struct Block {
         int x, y, w, h;
@@ -174,9 +194,10 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
     std::vector<Block> blocks;
     auto decode = [&](const tinyxml2::XMLElement* e, int x, int y, int w, int h) {
         if (w >= 1 && h >= 1 && static_cast<std::int64_t>(w) * h > (std::int64_t{1} << 28)) {
-            diags.push_back(error_at(name, e->GetLineNum(), 1,
-                                     "layer of " + std::to_string(w) + "x" + std::to_string(h) +
-                                         " cells is too large for a class map (at most 2^28 cells)"));
+            diags.push_back(
+                error_at(name, e->GetLineNum(), 1,
+                         "layer of " + std::to_string(w) + "x" + std::to_string(h) +
+                             " cells is too large for a class map (at most 2^28 cells)"));
             return false;
         }
         if (w < 1 || h < 1 || w > 65536 || h > 65536) {
@@ -194,8 +215,10 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
         return true;
     };
     if (infinite) {
-        for (const auto* c = data->FirstChildElement("chunk"); c; c = c->NextSiblingElement("chunk"))
-            if (!decode(c, c->IntAttribute("x"), c->IntAttribute("y"), c->IntAttribute("width"), c->IntAttribute("height")))
+        for (const auto* c = data->FirstChildElement("chunk"); c;
+             c = c->NextSiblingElement("chunk"))
+            if (!decode(c, c->IntAttribute("x"), c->IntAttribute("y"), c->IntAttribute("width"),
+                        c->IntAttribute("height")))
                 return std::nullopt;
         if (blocks.empty()) {
             diags.push_back(error_at(name, data->GetLineNum(), 1, "infinite layer has no chunks"));
@@ -214,7 +237,8 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
     }
     if (x1 - x0 > 65536 || y1 - y0 > 65536) {
         diags.push_back(error_at(name, data->GetLineNum(), 1,
-                                 "the layer spans " + std::to_string(x1 - x0) + "x" + std::to_string(y1 - y0) +
+                                 "the layer spans " + std::to_string(x1 - x0) + "x" +
+                                     std::to_string(y1 - y0) +
                                      " cells, more than 65536 on a side"));
         return std::nullopt;
     }
@@ -227,16 +251,19 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
                 if (gid == 0) continue;
                 const TilesetClasses* ts = nullptr;
                 for (const auto& t : tilesets)
-                    if (static_cast<Gid>(t.firstgid) <= gid && (!ts || t.firstgid > ts->firstgid)) ts = &t;
+                    if (static_cast<Gid>(t.firstgid) <= gid && (!ts || t.firstgid > ts->firstgid))
+                        ts = &t;
                 std::optional<int> cls;
                 if (ts)
-                    if (auto it = ts->class_of_tile.find(static_cast<int>(gid) - ts->firstgid); it != ts->class_of_tile.end())
+                    if (auto it = ts->class_of_tile.find(static_cast<int>(gid) - ts->firstgid);
+                        it != ts->class_of_tile.end())
                         cls = it->second;
                 if (!cls) {
-                    diags.push_back(error_at(name, data->GetLineNum(), 1,
-                                             "cell (" + std::to_string(b.x + x) + ", " + std::to_string(b.y + y) +
-                                                 ") has tile " + std::to_string(gid) +
-                                                 ", which has no 'terrain' property or Wang colour naming a class"));
+                    diags.push_back(error_at(
+                        name, data->GetLineNum(), 1,
+                        "cell (" + std::to_string(b.x + x) + ", " + std::to_string(b.y + y) +
+                            ") has tile " + std::to_string(gid) +
+                            ", which has no 'terrain' property or Wang colour naming a class"));
                     return std::nullopt;
                 }
                 const int gx = static_cast<int>(b.x + x - x0), gy = static_cast<int>(b.y + y - y0);
@@ -247,7 +274,8 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
         for (int x = 0; x < grid.width(); ++x)
             if (!filled(x, y)) {
                 diags.push_back(error_at(name, data->GetLineNum(), 1,
-                                         "cell (" + std::to_string(x + x0) + ", " + std::to_string(y + y0) +
+                                         "cell (" + std::to_string(x + x0) + ", " +
+                                             std::to_string(y + y0) +
                                              ") is empty: every cell of a class map needs a tile"));
                 return std::nullopt;
             }
@@ -256,22 +284,27 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
 
 } // namespace
 
-std::optional<ClassGrid> read_class_map(const std::string& spec, const Recipe& recipe, Diagnostics& diags) {
+std::optional<ClassGrid> read_class_map(const std::string& spec, const Recipe& recipe,
+                                        Diagnostics& diags) {
     // FILE.tmx:LAYER
     std::string file = spec, layer;
-    if (auto colon = spec.rfind(':'); colon != std::string::npos && spec.substr(0, colon).ends_with(".tmx")) {
+    if (auto colon = spec.rfind(':');
+        colon != std::string::npos && spec.substr(0, colon).ends_with(".tmx")) {
         file = spec.substr(0, colon);
         layer = spec.substr(colon + 1);
     }
     const fs::path path(file);
     std::string ext = path.extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : ext)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (ext == ".tmx") return read_tmx_class_map(path, layer, recipe, diags);
-    if (ext == ".png" || ext == ".bmp" || ext == ".tga" || ext == ".gif") return read_image_class_map(path, recipe, diags);
+    if (ext == ".png" || ext == ".bmp" || ext == ".tga" || ext == ".gif")
+        return read_image_class_map(path, recipe, diags);
     auto text = read_file(path, diags);
     if (!text) return std::nullopt;
     SymbolTable symbols;
-    for (std::size_t i = 0; i < recipe.terrain.size(); ++i) symbols[recipe.terrain[i].symbol] = static_cast<int>(i);
+    for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+        symbols[recipe.terrain[i].symbol] = static_cast<int>(i);
     return parse_class_map(*text, path.string(), symbols, diags);
 }
 

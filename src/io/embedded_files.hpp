@@ -1,4 +1,5 @@
-// Files compiled into the binary (the default recipe and the assets it uses), by repo-relative path.
+// Files compiled into the binary (the default recipe and the assets it uses), by repo-relative
+// path.
 #pragma once
 
 #include <string_view>

@@ -5,11 +5,13 @@
 
 namespace tilegen::io {
 
-std::optional<std::string> DiskFiles::read(const std::filesystem::path& path, Diagnostics& diags) const {
+std::optional<std::string> DiskFiles::read(const std::filesystem::path& path,
+                                           Diagnostics& diags) const {
     return read_file(path, diags);
 }
 
-std::optional<std::string> EmbeddedFiles::read(const std::filesystem::path& path, Diagnostics& diags) const {
+std::optional<std::string> EmbeddedFiles::read(const std::filesystem::path& path,
+                                               Diagnostics& diags) const {
     const std::string key = path.lexically_normal().generic_string();
     for (const auto& f : embedded_files())
         if (f.path == key) return std::string(f.bytes);

@@ -1,4 +1,5 @@
-// Where input files come from: the disk, or the files compiled into the binary (the built-in default recipe).
+// Where input files come from: the disk, or the files compiled into the binary (the built-in
+// default recipe).
 #pragma once
 
 #include <filesystem>
@@ -10,20 +11,23 @@
 namespace tilegen::io {
 
 class FileSource {
-public:
+  public:
     virtual ~FileSource() = default;
-    virtual std::optional<std::string> read(const std::filesystem::path& path, Diagnostics& diags) const = 0;
+    virtual std::optional<std::string> read(const std::filesystem::path& path,
+                                            Diagnostics& diags) const = 0;
 };
 
 class DiskFiles final : public FileSource {
-public:
-    std::optional<std::string> read(const std::filesystem::path& path, Diagnostics& diags) const override;
+  public:
+    std::optional<std::string> read(const std::filesystem::path& path,
+                                    Diagnostics& diags) const override;
 };
 
 // Paths are repo-relative, e.g. "samples/overworld.toml"; "samples/../rules/x" is normalised first.
 class EmbeddedFiles final : public FileSource {
-public:
-    std::optional<std::string> read(const std::filesystem::path& path, Diagnostics& diags) const override;
+  public:
+    std::optional<std::string> read(const std::filesystem::path& path,
+                                    Diagnostics& diags) const override;
 };
 
 // The path of the built-in default recipe inside EmbeddedFiles.

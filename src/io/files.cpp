@@ -22,7 +22,8 @@ std::optional<std::string> read_file(const fs::path& path, Diagnostics& diags) {
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        diags.push_back(error_at(path.string(), 0, 0, std::string("cannot read file: ") + std::strerror(errno)));
+        diags.push_back(error_at(path.string(), 0, 0,
+                                 std::string("cannot read file: ") + std::strerror(errno)));
         return std::nullopt;
     }
     std::ostringstream ss;
@@ -39,8 +40,8 @@ fs::path temporary_path_for(const fs::path& path) {
     static std::uint64_t counter = 0;
     ++counter;
     fs::path tmp = path;
-    std::string name = "." + path.stem().string() + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(counter) +
-                       path.extension().string();
+    std::string name = "." + path.stem().string() + ".tmp" + std::to_string(::getpid()) + "-" +
+                       std::to_string(counter) + path.extension().string();
     tmp.replace_filename(name);
     return tmp;
 }
@@ -58,9 +59,10 @@ bool commit_temporary(const fs::path& tmp, const fs::path& path, Diagnostics& di
 
 namespace {
 
-// A temporary file beside the target: bytes go through stdio; the first failed write makes it drop the rest.
+// A temporary file beside the target: bytes go through stdio; the first failed write makes it drop
+// the rest.
 class TemporaryFileSink : public ByteSink {
-public:
+  public:
     explicit TemporaryFileSink(const fs::path& tmp) : tmp_(tmp), f_(std::fopen(tmp.c_str(), "wb")) {
         if (f_) std::setvbuf(f_, nullptr, _IOFBF, 1 << 16);
     }
@@ -76,7 +78,8 @@ public:
 
     bool opened() const { return f_ != nullptr; }
     void write(std::string_view bytes) override {
-        if (ok_ && !bytes.empty()) ok_ = std::fwrite(bytes.data(), 1, bytes.size(), f_) == bytes.size();
+        if (ok_ && !bytes.empty())
+            ok_ = std::fwrite(bytes.data(), 1, bytes.size(), f_) == bytes.size();
     }
     // Closes the file; true when every byte reached it.
     bool close() {
@@ -87,7 +90,7 @@ public:
     }
     void keep() { committed_ = true; } // renamed: nothing to remove
 
-private:
+  private:
     fs::path tmp_;
     std::FILE* f_;
     bool ok_ = true, committed_ = false;
@@ -95,7 +98,8 @@ private:
 
 } // namespace
 
-bool write_file_atomic(const fs::path& path, const std::function<void(ByteSink&)>& produce, Diagnostics& diags) {
+bool write_file_atomic(const fs::path& path, const std::function<void(ByteSink&)>& produce,
+                       Diagnostics& diags) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
         diags.push_back(error_at(path.string(), 0, 0, "is a directory, cannot write a file there"));
@@ -104,7 +108,8 @@ bool write_file_atomic(const fs::path& path, const std::function<void(ByteSink&)
     const fs::path tmp = temporary_path_for(path);
     TemporaryFileSink sink(tmp); // removes the temporary unless kept (also when `produce` throws)
     if (!sink.opened()) {
-        diags.push_back(error_at(path.string(), 0, 0, std::string("cannot write file: ") + std::strerror(errno)));
+        diags.push_back(error_at(path.string(), 0, 0,
+                                 std::string("cannot write file: ") + std::strerror(errno)));
         return false;
     }
     produce(sink);
@@ -117,7 +122,8 @@ bool write_file_atomic(const fs::path& path, const std::function<void(ByteSink&)
 }
 
 bool write_file_atomic(const fs::path& path, std::string_view bytes, Diagnostics& diags) {
-    return write_file_atomic(path, [bytes](ByteSink& sink) { sink.write(bytes); }, diags);
+    return write_file_atomic(
+        path, [bytes](ByteSink& sink) { sink.write(bytes); }, diags);
 }
 
 } // namespace tilegen::io

@@ -13,7 +13,8 @@ namespace tilegen::io {
 namespace {
 
 void put_u32(std::string& out, std::uint32_t v) {
-    for (int s = 24; s >= 0; s -= 8) out += static_cast<char>((v >> s) & 0xff);
+    for (int s = 24; s >= 0; s -= 8)
+        out += static_cast<char>((v >> s) & 0xff);
 }
 
 void chunk(std::string& out, const char type[4], const std::string& data) {
@@ -21,8 +22,8 @@ void chunk(std::string& out, const char type[4], const std::string& data) {
     std::string body(type, 4);
     body += data;
     out += body;
-    put_u32(out, static_cast<std::uint32_t>(
-                     crc32(0, reinterpret_cast<const Bytef*>(body.data()), static_cast<uInt>(body.size()))));
+    put_u32(out, static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()),
+                                                  static_cast<uInt>(body.size()))));
 }
 
 } // namespace
@@ -34,20 +35,21 @@ std::string grey_png_bytes(const Grid<float>& g) {
     for (int y = 0; y < g.height(); ++y) {
         raw += '\0'; // filter: none
         for (int x = 0; x < g.width(); ++x)
-            raw += static_cast<char>(static_cast<std::uint8_t>(std::lround(std::clamp(g(x, y), 0.0f, 1.0f) * 255.0f)));
+            raw += static_cast<char>(
+                static_cast<std::uint8_t>(std::lround(std::clamp(g(x, y), 0.0f, 1.0f) * 255.0f)));
     }
     uLongf size = compressBound(static_cast<uLong>(raw.size()));
     std::string packed(size, '\0');
-    compress2(reinterpret_cast<Bytef*>(packed.data()), &size, reinterpret_cast<const Bytef*>(raw.data()),
-              static_cast<uLong>(raw.size()), 6);
+    compress2(reinterpret_cast<Bytef*>(packed.data()), &size,
+              reinterpret_cast<const Bytef*>(raw.data()), static_cast<uLong>(raw.size()), 6);
     packed.resize(size);
 
     std::string out = "\x89PNG\r\n\x1a\n";
     std::string ihdr;
     put_u32(ihdr, static_cast<std::uint32_t>(w));
     put_u32(ihdr, static_cast<std::uint32_t>(h));
-    ihdr += '\x08'; // bit depth
-    ihdr += '\x00'; // colour type: greyscale
+    ihdr += '\x08';               // bit depth
+    ihdr += '\x00';               // colour type: greyscale
     ihdr += std::string(3, '\0'); // compression, filter, interlace
     chunk(out, "IHDR", ihdr);
     chunk(out, "IDAT", packed);
@@ -56,22 +58,27 @@ std::string grey_png_bytes(const Grid<float>& g) {
 }
 
 std::string pfm_bytes(const Grid<float>& g) {
-    std::string out = "Pf\n" + std::to_string(g.width()) + " " + std::to_string(g.height()) + "\n-1.0\n";
+    std::string out =
+        "Pf\n" + std::to_string(g.width()) + " " + std::to_string(g.height()) + "\n-1.0\n";
     for (int y = g.height() - 1; y >= 0; --y)
         for (int x = 0; x < g.width(); ++x) {
             std::uint32_t bits = std::bit_cast<std::uint32_t>(g(x, y));
-            for (int b = 0; b < 4; ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff); // little-endian
+            for (int b = 0; b < 4; ++b)
+                out += static_cast<char>((bits >> (8 * b)) & 0xff); // little-endian
         }
     return out;
 }
 
-std::optional<Grid<float>> parse_pfm(std::string_view bytes, const std::string& name, Diagnostics& diags) {
+std::optional<Grid<float>> parse_pfm(std::string_view bytes, const std::string& name,
+                                     Diagnostics& diags) {
     // Three whitespace-separated header tokens after "Pf", then one whitespace byte.
     std::size_t pos = 0;
     auto token = [&]() {
-        while (pos < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[pos]))) ++pos;
+        while (pos < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[pos])))
+            ++pos;
         std::size_t start = pos;
-        while (pos < bytes.size() && !std::isspace(static_cast<unsigned char>(bytes[pos]))) ++pos;
+        while (pos < bytes.size() && !std::isspace(static_cast<unsigned char>(bytes[pos])))
+            ++pos;
         return std::string(bytes.substr(start, pos - start));
     };
     const std::string magic = token(), ws = token(), hs = token(), scale = token();
@@ -98,7 +105,8 @@ std::optional<Grid<float>> parse_pfm(std::string_view bytes, const std::string& 
         for (long x = 0; x < w; ++x) {
             std::uint32_t bits = 0;
             for (int b = 0; b < 4; ++b) {
-                const auto byte = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[pos++]));
+                const auto byte =
+                    static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[pos++]));
                 bits |= little ? byte << (8 * b) : byte << (8 * (3 - b));
             }
             g(static_cast<int>(x), static_cast<int>(y)) = std::bit_cast<float>(bits);
@@ -106,7 +114,8 @@ std::optional<Grid<float>> parse_pfm(std::string_view bytes, const std::string& 
     return g;
 }
 
-bool write_heightfield(const std::filesystem::path& path, const Grid<float>& g, Diagnostics& diags) {
+bool write_heightfield(const std::filesystem::path& path, const Grid<float>& g,
+                       Diagnostics& diags) {
     const std::string ext = path.extension().string();
     if (ext == ".pfm") return write_file_atomic(path, pfm_bytes(g), diags);
     return write_file_atomic(path, grey_png_bytes(g), diags);

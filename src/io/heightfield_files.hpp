@@ -14,7 +14,8 @@ namespace tilegen::io {
 
 std::string grey_png_bytes(const Grid<float>& g);
 std::string pfm_bytes(const Grid<float>& g);
-std::optional<Grid<float>> parse_pfm(std::string_view bytes, const std::string& name, Diagnostics& diags);
+std::optional<Grid<float>> parse_pfm(std::string_view bytes, const std::string& name,
+                                     Diagnostics& diags);
 
 // Writes by extension (.png or .pfm), atomically.
 bool write_heightfield(const std::filesystem::path& path, const Grid<float>& g, Diagnostics& diags);

@@ -18,14 +18,19 @@ namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-// Chunk sizes. The bytes never depend on them (nor on the thread count): they only bound the memory in flight.
-constexpr std::size_t kCsvChunkCells = std::size_t{1} << 16; // csv: max(1, this / width) rows per chunk
-constexpr std::size_t kBase64ChunkCells = 3 * 21845;         // base64: 3 gids = 12 bytes = 16 characters
-constexpr std::size_t kStreamBytes = std::size_t{1} << 18;   // compressor input slices and output buffers
+// Chunk sizes. The bytes never depend on them (nor on the thread count): they only bound the memory
+// in flight.
+constexpr std::size_t kCsvChunkCells = std::size_t{1}
+                                       << 16;        // csv: max(1, this / width) rows per chunk
+constexpr std::size_t kBase64ChunkCells = 3 * 21845; // base64: 3 gids = 12 bytes = 16 characters
+constexpr std::size_t kStreamBytes = std::size_t{1}
+                                     << 18; // compressor input slices and output buffers
 
-// ------------------------------------------------------------------------------------------ integer formatting
+// ------------------------------------------------------------------------------------------
+// integer formatting
 
-// "0," .. "4095,": the decimal text and a comma in bytes 0..6, its length in byte 7. Copied 8 bytes at a time.
+// "0," .. "4095,": the decimal text and a comma in bytes 0..6, its length in byte 7. Copied 8 bytes
+// at a time.
 constexpr Gid kSmallGids = 4096;
 using SmallText = std::array<std::array<char, 8>, kSmallGids>;
 constexpr SmallText make_small_text() {
@@ -38,7 +43,8 @@ constexpr SmallText make_small_text() {
             digits[n++] = static_cast<char>('0' + x % 10);
             x /= 10;
         } while (x > 0);
-        for (int i = 0; i < n; ++i) t[v][static_cast<std::size_t>(i)] = digits[n - 1 - i];
+        for (int i = 0; i < n; ++i)
+            t[v][static_cast<std::size_t>(i)] = digits[n - 1 - i];
         t[v][static_cast<std::size_t>(n)] = ',';
         t[v][7] = static_cast<char>(n + 1);
     }
@@ -46,7 +52,8 @@ constexpr SmallText make_small_text() {
 }
 constexpr SmallText kSmallText = make_small_text();
 
-// Writes the gid's decimal text and a comma; may store up to 8 bytes past the start (detail::kChunkSlack).
+// Writes the gid's decimal text and a comma; may store up to 8 bytes past the start
+// (detail::kChunkSlack).
 inline char* put_gid_comma(char* p, Gid v) {
     if (v < kSmallGids) {
         std::memcpy(p, kSmallText[v].data(), 8);
@@ -57,26 +64,31 @@ inline char* put_gid_comma(char* p, Gid v) {
     return p;
 }
 
-// Rows [r0, r1) of the csv text: gids separated by commas (none after the layer's last gid) and, with
-// `newlines`, a newline after every complete row. Needs room for 11 bytes per cell and 1 per row.
-char* csv_rows(char* p, std::span<const Gid> gids, std::size_t width, std::size_t r0, std::size_t r1, bool newlines) {
+// Rows [r0, r1) of the csv text: gids separated by commas (none after the layer's last gid) and,
+// with `newlines`, a newline after every complete row. Needs room for 11 bytes per cell and 1 per
+// row.
+char* csv_rows(char* p, std::span<const Gid> gids, std::size_t width, std::size_t r0,
+               std::size_t r1, bool newlines) {
     const std::size_t n = gids.size();
     const Gid* g = gids.data();
     for (std::size_t r = r0; r < r1; ++r) {
         const std::size_t begin = r * width, end = std::min(n, begin + width);
-        for (std::size_t i = begin; i < end; ++i) p = put_gid_comma(p, g[i]);
+        for (std::size_t i = begin; i < end; ++i)
+            p = put_gid_comma(p, g[i]);
         if (end == n) --p; // no comma after the last gid
         if (newlines && end - begin == width) *p++ = '\n';
     }
     return p;
 }
 
-// ---------------------------------------------------------------------------------------------------- base64
+// ----------------------------------------------------------------------------------------------------
+// base64
 
 // n bytes, n a multiple of 3, to n / 3 * 4 characters.
 inline char* base64_triples(char* p, const unsigned char* in, std::size_t n) {
     for (std::size_t i = 0; i + 2 < n; i += 3) {
-        const std::uint32_t v = (std::uint32_t{in[i]} << 16) | (std::uint32_t{in[i + 1]} << 8) | in[i + 2];
+        const std::uint32_t v =
+            (std::uint32_t{in[i]} << 16) | (std::uint32_t{in[i + 1]} << 8) | in[i + 2];
         p[0] = kAlphabet[(v >> 18) & 63];
         p[1] = kAlphabet[(v >> 12) & 63];
         p[2] = kAlphabet[(v >> 6) & 63];
@@ -102,10 +114,12 @@ char* base64_chars(char* p, const unsigned char* in, std::size_t n) {
 }
 
 inline void little_endian(Gid g, unsigned char* out) {
-    for (int b = 0; b < 4; ++b) out[b] = static_cast<unsigned char>((g >> (8 * b)) & 0xff);
+    for (int b = 0; b < 4; ++b)
+        out[b] = static_cast<unsigned char>((g >> (8 * b)) & 0xff);
 }
 
-// Base64 of the little-endian bytes of `count` gids; count is a multiple of 3 except in the layer's last chunk.
+// Base64 of the little-endian bytes of `count` gids; count is a multiple of 3 except in the layer's
+// last chunk.
 char* base64_gids(char* p, const Gid* g, std::size_t count) {
     unsigned char bytes[12];
     std::size_t i = 0;
@@ -121,11 +135,12 @@ char* base64_gids(char* p, const Gid* g, std::size_t count) {
     return base64_chars(p, bytes, rest * 4);
 }
 
-// Base64 of a byte stream that arrives in pieces of any length (compressor output), written to the sink in
-// blocks; finish() pads the end.
+// Base64 of a byte stream that arrives in pieces of any length (compressor output), written to the
+// sink in blocks; finish() pads the end.
 class Base64Stream {
-public:
-    explicit Base64Stream(ByteSink& sink) : sink_(sink), out_(std::make_unique_for_overwrite<char[]>(kStreamBytes)) {}
+  public:
+    explicit Base64Stream(ByteSink& sink)
+        : sink_(sink), out_(std::make_unique_for_overwrite<char[]>(kStreamBytes)) {}
 
     void put(const unsigned char* in, std::size_t n) {
         while (n > 0) {
@@ -136,7 +151,8 @@ public:
                 }
                 if (held_ == 3) {
                     if (used_ + 4 > kStreamBytes) flush();
-                    used_ = static_cast<std::size_t>(base64_triples(out_.get() + used_, hold_, 3) - out_.get());
+                    used_ = static_cast<std::size_t>(base64_triples(out_.get() + used_, hold_, 3) -
+                                                     out_.get());
                     held_ = 0;
                 }
                 continue;
@@ -146,19 +162,21 @@ public:
                 flush();
                 continue;
             }
-            used_ = static_cast<std::size_t>(base64_triples(out_.get() + used_, in, take) - out_.get());
+            used_ =
+                static_cast<std::size_t>(base64_triples(out_.get() + used_, in, take) - out_.get());
             in += take;
             n -= take;
         }
     }
     void finish() {
         if (used_ + 4 > kStreamBytes) flush();
-        used_ = static_cast<std::size_t>(base64_chars(out_.get() + used_, hold_, held_) - out_.get());
+        used_ =
+            static_cast<std::size_t>(base64_chars(out_.get() + used_, hold_, held_) - out_.get());
         held_ = 0;
         flush();
     }
 
-private:
+  private:
     void flush() {
         if (used_ > 0) sink_.write({out_.get(), used_});
         used_ = 0;
@@ -169,23 +187,26 @@ private:
     unsigned char hold_[3]{};
 };
 
-// ----------------------------------------------------------------------------------------------- compression
+// -----------------------------------------------------------------------------------------------
+// compression
 
-// Bytes [pos, pos + n) of the gids' little-endian bytes (pos and n multiples of 4): the gids' own memory on
-// little-endian machines, else converted into `scratch`.
+// Bytes [pos, pos + n) of the gids' little-endian bytes (pos and n multiples of 4): the gids' own
+// memory on little-endian machines, else converted into `scratch`.
 const unsigned char* little_endian_slice(std::span<const Gid> gids, std::size_t pos, std::size_t n,
                                          std::vector<unsigned char>& scratch) {
     if constexpr (std::endian::native == std::endian::little) {
         return reinterpret_cast<const unsigned char*>(gids.data()) + pos;
     } else {
         scratch.resize(n);
-        for (std::size_t k = 0; k < n / 4; ++k) little_endian(gids[pos / 4 + k], scratch.data() + 4 * k);
+        for (std::size_t k = 0; k < n / 4; ++k)
+            little_endian(gids[pos / 4 + k], scratch.data() + 4 * k);
         return scratch.data();
     }
 }
 
-// zlib (windowBits 15) or gzip (windowBits 31) deflate at level 6, fed in slices: the output does not depend on
-// how the input is sliced, so it is the one a single deflate call over everything makes.
+// zlib (windowBits 15) or gzip (windowBits 31) deflate at level 6, fed in slices: the output does
+// not depend on how the input is sliced, so it is the one a single deflate call over everything
+// makes.
 void deflate_to(Base64Stream& out, std::span<const Gid> gids, bool gzip) {
     z_stream z{};
     deflateInit2(&z, 6, Z_DEFLATED, gzip ? 31 : 15, 8, Z_DEFAULT_STRATEGY);
@@ -199,7 +220,8 @@ void deflate_to(Base64Stream& out, std::span<const Gid> gids, bool gzip) {
         z.avail_in = static_cast<uInt>(n);
         pos += n;
         const int flush = pos == total ? Z_FINISH : Z_NO_FLUSH;
-        do { // until deflate leaves room in the buffer: then it has taken all input (and, finishing, ended)
+        do { // until deflate leaves room in the buffer: then it has taken all input (and,
+             // finishing, ended)
             z.next_out = buffer.get();
             z.avail_out = static_cast<uInt>(kStreamBytes);
             deflate(&z, flush);
@@ -209,15 +231,17 @@ void deflate_to(Base64Stream& out, std::span<const Gid> gids, bool gzip) {
     deflateEnd(&z);
 }
 
-// zstd at level 1, the frame ZSTD_compress makes (content size in the header). Streamed out with the input read
-// in place (ZSTD_c_stableInBuffer): zstd then sees the input as ZSTD_compress does, so the bytes are the same
-// (copied through zstd's own input buffer they differ by a few bytes). Without that option: one ZSTD_compress.
+// zstd at level 1, the frame ZSTD_compress makes (content size in the header). Streamed out with
+// the input read in place (ZSTD_c_stableInBuffer): zstd then sees the input as ZSTD_compress does,
+// so the bytes are the same (copied through zstd's own input buffer they differ by a few bytes).
+// Without that option: one ZSTD_compress.
 void zstd_to(Base64Stream& out, std::span<const Gid> gids) {
     std::vector<unsigned char> copy;
     const std::size_t size = gids.size() * 4;
     const unsigned char* src = little_endian_slice(gids, 0, size, copy);
     ZSTD_CCtx* cctx = ZSTD_createCCtx();
-    const bool stream = cctx && !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1)) &&
+    const bool stream = cctx &&
+                        !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1)) &&
                         !ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(cctx, size)) &&
                         !ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_stableInBuffer, 1));
     if (stream) {
@@ -231,14 +255,16 @@ void zstd_to(Base64Stream& out, std::span<const Gid> gids) {
         } while (left != 0 && !ZSTD_isError(left));
     } else {
         const std::size_t bound = ZSTD_compressBound(size);
-        const auto packed = std::make_unique_for_overwrite<unsigned char[]>(bound); // pages touched as written
+        const auto packed =
+            std::make_unique_for_overwrite<unsigned char[]>(bound); // pages touched as written
         const std::size_t n = ZSTD_compress(packed.get(), bound, src, size, 1);
         if (!ZSTD_isError(n)) out.put(packed.get(), n);
     }
     ZSTD_freeCCtx(cctx);
 }
 
-// Inflates in 1 MiB steps, so memory follows the data actually there, never more than `expected` bytes.
+// Inflates in 1 MiB steps, so memory follows the data actually there, never more than `expected`
+// bytes.
 std::optional<std::string> inflate_bytes(std::string_view in, std::size_t expected) {
     z_stream z{};
     if (inflateInit2(&z, 15 + 32) != Z_OK) return std::nullopt; // +32: zlib or gzip header
@@ -263,34 +289,42 @@ std::optional<std::string> inflate_bytes(std::string_view in, std::size_t expect
     return out;
 }
 
-// --------------------------------------------------------------------------------------------- chunked output
+// ---------------------------------------------------------------------------------------------
+// chunked output
 
-// The layer data: TMX <data> text, or with `json` the TMJ "data" value (csv as [..] without newlines, base64
-// in quotes without the newlines).
-void write_layer_data(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e, int threads, bool json) {
+// The layer data: TMX <data> text, or with `json` the TMJ "data" value (csv as [..] without
+// newlines, base64 in quotes without the newlines).
+void write_layer_data(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e,
+                      int threads, bool json) {
     const std::size_t n = gids.size();
     const std::size_t w = width > 0 ? static_cast<std::size_t>(width) : std::max<std::size_t>(n, 1);
     if (e == LayerEncoding::csv) {
         sink.write(json ? "[" : "\n");
         const std::size_t rows = (n + w - 1) / w;
         const std::size_t per = std::max<std::size_t>(1, kCsvChunkCells / w); // rows per chunk
-        detail::write_chunks_in_order(sink, (rows + per - 1) / per, per * w * 11 + per, threads, [&](std::size_t i, char* p) {
-            return csv_rows(p, gids, w, i * per, std::min(rows, (i + 1) * per), !json);
-        });
-        if (json) sink.write("]"); // the text ends with the last row (and its newline when the row is complete)
+        detail::write_chunks_in_order(
+            sink, (rows + per - 1) / per, per * w * 11 + per, threads, [&](std::size_t i, char* p) {
+                return csv_rows(p, gids, w, i * per, std::min(rows, (i + 1) * per), !json);
+            });
+        if (json)
+            sink.write(
+                "]"); // the text ends with the last row (and its newline when the row is complete)
         return;
     }
     sink.write(json ? "\"" : "\n");
     if (e == LayerEncoding::base64) {
-        detail::write_chunks_in_order(sink, (n + kBase64ChunkCells - 1) / kBase64ChunkCells, kBase64ChunkCells / 3 * 16, threads,
-                     [&](std::size_t i, char* p) {
-                         const std::size_t begin = i * kBase64ChunkCells;
-                         return base64_gids(p, gids.data() + begin, std::min(kBase64ChunkCells, n - begin));
-                     });
+        detail::write_chunks_in_order(
+            sink, (n + kBase64ChunkCells - 1) / kBase64ChunkCells, kBase64ChunkCells / 3 * 16,
+            threads, [&](std::size_t i, char* p) {
+                const std::size_t begin = i * kBase64ChunkCells;
+                return base64_gids(p, gids.data() + begin, std::min(kBase64ChunkCells, n - begin));
+            });
     } else {
         Base64Stream out(sink);
-        if (e == LayerEncoding::base64_zstd) zstd_to(out, gids);
-        else deflate_to(out, gids, e == LayerEncoding::base64_gzip);
+        if (e == LayerEncoding::base64_zstd)
+            zstd_to(out, gids);
+        else
+            deflate_to(out, gids, e == LayerEncoding::base64_gzip);
         out.finish();
     }
     sink.write(json ? "\"" : "\n");
@@ -307,23 +341,34 @@ std::optional<LayerEncoding> parse_layer_encoding(std::string_view name) {
 
 const char* layer_encoding_name(LayerEncoding e) {
     switch (e) {
-    case LayerEncoding::csv: return "csv";
-    case LayerEncoding::base64: return "base64";
-    case LayerEncoding::base64_zlib: return "base64+zlib";
-    case LayerEncoding::base64_gzip: return "base64+gzip";
-    case LayerEncoding::base64_zstd: return "base64+zstd";
+    case LayerEncoding::csv:
+        return "csv";
+    case LayerEncoding::base64:
+        return "base64";
+    case LayerEncoding::base64_zlib:
+        return "base64+zlib";
+    case LayerEncoding::base64_gzip:
+        return "base64+gzip";
+    case LayerEncoding::base64_zstd:
+        return "base64+zstd";
     }
     return "csv";
 }
 
-const char* tmx_encoding_attribute(LayerEncoding e) { return e == LayerEncoding::csv ? "csv" : "base64"; }
+const char* tmx_encoding_attribute(LayerEncoding e) {
+    return e == LayerEncoding::csv ? "csv" : "base64";
+}
 
 const char* tmx_compression_attribute(LayerEncoding e) {
     switch (e) {
-    case LayerEncoding::base64_zlib: return "zlib";
-    case LayerEncoding::base64_gzip: return "gzip";
-    case LayerEncoding::base64_zstd: return "zstd";
-    default: return "";
+    case LayerEncoding::base64_zlib:
+        return "zlib";
+    case LayerEncoding::base64_gzip:
+        return "gzip";
+    case LayerEncoding::base64_zstd:
+        return "zstd";
+    default:
+        return "";
     }
 }
 
@@ -363,18 +408,22 @@ std::string encode_layer(std::span<const Gid> gids, int width, LayerEncoding e, 
     return std::move(sink.text);
 }
 
-void write_layer(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e, int threads) {
+void write_layer(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e,
+                 int threads) {
     write_layer_data(sink, gids, width, e, threads, false);
 }
 
-void write_layer_json(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e, int threads) {
+void write_layer_json(ByteSink& sink, std::span<const Gid> gids, int width, LayerEncoding e,
+                      int threads) {
     write_layer_data(sink, gids, width, e, threads, true);
 }
 
 std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_view encoding,
-                                             std::string_view compression, std::size_t expected, std::string& error) {
+                                             std::string_view compression, std::size_t expected,
+                                             std::string& error) {
     std::vector<Gid> gids;
-    gids.reserve(std::min(expected, text.size() / 2 + 1)); // what the text can hold, not what it claims
+    gids.reserve(
+        std::min(expected, text.size() / 2 + 1)); // what the text can hold, not what it claims
     if (encoding == "csv") {
         if (!compression.empty()) {
             error = "csv data cannot be compressed";
@@ -382,7 +431,9 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
         }
         std::size_t i = 0;
         while (i < text.size()) {
-            while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+            while (i < text.size() &&
+                   (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
+                ++i;
             if (i >= text.size()) break;
             std::uint64_t v = 0;
             auto [p, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
@@ -392,7 +443,9 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
             }
             gids.push_back(static_cast<Gid>(v));
             i = static_cast<std::size_t>(p - text.data());
-            while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+            while (i < text.size() &&
+                   (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t'))
+                ++i;
             if (i < text.size()) {
                 if (text[i] != ',') {
                     error = "csv data has '" + std::string(1, text[i]) + "' where a comma belongs";
@@ -425,13 +478,15 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
                 return std::nullopt;
             }
             raw.assign(expected * 4, '\0');
-            const std::size_t n = ZSTD_decompress(raw.data(), raw.size(), bytes->data(), bytes->size());
+            const std::size_t n =
+                ZSTD_decompress(raw.data(), raw.size(), bytes->data(), bytes->size());
             if (ZSTD_isError(n) || n != expected * 4) {
                 error = "zstd data is corrupt or has the wrong size";
                 return std::nullopt;
             }
         } else {
-            error = "unknown compression '" + std::string(compression) + "' (expected zlib, gzip or zstd)";
+            error = "unknown compression '" + std::string(compression) +
+                    "' (expected zlib, gzip or zstd)";
             return std::nullopt;
         }
         if (raw.size() % 4 != 0) {
@@ -440,16 +495,22 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
         }
         for (std::size_t i = 0; i < raw.size(); i += 4) {
             Gid v = 0;
-            for (int b = 0; b < 4; ++b) v |= static_cast<Gid>(static_cast<std::uint8_t>(raw[i + static_cast<std::size_t>(b)])) << (8 * b);
+            for (int b = 0; b < 4; ++b)
+                v |= static_cast<Gid>(
+                         static_cast<std::uint8_t>(raw[i + static_cast<std::size_t>(b)]))
+                     << (8 * b);
             gids.push_back(v);
         }
     } else {
-        error = encoding.empty() ? "tile data without an encoding (XML <tile> elements) is not supported; save as CSV"
-                                 : "unknown encoding '" + std::string(encoding) + "' (expected csv or base64)";
+        error = encoding.empty()
+                    ? "tile data without an encoding (XML <tile> elements) is not supported; save "
+                      "as CSV"
+                    : "unknown encoding '" + std::string(encoding) + "' (expected csv or base64)";
         return std::nullopt;
     }
     if (gids.size() != expected) {
-        error = "layer data has " + std::to_string(gids.size()) + " tiles, expected " + std::to_string(expected);
+        error = "layer data has " + std::to_string(gids.size()) + " tiles, expected " +
+                std::to_string(expected);
         return std::nullopt;
     }
     return gids;

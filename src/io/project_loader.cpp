@@ -19,7 +19,8 @@ fs::path beside(const fs::path& base_file, const std::string& relative) {
 }
 
 // Re-points diagnostics that name `path` with no position to the position that referenced it.
-void attribute(Diagnostics& diags, std::size_t from, const std::string& file, int line, int column) {
+void attribute(Diagnostics& diags, std::size_t from, const std::string& file, int line,
+               int column) {
     for (std::size_t i = from; i < diags.size(); ++i)
         if (diags[i].line == 0) {
             diags[i].message = diags[i].file + ": " + diags[i].message;
@@ -31,9 +32,10 @@ void attribute(Diagnostics& diags, std::size_t from, const std::string& file, in
 } // namespace
 
 namespace {
-// Reads through `files` and folds every file's bytes into a hash, so a map can name exactly what made it.
+// Reads through `files` and folds every file's bytes into a hash, so a map can name exactly what
+// made it.
 class HashingReader final : public FileSource {
-public:
+  public:
     explicit HashingReader(const FileSource& files) : files_(files) {}
     std::optional<std::string> read(const fs::path& path, Diagnostics& diags) const override {
         auto bytes = files_.read(path, diags);
@@ -44,14 +46,15 @@ public:
     std::uint64_t hash() const { return hash_; }
     const std::vector<std::string>& paths() const { return paths_; }
 
-private:
+  private:
     const FileSource& files_;
     mutable std::uint64_t hash_ = 0x74696c6567656eull; // "tilegen"
     mutable std::vector<std::string> paths_;
 };
 } // namespace
 
-std::optional<Project> load_project(const fs::path& recipe_path, const FileSource& source, Diagnostics& diags) {
+std::optional<Project> load_project(const fs::path& recipe_path, const FileSource& source,
+                                    Diagnostics& diags) {
     const std::size_t before = diags.size();
     HashingReader files(source);
     auto recipe_text = files.read(recipe_path, diags);
@@ -70,14 +73,18 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
     {
         std::size_t mark = diags.size();
         auto text = files.read(manifest_path, diags);
-        attribute(diags, mark, recipe_name, project.recipe.tileset.position.line, project.recipe.tileset.position.column);
+        attribute(diags, mark, recipe_name, project.recipe.tileset.position.line,
+                  project.recipe.tileset.position.column);
         if (text) {
-            if (auto manifest = parse_tileset_manifest(*text, manifest_path.generic_string(), diags)) {
+            if (auto manifest =
+                    parse_tileset_manifest(*text, manifest_path.generic_string(), diags)) {
                 const fs::path image_path = beside(manifest_path, manifest->image);
                 mark = diags.size();
                 std::optional<Image> image;
-                if (auto bytes = files.read(image_path, diags)) image = decode_image(*bytes, image_path.generic_string(), diags);
-                attribute(diags, mark, manifest_path.generic_string(), manifest->image_line, manifest->image_col);
+                if (auto bytes = files.read(image_path, diags))
+                    image = decode_image(*bytes, image_path.generic_string(), diags);
+                attribute(diags, mark, manifest_path.generic_string(), manifest->image_line,
+                          manifest->image_col);
                 if (image) tileset = make_tileset(std::move(*manifest), std::move(*image), diags);
             }
         }
@@ -95,8 +102,10 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
                 const fs::path image_path = beside(sheet_path, sheet->image_path);
                 mark = diags.size();
                 std::optional<Image> image;
-                if (auto bytes = files.read(image_path, diags)) image = decode_image(*bytes, image_path.generic_string(), diags);
-                attribute(diags, mark, sheet_path.generic_string(), sheet->image_line, sheet->image_column);
+                if (auto bytes = files.read(image_path, diags))
+                    image = decode_image(*bytes, image_path.generic_string(), diags);
+                attribute(diags, mark, sheet_path.generic_string(), sheet->image_line,
+                          sheet->image_column);
                 if (image && tileset &&
                     attach_sprite_image(*sheet, std::move(*image), tileset->manifest.tile_width,
                                         tileset->manifest.tile_height, diags))
@@ -107,7 +116,8 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
             for (const std::string& name : rule.sprites)
                 if (project.sprites && !project.sprites->find(name))
                     diags.push_back(error_at(recipe_name, rule.line, rule.column,
-                                             "[[objects]] sprite '" + name + "' is not in " + sheet_path.generic_string()));
+                                             "[[objects]] sprite '" + name + "' is not in " +
+                                                 sheet_path.generic_string()));
     }
 
     // Rule files, in recipe order.
@@ -118,7 +128,8 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
         attribute(diags, mark, recipe_name, ref.position.line, ref.position.column);
         if (!text) continue;
         auto rules = parse_rules(*text, path.generic_string(), project.symbols, diags);
-        for (Rule& r : rules) project.rules.push_back(std::move(r));
+        for (Rule& r : rules)
+            project.rules.push_back(std::move(r));
     }
 
     if (project.rules.empty() && !has_errors(diags) && !project.recipe.rules.files.empty()) {
@@ -137,7 +148,8 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
                 if (tileset && !tileset->index_of.contains(target.name)) {
                     std::string hint;
                     for (const auto& [name, index] : tileset->index_of)
-                        if (name.starts_with(target.name.substr(0, std::min<std::size_t>(target.name.size(), 4)))) {
+                        if (name.starts_with(target.name.substr(
+                                0, std::min<std::size_t>(target.name.size(), 4)))) {
                             hint = " (did you mean '" + name + "'?)";
                             break;
                         }
@@ -157,11 +169,12 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
                 if (!image) continue;
                 if (tileset && (image->width() != tileset->manifest.tile_width ||
                                 image->height() != tileset->manifest.tile_height)) {
-                    diags.push_back(error_at(rule.file, rule.line, target.column,
-                                             "image '" + target.name + "' is " + std::to_string(image->width()) + "x" +
-                                                 std::to_string(image->height()) + " pixels, the tileset's tiles are " +
-                                                 std::to_string(tileset->manifest.tile_width) + "x" +
-                                                 std::to_string(tileset->manifest.tile_height)));
+                    diags.push_back(error_at(
+                        rule.file, rule.line, target.column,
+                        "image '" + target.name + "' is " + std::to_string(image->width()) + "x" +
+                            std::to_string(image->height()) + " pixels, the tileset's tiles are " +
+                            std::to_string(tileset->manifest.tile_width) + "x" +
+                            std::to_string(tileset->manifest.tile_height)));
                     continue;
                 }
                 image_slot[key] = project.images.size();

@@ -1,5 +1,6 @@
-// Loads a Project: the recipe, its rule files, its tileset manifest and image, and every image target,
-// checking each against the others (unknown tiles, symbols, sizes) with diagnostics at line:column.
+// Loads a Project: the recipe, its rule files, its tileset manifest and image, and every image
+// target, checking each against the others (unknown tiles, symbols, sizes) with diagnostics at
+// line:column.
 #pragma once
 
 #include <filesystem>
@@ -11,7 +12,7 @@
 
 namespace tilegen::io {
 
-std::optional<Project> load_project(const std::filesystem::path& recipe_path, const FileSource& files,
-                                    Diagnostics& diags);
+std::optional<Project> load_project(const std::filesystem::path& recipe_path,
+                                    const FileSource& files, Diagnostics& diags);
 
 } // namespace tilegen::io

@@ -9,8 +9,8 @@
 #include "core/json_writer.hpp"
 #include "io/chunked_output.hpp"
 #include "io/files.hpp"
-#include "io/xml_text.hpp"
 #include "io/png.hpp"
+#include "io/xml_text.hpp"
 
 namespace tilegen::io {
 
@@ -26,7 +26,8 @@ std::string number_text(double v) {
 
 std::size_t object_count(const Map& map) {
     std::size_t n = 0;
-    for (const auto& l : map.object_layers) n += l.objects.size();
+    for (const auto& l : map.object_layers)
+        n += l.objects.size();
     return n;
 }
 
@@ -47,11 +48,11 @@ TileFacts facts_of(const Atlas& atlas, int i) {
     return f;
 }
 
-
-// The <object> lines of one object layer, ids from first_id, formatted in chunks of a fixed number of objects on
-// up to `threads` threads. Per sprite, the constant middle of the line (name, gid) is made once.
-void write_tmx_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer, int first_id, int sprite_firstgid,
-                       int threads) {
+// The <object> lines of one object layer, ids from first_id, formatted in chunks of a fixed number
+// of objects on up to `threads` threads. Per sprite, the constant middle of the line (name, gid) is
+// made once.
+void write_tmx_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer, int first_id,
+                       int sprite_firstgid, int threads) {
     constexpr std::size_t kObjectsPerChunk = 4096;
     std::vector<std::string> middle; // `" name="NAME" gid="GID" x="` per sprite
     std::size_t longest = 0;
@@ -60,8 +61,8 @@ void write_tmx_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer,
                          std::to_string(sprite_firstgid + static_cast<int>(s)) + "\" x=\"");
         longest = std::max(longest, middle.back().size());
     }
-    const std::string tail = "\" width=\"" + std::to_string(map.sprites.sprite_width) + "\" height=\"" +
-                             std::to_string(map.sprites.sprite_height) + "\"/>\n";
+    const std::string tail = "\" width=\"" + std::to_string(map.sprites.sprite_width) +
+                             "\" height=\"" + std::to_string(map.sprites.sprite_height) + "\"/>\n";
     constexpr std::string_view head = "  <object id=\"", y = "\" y=\"";
     const std::size_t line_bound = head.size() + 11 + longest + 11 + y.size() + 11 + tail.size();
     const std::vector<MapObject>& objects = layer.objects;
@@ -70,9 +71,10 @@ void write_tmx_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer,
         return p + text.size();
     };
     detail::write_chunks_in_order(
-        sink, (objects.size() + kObjectsPerChunk - 1) / kObjectsPerChunk, kObjectsPerChunk * line_bound, threads,
-        [&](std::size_t chunk, char* p) {
-            const std::size_t begin = chunk * kObjectsPerChunk, end = std::min(objects.size(), begin + kObjectsPerChunk);
+        sink, (objects.size() + kObjectsPerChunk - 1) / kObjectsPerChunk,
+        kObjectsPerChunk * line_bound, threads, [&](std::size_t chunk, char* p) {
+            const std::size_t begin = chunk * kObjectsPerChunk,
+                              end = std::min(objects.size(), begin + kObjectsPerChunk);
             for (std::size_t i = begin; i < end; ++i) {
                 const MapObject& o = objects[i];
                 p = put(p, head);
@@ -89,7 +91,9 @@ void write_tmx_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer,
 
 } // namespace
 
-bool has_objects(const Map& map) { return object_count(map) > 0; }
+bool has_objects(const Map& map) {
+    return object_count(map) > 0;
+}
 
 TmxBundlePaths tmx_bundle_paths(const std::filesystem::path& map_path) {
     TmxBundlePaths p;
@@ -109,24 +113,30 @@ TmxBundlePaths tmx_bundle_paths(const std::filesystem::path& map_path) {
     return p;
 }
 
-// ---------------------------------------------------------------------------------------------------- TMX / TSX
+// ----------------------------------------------------------------------------------------------------
+// TMX / TSX
 
 std::string tsx_text(const Atlas& atlas, const std::string& name, const std::string& image_file) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += "<tileset version=\"1.8\" tiledversion=\"1.8.2\" name=\"" + xml_escape(name) + "\" tilewidth=\"" +
-           std::to_string(atlas.tile_width) + "\" tileheight=\"" + std::to_string(atlas.tile_height) +
-           "\" tilecount=\"" + std::to_string(atlas.tile_count()) + "\" columns=\"" + std::to_string(atlas.columns) +
+    out += "<tileset version=\"1.8\" tiledversion=\"1.8.2\" name=\"" + xml_escape(name) +
+           "\" tilewidth=\"" + std::to_string(atlas.tile_width) + "\" tileheight=\"" +
+           std::to_string(atlas.tile_height) + "\" tilecount=\"" +
+           std::to_string(atlas.tile_count()) + "\" columns=\"" + std::to_string(atlas.columns) +
            "\">\n";
-    out += " <image source=\"" + xml_escape(image_file) + "\" width=\"" + std::to_string(atlas.image.width()) +
-           "\" height=\"" + std::to_string(atlas.image.height()) + "\"/>\n";
+    out += " <image source=\"" + xml_escape(image_file) + "\" width=\"" +
+           std::to_string(atlas.image.width()) + "\" height=\"" +
+           std::to_string(atlas.image.height()) + "\"/>\n";
     for (int i = 0; i < atlas.tile_count(); ++i) {
         const TileFacts f = facts_of(atlas, i);
         if (!f.any()) continue;
         out += " <tile id=\"" + std::to_string(i) + "\"";
         if (f.probability != 1) out += " probability=\"" + number_text(f.probability) + "\"";
         out += ">\n  <properties>\n";
-        if (!f.name.empty()) out += "   <property name=\"name\" value=\"" + xml_escape(f.name) + "\"/>\n";
-        if (f.terrain) out += "   <property name=\"terrain\" value=\"" + xml_escape(std::string(1, f.terrain)) + "\"/>\n";
+        if (!f.name.empty())
+            out += "   <property name=\"name\" value=\"" + xml_escape(f.name) + "\"/>\n";
+        if (f.terrain)
+            out += "   <property name=\"terrain\" value=\"" +
+                   xml_escape(std::string(1, f.terrain)) + "\"/>\n";
         out += "  </properties>\n </tile>\n";
     }
     if (!atlas.wang.empty()) {
@@ -134,14 +144,15 @@ std::string tsx_text(const Atlas& atlas, const std::string& name, const std::str
         for (std::size_t c = 0; c < atlas.wang_colors.size(); ++c) {
             char rgb[8];
             std::snprintf(rgb, sizeof rgb, "#%06x", atlas.wang_rgb[c]);
-            out += "   <wangcolor name=\"" + xml_escape(atlas.wang_colors[c]) + "\" color=\"" + rgb +
-                   "\" tile=\"-1\" probability=\"1\"/>\n";
+            out += "   <wangcolor name=\"" + xml_escape(atlas.wang_colors[c]) + "\" color=\"" +
+                   rgb + "\" tile=\"-1\" probability=\"1\"/>\n";
         }
         for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
             const auto& id = atlas.wang[t];
             if (id[0] == 0) continue;
             out += "   <wangtile tileid=\"" + std::to_string(t) + "\" wangid=\"";
-            for (int k = 0; k < 8; ++k) out += (k ? "," : "") + std::to_string(id[static_cast<std::size_t>(k)]);
+            for (int k = 0; k < 8; ++k)
+                out += (k ? "," : "") + std::to_string(id[static_cast<std::size_t>(k)]);
             out += "\"/>\n";
         }
         out += "  </wangset>\n </wangsets>\n";
@@ -150,33 +161,40 @@ std::string tsx_text(const Atlas& atlas, const std::string& name, const std::str
     return out;
 }
 
-std::string sprites_tsx_text(const SpriteAtlas& sprites, const std::string& name, const std::string& image_file) {
+std::string sprites_tsx_text(const SpriteAtlas& sprites, const std::string& name,
+                             const std::string& image_file) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += "<tileset version=\"1.8\" tiledversion=\"1.8.2\" name=\"" + xml_escape(name) + "\" tilewidth=\"" +
-           std::to_string(sprites.sprite_width) + "\" tileheight=\"" + std::to_string(sprites.sprite_height) +
-           "\" tilecount=\"" + std::to_string(sprites.sprite_count()) + "\" columns=\"" +
+    out += "<tileset version=\"1.8\" tiledversion=\"1.8.2\" name=\"" + xml_escape(name) +
+           "\" tilewidth=\"" + std::to_string(sprites.sprite_width) + "\" tileheight=\"" +
+           std::to_string(sprites.sprite_height) + "\" tilecount=\"" +
+           std::to_string(sprites.sprite_count()) + "\" columns=\"" +
            std::to_string(sprites.columns) + "\" objectalignment=\"bottomleft\">\n";
-    out += " <image source=\"" + xml_escape(image_file) + "\" width=\"" + std::to_string(sprites.image.width()) +
-           "\" height=\"" + std::to_string(sprites.image.height()) + "\"/>\n";
+    out += " <image source=\"" + xml_escape(image_file) + "\" width=\"" +
+           std::to_string(sprites.image.width()) + "\" height=\"" +
+           std::to_string(sprites.image.height()) + "\"/>\n";
     for (int i = 0; i < sprites.sprite_count(); ++i) {
         const std::string& n = sprites.names[static_cast<std::size_t>(i)];
         if (n.empty()) continue;
-        out += " <tile id=\"" + std::to_string(i) + "\">\n  <properties>\n   <property name=\"name\" value=\"" +
-               xml_escape(n) + "\"/>\n  </properties>\n </tile>\n";
+        out += " <tile id=\"" + std::to_string(i) +
+               "\">\n  <properties>\n   <property name=\"name\" value=\"" + xml_escape(n) +
+               "\"/>\n  </properties>\n </tile>\n";
     }
     out += "</tileset>\n";
     return out;
 }
 
-void write_tmx(ByteSink& sink, const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file,
-               const MapOutputOptions& options) {
-    // Small pieces gather in `out`, which goes to the sink before each layer's data and each layer's objects.
+void write_tmx(ByteSink& sink, const Map& map, const std::string& tsx_file,
+               const std::string& objects_tsx_file, const MapOutputOptions& options) {
+    // Small pieces gather in `out`, which goes to the sink before each layer's data and each
+    // layer's objects.
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += "<map version=\"1.8\" tiledversion=\"1.8.2\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"" +
-           std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) + "\" tilewidth=\"" +
-           std::to_string(map.atlas.tile_width) + "\" tileheight=\"" + std::to_string(map.atlas.tile_height) +
-           "\" infinite=\"0\" nextlayerid=\"" + std::to_string(map.layers.size() + map.object_layers.size() + 1) +
-           "\" nextobjectid=\"" + std::to_string(object_count(map) + 1) + "\">\n";
+    out += "<map version=\"1.8\" tiledversion=\"1.8.2\" orientation=\"orthogonal\" "
+           "renderorder=\"right-down\" width=\"" +
+           std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) +
+           "\" tilewidth=\"" + std::to_string(map.atlas.tile_width) + "\" tileheight=\"" +
+           std::to_string(map.atlas.tile_height) + "\" infinite=\"0\" nextlayerid=\"" +
+           std::to_string(map.layers.size() + map.object_layers.size() + 1) + "\" nextobjectid=\"" +
+           std::to_string(object_count(map) + 1) + "\">\n";
     if (!map.properties.empty()) {
         out += " <properties>\n";
         for (const auto& p : map.properties) {
@@ -194,8 +212,9 @@ void write_tmx(ByteSink& sink, const Map& map, const std::string& tsx_file, cons
                xml_escape(objects_tsx_file) + "\"/>\n";
     int id = 1;
     for (const TileLayer& layer : map.layers) {
-        out += " <layer id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) + "\" width=\"" +
-               std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) + "\">\n";
+        out += " <layer id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) +
+               "\" width=\"" + std::to_string(map.width) + "\" height=\"" +
+               std::to_string(map.height) + "\">\n";
         out += "  <data encoding=\"" + std::string(tmx_encoding_attribute(options.encoding)) + "\"";
         const std::string compression = tmx_compression_attribute(options.encoding);
         if (!compression.empty()) out += " compression=\"" + compression + "\"";
@@ -209,8 +228,8 @@ void write_tmx(ByteSink& sink, const Map& map, const std::string& tsx_file, cons
     for (const ObjectLayer& layer : map.object_layers) {
         if (!objects) break;
         // draworder "index": Tiled draws in file order, which is tilegen's y-order.
-        out += " <objectgroup id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) +
-               "\" draworder=\"index\">\n";
+        out += " <objectgroup id=\"" + std::to_string(id++) + "\" name=\"" +
+               xml_escape(layer.name) + "\" draworder=\"index\">\n";
         sink.write(out);
         out.clear();
         write_tmx_objects(sink, map, layer, object_id, sprite_firstgid, options.threads);
@@ -221,14 +240,15 @@ void write_tmx(ByteSink& sink, const Map& map, const std::string& tsx_file, cons
     sink.write(out);
 }
 
-std::string tmx_text(const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file,
-                     const MapOutputOptions& options) {
+std::string tmx_text(const Map& map, const std::string& tsx_file,
+                     const std::string& objects_tsx_file, const MapOutputOptions& options) {
     StringSink sink;
     write_tmx(sink, map, tsx_file, objects_tsx_file, options);
     return std::move(sink.text);
 }
 
-// ---------------------------------------------------------------------------------------------------- TMJ / TSJ
+// ----------------------------------------------------------------------------------------------------
+// TMJ / TSJ
 
 namespace {
 
@@ -242,8 +262,8 @@ void properties_json(JsonWriter& j, const std::vector<std::pair<std::string, std
     j.end_array();
 }
 
-void tileset_header_json(JsonWriter& j, const std::string& name, const std::string& image, int image_w, int image_h,
-                         int tile_w, int tile_h, int count, int columns) {
+void tileset_header_json(JsonWriter& j, const std::string& name, const std::string& image,
+                         int image_w, int image_h, int tile_w, int tile_h, int count, int columns) {
     j.key("columns").value(columns);
     j.key("image").value(image);
     j.key("imageheight").value(image_h);
@@ -262,8 +282,8 @@ void tileset_header_json(JsonWriter& j, const std::string& name, const std::stri
 std::string tsj_text(const Atlas& atlas, const std::string& name, const std::string& image_file) {
     JsonWriter j;
     j.begin_object();
-    tileset_header_json(j, name, image_file, atlas.image.width(), atlas.image.height(), atlas.tile_width,
-                        atlas.tile_height, atlas.tile_count(), atlas.columns);
+    tileset_header_json(j, name, image_file, atlas.image.width(), atlas.image.height(),
+                        atlas.tile_width, atlas.tile_height, atlas.tile_count(), atlas.columns);
     j.key("tiles").begin_array();
     for (int i = 0; i < atlas.tile_count(); ++i) {
         const TileFacts f = facts_of(atlas, i);
@@ -295,8 +315,13 @@ std::string tsj_text(const Atlas& atlas, const std::string& name, const std::str
         for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
             const auto& id = atlas.wang[t];
             if (id[0] == 0) continue;
-            j.begin_object().key("tileid").value(static_cast<std::uint64_t>(t)).key("wangid").begin_array();
-            for (auto v : id) j.value(static_cast<int>(v));
+            j.begin_object()
+                .key("tileid")
+                .value(static_cast<std::uint64_t>(t))
+                .key("wangid")
+                .begin_array();
+            for (auto v : id)
+                j.value(static_cast<int>(v));
             j.end_array().end_object();
         }
         j.end_array().end_object().end_array();
@@ -305,11 +330,13 @@ std::string tsj_text(const Atlas& atlas, const std::string& name, const std::str
     return j.str() + "\n";
 }
 
-std::string sprites_tsj_text(const SpriteAtlas& sprites, const std::string& name, const std::string& image_file) {
+std::string sprites_tsj_text(const SpriteAtlas& sprites, const std::string& name,
+                             const std::string& image_file) {
     JsonWriter j;
     j.begin_object();
-    tileset_header_json(j, name, image_file, sprites.image.width(), sprites.image.height(), sprites.sprite_width,
-                        sprites.sprite_height, sprites.sprite_count(), sprites.columns);
+    tileset_header_json(j, name, image_file, sprites.image.width(), sprites.image.height(),
+                        sprites.sprite_width, sprites.sprite_height, sprites.sprite_count(),
+                        sprites.columns);
     j.key("objectalignment").value("bottomleft");
     j.key("tiles").begin_array();
     for (int i = 0; i < sprites.sprite_count(); ++i) {
@@ -327,10 +354,11 @@ std::string sprites_tsj_text(const SpriteAtlas& sprites, const std::string& name
     return j.str() + "\n";
 }
 
-void write_tmj(ByteSink& sink, const Map& map, const std::string& tsj_file, const std::string& objects_tsj_file,
-               const MapOutputOptions& options) {
-    // The document is built without the layer data: each layer's "data" value is a marker byte (\x01, which
-    // JSON text never holds raw: strings escape it), replaced by the streamed data when the document is written.
+void write_tmj(ByteSink& sink, const Map& map, const std::string& tsj_file,
+               const std::string& objects_tsj_file, const MapOutputOptions& options) {
+    // The document is built without the layer data: each layer's "data" value is a marker byte
+    // (\x01, which JSON text never holds raw: strings escape it), replaced by the streamed data
+    // when the document is written.
     const bool objects = has_objects(map);
     const int sprite_firstgid = map.atlas.tile_count() + 1;
     JsonWriter j;
@@ -392,14 +420,21 @@ void write_tmj(ByteSink& sink, const Map& map, const std::string& tsj_file, cons
     j.key("nextobjectid").value(static_cast<std::uint64_t>(object_count(map) + 1));
     j.key("orientation").value("orthogonal");
     std::vector<std::pair<std::string, std::string>> props;
-    for (const auto& p : map.properties) props.emplace_back(p.name, p.value);
+    for (const auto& p : map.properties)
+        props.emplace_back(p.name, p.value);
     properties_json(j, props);
     j.key("renderorder").value("right-down");
     j.key("tiledversion").value("1.8.2");
     j.key("tileheight").value(map.atlas.tile_height);
     j.key("tilesets").begin_array();
     j.begin_object().key("firstgid").value(1).key("source").value(tsj_file).end_object();
-    if (objects) j.begin_object().key("firstgid").value(sprite_firstgid).key("source").value(objects_tsj_file).end_object();
+    if (objects)
+        j.begin_object()
+            .key("firstgid")
+            .value(sprite_firstgid)
+            .key("source")
+            .value(objects_tsj_file)
+            .end_object();
     j.end_array();
     j.key("tilewidth").value(map.atlas.tile_width);
     j.key("type").value("map");
@@ -418,8 +453,8 @@ void write_tmj(ByteSink& sink, const Map& map, const std::string& tsj_file, cons
     sink.write("\n");
 }
 
-std::string tmj_text(const Map& map, const std::string& tsj_file, const std::string& objects_tsj_file,
-                     const MapOutputOptions& options) {
+std::string tmj_text(const Map& map, const std::string& tsj_file,
+                     const std::string& objects_tsj_file, const MapOutputOptions& options) {
     StringSink sink;
     write_tmj(sink, map, tsj_file, objects_tsj_file, options);
     return std::move(sink.text);
@@ -442,14 +477,19 @@ bool write_tmx_bundle(const Map& map, const std::filesystem::path& map_path, Dia
             return false;
     }
     const std::string image = paths.atlas.filename().string();
-    if (!write_file_atomic(paths.tsx, json ? tsj_text(map.atlas, stem, image) : tsx_text(map.atlas, stem, image), diags))
+    if (!write_file_atomic(
+            paths.tsx, json ? tsj_text(map.atlas, stem, image) : tsx_text(map.atlas, stem, image),
+            diags))
         return false;
-    const std::string tsx = paths.tsx.filename().string(), objects_tsx = paths.objects_tsx.filename().string();
+    const std::string tsx = paths.tsx.filename().string(),
+                      objects_tsx = paths.objects_tsx.filename().string();
     return write_file_atomic(
         paths.tmx,
         [&](ByteSink& sink) {
-            if (json) write_tmj(sink, map, tsx, objects_tsx, options);
-            else write_tmx(sink, map, tsx, objects_tsx, options);
+            if (json)
+                write_tmj(sink, map, tsx, objects_tsx, options);
+            else
+                write_tmx(sink, map, tsx, objects_tsx, options);
         },
         diags);
 }

@@ -9,8 +9,8 @@ namespace {
 
 using Rows = std::array<const char*, BitmapFont::kGlyphHeight>;
 
-// The font: printable ASCII, 5 columns x 8 rows each, drawn for tilegen. Rows 0..6 are the body (capitals,
-// digits, ascenders), row 7 holds descenders (g j p q y , ;) and the underscore.
+// The font: printable ASCII, 5 columns x 8 rows each, drawn for tilegen. Rows 0..6 are the body
+// (capitals, digits, ascenders), row 7 holds descenders (g j p q y , ;) and the underscore.
 // clang-format off
 const Rows kGlyphs[BitmapFont::kLast - BitmapFont::kFirst + 1] = {
     /*   */ {".....", ".....", ".....", ".....", ".....", ".....", ".....", "....."},
@@ -111,8 +111,8 @@ const Rows kGlyphs[BitmapFont::kLast - BitmapFont::kFirst + 1] = {
 };
 // clang-format on
 
-// Texture layout: 16 slots per row, each slot (kAdvance x kGlyphHeight + 1) pixels; slot i holds character
-// kFirst + i; the slot after the last character is solid (for rectangles).
+// Texture layout: 16 slots per row, each slot (kAdvance x kGlyphHeight + 1) pixels; slot i holds
+// character kFirst + i; the slot after the last character is solid (for rectangles).
 constexpr int kSlotW = BitmapFont::kAdvance;
 constexpr int kSlotH = BitmapFont::kGlyphHeight + 1;
 constexpr int kSlotsPerRow = 16;
@@ -128,8 +128,8 @@ void add_quad(sf::VertexArray& quads, sf::Vector2f pos, sf::Vector2f size, sf::V
               sf::Vector2f tex_size, sf::Color colour) {
     quads.append(sf::Vertex(pos, colour, tex));
     quads.append(sf::Vertex({pos.x + size.x, pos.y}, colour, {tex.x + tex_size.x, tex.y}));
-    quads.append(
-        sf::Vertex({pos.x + size.x, pos.y + size.y}, colour, {tex.x + tex_size.x, tex.y + tex_size.y}));
+    quads.append(sf::Vertex({pos.x + size.x, pos.y + size.y}, colour,
+                            {tex.x + tex_size.x, tex.y + tex_size.y}));
     quads.append(sf::Vertex({pos.x, pos.y + size.y}, colour, {tex.x, tex.y + tex_size.y}));
 }
 
@@ -150,10 +150,12 @@ bool BitmapFont::load() {
         const sf::Vector2f o = slot_origin(slot);
         for (int y = 0; y < kGlyphHeight; ++y)
             for (int x = 0; x < kGlyphWidth; ++x) {
-                const bool ink = slot == kSolidSlot || kGlyphs[slot][static_cast<std::size_t>(y)][x] == '#';
+                const bool ink =
+                    slot == kSolidSlot || kGlyphs[slot][static_cast<std::size_t>(y)][x] == '#';
                 if (ink)
                     image.setPixel(static_cast<unsigned>(o.x) + static_cast<unsigned>(x),
-                                   static_cast<unsigned>(o.y) + static_cast<unsigned>(y), sf::Color::White);
+                                   static_cast<unsigned>(o.y) + static_cast<unsigned>(y),
+                                   sf::Color::White);
             }
     }
     if (!texture_.loadFromImage(image)) return false;
@@ -161,8 +163,8 @@ bool BitmapFont::load() {
     return true;
 }
 
-void BitmapFont::add_text(sf::VertexArray& quads, std::string_view text, sf::Vector2f pos, sf::Color colour,
-                          int scale) const {
+void BitmapFont::add_text(sf::VertexArray& quads, std::string_view text, sf::Vector2f pos,
+                          sf::Color colour, int scale) const {
     const float s = static_cast<float>(scale);
     float x = pos.x, y = pos.y;
     for (char c : text) {

@@ -1,10 +1,9 @@
-// BitmapFont: the viewer's text, drawn with a 5x8 pixel font defined as data in bitmap_font.cpp (made for
-// tilegen; no system font files are read).
-// Input: ASCII text (characters outside 32..126 draw as '?'), a position, a colour and an integer scale.
-// Output: textured quads appended to an sf::VertexArray (primitive sf::Quads) over texture(); draw the array
-// with that texture. Invariants: every glyph advances kAdvance pixels (times the scale); a line is
-// kLineHeight pixels tall; glyph rows 0..6 hold capitals and digits (baseline under row 6), row 7 holds
-// descenders.
+// BitmapFont: the viewer's text, drawn with a 5x8 pixel font defined as data in bitmap_font.cpp
+// (made for tilegen; no system font files are read). Input: ASCII text (characters outside 32..126
+// draw as '?'), a position, a colour and an integer scale. Output: textured quads appended to an
+// sf::VertexArray (primitive sf::Quads) over texture(); draw the array with that texture.
+// Invariants: every glyph advances kAdvance pixels (times the scale); a line is kLineHeight pixels
+// tall; glyph rows 0..6 hold capitals and digits (baseline under row 6), row 7 holds descenders.
 #pragma once
 
 #include <SFML/Graphics/Color.hpp>
@@ -24,15 +23,17 @@ class BitmapFont {
     static constexpr int kLineHeight = 10; // glyph height + 2 pixels of spacing
     static constexpr int kFirst = 32, kLast = 126;
 
-    // The rows of a glyph as text, '#' = ink, '.' = none; nullptr rows never occur for kFirst..kLast.
+    // The rows of a glyph as text, '#' = ink, '.' = none; nullptr rows never occur for
+    // kFirst..kLast.
     static const std::array<const char*, kGlyphHeight>& glyph(char c);
 
-    // Builds the glyph texture (call once a graphics context exists). Returns false when it cannot be
-    // created.
+    // Builds the glyph texture (call once a graphics context exists). Returns false when it cannot
+    // be created.
     bool load();
     const sf::Texture& texture() const { return texture_; }
 
-    // Appends the quads of `text` (one line; '\n' starts a new line at x) with its top-left at `pos`.
+    // Appends the quads of `text` (one line; '\n' starts a new line at x) with its top-left at
+    // `pos`.
     void add_text(sf::VertexArray& quads, std::string_view text, sf::Vector2f pos, sf::Color colour,
                   int scale) const;
     // Width and height in pixels of `text` drawn at `scale` (the longest line; lines count).
@@ -43,8 +44,8 @@ class BitmapFont {
     sf::Texture texture_;
 };
 
-// Appends a solid rectangle (a quad with texture coordinates on the font texture's blank texel), so panels
-// and text go into one vertex array and one draw call.
+// Appends a solid rectangle (a quad with texture coordinates on the font texture's blank texel), so
+// panels and text go into one vertex array and one draw call.
 void add_rect(sf::VertexArray& quads, sf::Vector2f pos, sf::Vector2f size, sf::Color colour);
 
 } // namespace tilegen::viewer

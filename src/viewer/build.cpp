@@ -52,16 +52,20 @@ Rgba class_colour_for(const std::string& name, int index) {
         Rgba colour;
     };
     static const Known known[] = {
-        {"deep", {24, 52, 140, 255}},     {"ocean", {32, 72, 170, 255}},      {"sea", {32, 72, 170, 255}},
-        {"shallow", {70, 140, 215, 255}}, {"water", {45, 100, 205, 255}},     {"lake", {45, 100, 205, 255}},
-        {"river", {60, 120, 215, 255}},   {"lava", {230, 80, 20, 255}},       {"swamp", {85, 110, 70, 255}},
-        {"marsh", {85, 110, 70, 255}},    {"sand", {222, 202, 125, 255}},     {"beach", {222, 202, 125, 255}},
-        {"desert", {230, 190, 110, 255}}, {"dirt", {140, 100, 60, 255}},      {"mud", {110, 85, 55, 255}},
-        {"grass", {85, 175, 70, 255}},    {"meadow", {110, 190, 80, 255}},    {"plain", {120, 185, 85, 255}},
-        {"forest", {30, 110, 50, 255}},   {"wood", {30, 110, 50, 255}},       {"tree", {30, 110, 50, 255}},
-        {"hill", {130, 150, 70, 255}},    {"rock", {125, 118, 110, 255}},     {"stone", {125, 118, 110, 255}},
-        {"cliff", {110, 100, 95, 255}},   {"mountain", {150, 140, 130, 255}}, {"snow", {240, 242, 250, 255}},
-        {"ice", {200, 230, 245, 255}},
+        {"deep", {24, 52, 140, 255}},     {"ocean", {32, 72, 170, 255}},
+        {"sea", {32, 72, 170, 255}},      {"shallow", {70, 140, 215, 255}},
+        {"water", {45, 100, 205, 255}},   {"lake", {45, 100, 205, 255}},
+        {"river", {60, 120, 215, 255}},   {"lava", {230, 80, 20, 255}},
+        {"swamp", {85, 110, 70, 255}},    {"marsh", {85, 110, 70, 255}},
+        {"sand", {222, 202, 125, 255}},   {"beach", {222, 202, 125, 255}},
+        {"desert", {230, 190, 110, 255}}, {"dirt", {140, 100, 60, 255}},
+        {"mud", {110, 85, 55, 255}},      {"grass", {85, 175, 70, 255}},
+        {"meadow", {110, 190, 80, 255}},  {"plain", {120, 185, 85, 255}},
+        {"forest", {30, 110, 50, 255}},   {"wood", {30, 110, 50, 255}},
+        {"tree", {30, 110, 50, 255}},     {"hill", {130, 150, 70, 255}},
+        {"rock", {125, 118, 110, 255}},   {"stone", {125, 118, 110, 255}},
+        {"cliff", {110, 100, 95, 255}},   {"mountain", {150, 140, 130, 255}},
+        {"snow", {240, 242, 250, 255}},   {"ice", {200, 230, 245, 255}},
     };
     std::string lower;
     for (char c : name)
@@ -74,7 +78,8 @@ Rgba class_colour_for(const std::string& name, int index) {
 
 Rgba rule_colour_for(const std::string& file, int line) {
     const std::uint64_t h = hash_string(file + ":" + std::to_string(line));
-    // Hue from the hash; saturation and value in bands so neighbouring rules differ in more than hue.
+    // Hue from the hash; saturation and value in bands so neighbouring rules differ in more than
+    // hue.
     const double hue = static_cast<double>(h % 3600) / 10.0;
     const double sat = 0.55 + 0.15 * static_cast<double>((h >> 20) % 3);
     const double val = 0.70 + 0.12 * static_cast<double>((h >> 28) % 3);
@@ -108,32 +113,36 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
         build->symbols += c.symbol;
     if (recipe.rules.outside != "clamp" && !recipe.rules.outside.empty()) {
         auto it = project.symbols.find(recipe.rules.outside[0]);
-        if (it != project.symbols.end()) build->outside.fixed_class = static_cast<ClassId>(it->second);
+        if (it != project.symbols.end())
+            build->outside.fixed_class = static_cast<ClassId>(it->second);
     }
     const Atlas& atlas = build->result.map.atlas;
     build->error_gid = gid_of(atlas.tile_count() - 1);
     for (int i = 0; i < atlas.tile_count(); ++i)
-        build->tile_average.push_back(average_colour(atlas.image, (i % atlas.columns) * atlas.tile_width,
-                                                     (i / atlas.columns) * atlas.tile_height,
-                                                     atlas.tile_width, atlas.tile_height));
+        build->tile_average.push_back(average_colour(
+            atlas.image, (i % atlas.columns) * atlas.tile_width,
+            (i / atlas.columns) * atlas.tile_height, atlas.tile_width, atlas.tile_height));
     for (int i = 0; i < atlas.tile_count(); ++i) {
         bool opaque = true;
-        const int x0 = (i % atlas.columns) * atlas.tile_width, y0 = (i / atlas.columns) * atlas.tile_height;
+        const int x0 = (i % atlas.columns) * atlas.tile_width,
+                  y0 = (i / atlas.columns) * atlas.tile_height;
         for (int y = y0; y < y0 + atlas.tile_height && opaque; ++y)
             for (int x = x0; x < x0 + atlas.tile_width && opaque; ++x)
-                opaque =
-                    x < atlas.image.width() && y < atlas.image.height() && atlas.image.get(x, y).a == 255;
+                opaque = x < atlas.image.width() && y < atlas.image.height() &&
+                         atlas.image.get(x, y).a == 255;
         build->tile_opaque.push_back(opaque);
     }
     for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
-        build->class_colour.push_back(class_colour_for(recipe.terrain[i].name, static_cast<int>(i)));
+        build->class_colour.push_back(
+            class_colour_for(recipe.terrain[i].name, static_cast<int>(i)));
     for (const LayerRules& layer : build->result.layers) {
         std::vector<Rgba> colours;
         for (const Rule& r : layer.ordered)
             colours.push_back(rule_colour_for(r.file, r.line));
         build->rule_colour.push_back(std::move(colours));
     }
-    // Cells some layer left unmatched (the pipeline counts (cell, layer) pairs; the overlay shows cells).
+    // Cells some layer left unmatched (the pipeline counts (cell, layer) pairs; the overlay shows
+    // cells).
     const auto& decisions = build->result.decisions;
     if (!decisions.empty()) {
         const std::size_t n = decisions.front().size();
@@ -172,8 +181,10 @@ std::vector<std::string> inspect_cell(const Build& build, int x, int y) {
     const ClassId cls = result.classes(x, y);
     std::ostringstream head;
     head << "cell (" << x << ", " << y << ")";
-    if (!result.heights.empty()) head << "  height " << std::setprecision(6) << result.heights(x, y);
-    if (cls < terrain.size()) head << "  class " << terrain[cls].name << " (" << terrain[cls].symbol << ")";
+    if (!result.heights.empty())
+        head << "  height " << std::setprecision(6) << result.heights(x, y);
+    if (cls < terrain.size())
+        head << "  class " << terrain[cls].name << " (" << terrain[cls].symbol << ")";
     lines.push_back(head.str());
     for (std::size_t li = 0; li < result.layers.size(); ++li) {
         const LayerRules& layer = result.layers[li];

@@ -1,9 +1,10 @@
 // Camera: which part of the map the viewer shows, as plain numbers (no window, no SFML).
 // Input: a viewport in screen pixels and the map's size in map pixels (cells x tile size).
-// Output: conversions between screen and map pixels, zoom steps, fit, and the range of cells in view.
-// Invariants: zoom is in [kMinZoom, kMaxZoom]; screen = round(-origin * zoom) + map * zoom, i.e. the map is
-// drawn translated by whole screen pixels, so at zoom 1 every map pixel lands on exactly one screen pixel.
-// The default camera (zoom 1, origin 0,0) shows the map's top-left at the viewport's top-left.
+// Output: conversions between screen and map pixels, zoom steps, fit, and the range of cells in
+// view. Invariants: zoom is in [kMinZoom, kMaxZoom]; screen = round(-origin * zoom) + map * zoom,
+// i.e. the map is drawn translated by whole screen pixels, so at zoom 1 every map pixel lands on
+// exactly one screen pixel. The default camera (zoom 1, origin 0,0) shows the map's top-left at the
+// viewport's top-left.
 #pragma once
 
 #include <algorithm>
@@ -13,14 +14,16 @@
 namespace tilegen::viewer {
 
 struct CellRange {
-    int x0 = 0, y0 = 0, x1 = 0, y1 = 0; // cells x0..x1-1, y0..y1-1 (empty when x1 <= x0 or y1 <= y0)
+    int x0 = 0, y0 = 0, x1 = 0,
+        y1 = 0; // cells x0..x1-1, y0..y1-1 (empty when x1 <= x0 or y1 <= y0)
     bool empty() const { return x1 <= x0 || y1 <= y0; }
 };
 
 struct Camera {
     static constexpr double kMinZoom = 1.0 / 256;
     static constexpr double kMaxZoom = 32;
-    // Wheel steps; zooms between steps (after "fit") move to the next step in the wheel's direction.
+    // Wheel steps; zooms between steps (after "fit") move to the next step in the wheel's
+    // direction.
     static constexpr std::array<double, 22> kSteps = {
         1.0 / 256, 1.0 / 128, 1.0 / 64, 1.0 / 32, 1.0 / 24, 1.0 / 16, 1.0 / 12, 1.0 / 8,
         1.0 / 6,   1.0 / 4,   1.0 / 3,  1.0 / 2,  2.0 / 3,  1,        1.5,      2,
@@ -72,7 +75,8 @@ struct Camera {
         origin_y = (map_h - view_h / zoom) / 2;
     }
 
-    // Keeps at least `margin` screen pixels of the map in view (so the map cannot be lost off-screen).
+    // Keeps at least `margin` screen pixels of the map in view (so the map cannot be lost
+    // off-screen).
     void clamp(double map_w, double map_h, double view_w, double view_h, double margin = 48) {
         const double m = margin / zoom;
         const double vw = view_w / zoom, vh = view_h / zoom;
@@ -82,12 +86,15 @@ struct Camera {
         origin_y = std::clamp(origin_y, lo_y, hi_y);
     }
 
-    // Cells (of tile_w x tile_h map pixels) at least partly inside the viewport, clipped to the map.
+    // Cells (of tile_w x tile_h map pixels) at least partly inside the viewport, clipped to the
+    // map.
     CellRange visible_cells(int map_cells_w, int map_cells_h, int tile_w, int tile_h, double view_w,
                             double view_h) const {
         const double mx0 = to_map_x(0), my0 = to_map_y(0);
         const double mx1 = to_map_x(view_w), my1 = to_map_y(view_h);
-        auto cell = [](double v, int limit) { return static_cast<int>(std::clamp(v, 0.0, double(limit))); };
+        auto cell = [](double v, int limit) {
+            return static_cast<int>(std::clamp(v, 0.0, double(limit)));
+        };
         CellRange r;
         r.x0 = cell(std::floor(mx0 / tile_w), map_cells_w);
         r.y0 = cell(std::floor(my0 / tile_h), map_cells_h);

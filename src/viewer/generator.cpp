@@ -12,9 +12,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Reads from disk and records every path read (and its state just before reading), so a change to any file
-// a load depended on (recipe, rule files, manifest, tileset image, image targets) triggers a reload,
-// including files that were missing.
+// Reads from disk and records every path read (and its state just before reading), so a change to
+// any file a load depended on (recipe, rule files, manifest, tileset image, image targets) triggers
+// a reload, including files that were missing.
 class RecordingFiles final : public io::FileSource {
   public:
     std::optional<std::string> read(const fs::path& path, Diagnostics& diags) const override {
@@ -51,7 +51,8 @@ JobResult run_job(Job job) {
         if (!project) {
             for (const Diagnostic& d : diags)
                 if (d.severity == Severity::error) out.errors.push_back(format_diagnostic(d));
-            if (out.errors.empty()) out.errors.push_back(*job.recipe + ": error: cannot load the recipe");
+            if (out.errors.empty())
+                out.errors.push_back(*job.recipe + ": error: cannot load the recipe");
             return out;
         }
     }
@@ -146,8 +147,8 @@ void Generator::loop() {
         JobResult result = run_job(std::move(job));
         {
             std::lock_guard lock(mutex_);
-            // A newer finished result replaces an older one nobody took yet; results stay in submission
-            // order.
+            // A newer finished result replaces an older one nobody took yet; results stay in
+            // submission order.
             done_ = std::move(result);
             running_ = false;
         }

@@ -1,10 +1,10 @@
-// Generator: loads and generates maps on a worker thread so the window never waits for them; plus the file
-// watching that drives hot reload.
-// Input: jobs (a recipe path or an already loaded Project, and GenerateOptions). submit() replaces any job
-// not yet started, so bursts of requests (R held down, an editor saving twice) run only the newest. Output:
-// take() hands over finished results under a mutex: either a Build, or the load's diagnostics formatted as
-// "path:line:col: error: ..." (the caller keeps its last good map). Every result lists the files the load
-// read with their modification times, for watching. Invariants: results arrive in submission order; a job's
+// Generator: loads and generates maps on a worker thread so the window never waits for them; plus
+// the file watching that drives hot reload. Input: jobs (a recipe path or an already loaded
+// Project, and GenerateOptions). submit() replaces any job not yet started, so bursts of requests
+// (R held down, an editor saving twice) run only the newest. Output: take() hands over finished
+// results under a mutex: either a Build, or the load's diagnostics formatted as "path:line:col:
+// error: ..." (the caller keeps its last good map). Every result lists the files the load read with
+// their modification times, for watching. Invariants: results arrive in submission order; a job's
 // exceptions (e.g. out of memory) become an error result, never escape the thread.
 #pragma once
 
@@ -36,7 +36,8 @@ bool files_changed(const std::vector<WatchedFile>& files);
 struct Job {
     std::uint64_t id = 0;
     std::optional<std::string> recipe; // nullopt = the built-in default recipe (nothing to watch)
-    std::optional<Project> project; // when set, used instead of loading `recipe` (the initial, checked load)
+    std::optional<Project>
+        project; // when set, used instead of loading `recipe` (the initial, checked load)
     std::optional<std::uint64_t> seed; // nullopt = the recipe's seed
     std::optional<std::pair<int, int>> size;
 };

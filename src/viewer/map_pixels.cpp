@@ -37,7 +37,8 @@ Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) 
     case kModeHeight: {
         if (r.heights.empty()) return {0, 0, 0, 255};
         // Stretched from the map's lowest (black) to highest (white) height.
-        const float t = (r.heights(x, y) - b.height_min) / std::max(1e-6f, b.height_max - b.height_min);
+        const float t =
+            (r.heights(x, y) - b.height_min) / std::max(1e-6f, b.height_max - b.height_min);
         const auto v = static_cast<std::uint8_t>(std::lround(std::clamp(t, 0.0f, 1.0f) * 255.0f));
         return {v, v, v, 255};
     }
@@ -45,7 +46,8 @@ Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) 
         const std::size_t li = static_cast<std::size_t>(variant);
         if (li >= r.decisions.size()) return kNoRuleColour;
         const int d = r.decisions[li](x, y);
-        if (d == kNoRule || static_cast<std::size_t>(d) >= b.rule_colour[li].size()) return kNoRuleColour;
+        if (d == kNoRule || static_cast<std::size_t>(d) >= b.rule_colour[li].size())
+            return kNoRuleColour;
         return b.rule_colour[li][static_cast<std::size_t>(d)];
     }
     default:
@@ -54,7 +56,8 @@ Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) 
 }
 
 // One texel of a block: the 2^level x 2^level cells from (cx0, cy0).
-Rgba texel_colour(const Build& b, int mode, std::uint64_t variant, int level, long long cx0, long long cy0) {
+Rgba texel_colour(const Build& b, int mode, std::uint64_t variant, int level, long long cx0,
+                  long long cy0) {
     const GenerateResult& r = b.result;
     const int w = r.map.width, h = r.map.height;
     const int s = 1 << level;
@@ -74,9 +77,11 @@ Rgba texel_colour(const Build& b, int mode, std::uint64_t variant, int level, lo
     const int n = std::min(s, 2);
     std::uint32_t sr = 0, sg = 0, sb = 0, sa = 0;
     for (int sy = 0; sy < n; ++sy) {
-        const int y = static_cast<int>(std::min<long long>(cy0 + (sy * s) / n + s / (2 * n), h - 1));
+        const int y =
+            static_cast<int>(std::min<long long>(cy0 + (sy * s) / n + s / (2 * n), h - 1));
         for (int sx = 0; sx < n; ++sx) {
-            const int x = static_cast<int>(std::min<long long>(cx0 + (sx * s) / n + s / (2 * n), w - 1));
+            const int x =
+                static_cast<int>(std::min<long long>(cx0 + (sx * s) / n + s / (2 * n), w - 1));
             const Rgba v = cell_colour(b, mode, variant, x, y);
             sr += std::uint32_t{v.r} * v.a;
             sg += std::uint32_t{v.g} * v.a;
@@ -86,14 +91,15 @@ Rgba texel_colour(const Build& b, int mode, std::uint64_t variant, int level, lo
     }
     if (sa == 0) return {};
     const auto count = static_cast<std::uint32_t>(n * n);
-    return {static_cast<std::uint8_t>((sr + sa / 2) / sa), static_cast<std::uint8_t>((sg + sa / 2) / sa),
+    return {static_cast<std::uint8_t>((sr + sa / 2) / sa),
+            static_cast<std::uint8_t>((sg + sa / 2) / sa),
             static_cast<std::uint8_t>((sb + sa / 2) / sa),
             static_cast<std::uint8_t>((sa + count / 2) / count)};
 }
 
 // Texels of `mode` for the cells from (ox, oy), one per 2^level cells, as many as `out` holds.
-void fill_texels(const Build& b, int mode, std::uint64_t variant, int level, long long ox, long long oy,
-                 Image& out) {
+void fill_texels(const Build& b, int mode, std::uint64_t variant, int level, long long ox,
+                 long long oy, Image& out) {
     const long long s = 1LL << level;
     for (int ty = 0; ty < out.height(); ++ty)
         for (int tx = 0; tx < out.width(); ++tx)
@@ -106,8 +112,9 @@ int texels_for(long long origin, int limit, long long s, int most) {
     return static_cast<int>(std::min<long long>(most, (cells + s - 1) / s));
 }
 
-// render_map()'s pixels for cells [x0, x1) x [y0, y1): the visible tile layers, then the objects overlapping
-// them, each pixel blended in render_map's order (objects are clipped to the chunk, which lies in the map).
+// render_map()'s pixels for cells [x0, x1) x [y0, y1): the visible tile layers, then the objects
+// overlapping them, each pixel blended in render_map's order (objects are clipped to the chunk,
+// which lies in the map).
 Image compose_cells(const Build& b, std::uint64_t layers, int x0, int y0, int x1, int y1) {
     const Map& map = b.result.map;
     const Atlas& atlas = map.atlas;
@@ -123,29 +130,35 @@ Image compose_cells(const Build& b, std::uint64_t layers, int x0, int y0, int x1
                 if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
                 const int sx0 = (index % atlas.columns) * tw, sy0 = (index / atlas.columns) * th;
                 const int dx = (cx - x0) * tw, dy = (cy - y0) * th;
-                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical, fd = gid & kFlipDiagonal;
+                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical,
+                           fd = gid & kFlipDiagonal;
                 if (!fh && !fv && !fd && b.tile_opaque[static_cast<std::size_t>(index)]) {
-                    out.copy_from(atlas.image, sx0, sy0, tw, th, dx, dy); // blend_over of opaque = copy
+                    out.copy_from(atlas.image, sx0, sy0, tw, th, dx,
+                                  dy); // blend_over of opaque = copy
                     continue;
                 }
                 for (int v = 0; v < th; ++v)
                     for (int u = 0; u < tw; ++u) {
-                        // As render_map: undo Tiled's diagonal, horizontal, vertical flips in reverse.
+                        // As render_map: undo Tiled's diagonal, horizontal, vertical flips in
+                        // reverse.
                         int a = fh ? tw - 1 - u : u;
                         int c = fv ? th - 1 - v : v;
                         if (fd) std::swap(a, c);
                         if (a >= tw || c >= th) continue;
-                        out.set(dx + u, dy + v,
-                                blend_over(atlas.image.get(sx0 + a, sy0 + c), out.get(dx + u, dy + v)));
+                        out.set(
+                            dx + u, dy + v,
+                            blend_over(atlas.image.get(sx0 + a, sy0 + c), out.get(dx + u, dy + v)));
                     }
             }
     }
     const SpriteAtlas& sprites = map.sprites;
     const int sw = sprites.sprite_width, sh = sprites.sprite_height;
-    const int left = x0 * tw, top = y0 * th, right = x1 * tw, bottom = y1 * th; // map pixels of the chunk
+    const int left = x0 * tw, top = y0 * th, right = x1 * tw,
+              bottom = y1 * th; // map pixels of the chunk
     for (std::size_t layer = 0; layer < map.object_layers.size(); ++layer) {
         const std::vector<MapObject>& objects = map.object_layers[layer].objects;
-        // Objects drawn by y (the Build checked): only those whose bottom edge lies in (top, bottom + sh).
+        // Objects drawn by y (the Build checked): only those whose bottom edge lies in (top, bottom
+        // + sh).
         auto first = objects.begin(), last = objects.end();
         if (layer < b.objects_by_y.size() && b.objects_by_y[layer]) {
             first = std::upper_bound(objects.begin(), objects.end(), top,
@@ -158,13 +171,15 @@ Image compose_cells(const Build& b, std::uint64_t layers, int x0, int y0, int x1
             if (o.sprite < 0 || o.sprite >= sprites.sprite_count()) continue;
             const int ox = o.x, oy = o.y - sh; // the sprite's top-left, in map pixels
             if (ox >= right || ox + sw <= left || oy >= bottom || oy + sh <= top) continue;
-            const int sx0 = (o.sprite % sprites.columns) * sw, sy0 = (o.sprite / sprites.columns) * sh;
+            const int sx0 = (o.sprite % sprites.columns) * sw,
+                      sy0 = (o.sprite / sprites.columns) * sh;
             const int u0 = std::max(0, left - ox), u1 = std::min(sw, right - ox);
             const int v0 = std::max(0, top - oy), v1 = std::min(sh, bottom - oy);
             for (int v = v0; v < v1; ++v)
                 for (int u = u0; u < u1; ++u) {
                     const int px = ox + u - left, py = oy + v - top;
-                    out.set(px, py, blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
+                    out.set(px, py,
+                            blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
                 }
         }
     }
@@ -196,7 +211,8 @@ Image make_piece(const Build& build, const PieceKey& key) {
     if (key.mode == kChunk) {
         const int cells = chunk_cells(build);
         const int x0 = key.x * cells, y0 = key.y * cells;
-        return compose_cells(build, key.variant, x0, y0, std::min(x0 + cells, w), std::min(y0 + cells, h));
+        return compose_cells(build, key.variant, x0, y0, std::min(x0 + cells, w),
+                             std::min(y0 + cells, h));
     }
     const long long s = 1LL << key.level, span = kBlockTexels * s;
     const long long ox = key.x * span, oy = key.y * span;
@@ -220,8 +236,9 @@ void swap_red_blue(Image& image) {
 
 int overview_level(int map_w, int map_h, int max_side) {
     int level = 0;
-    while (level < 30 && ((static_cast<long long>(map_w) + (1LL << level) - 1) >> level > max_side ||
-                          (static_cast<long long>(map_h) + (1LL << level) - 1) >> level > max_side))
+    while (level < 30 &&
+           ((static_cast<long long>(map_w) + (1LL << level) - 1) >> level > max_side ||
+            (static_cast<long long>(map_h) + (1LL << level) - 1) >> level > max_side))
         ++level;
     return level;
 }

@@ -13,7 +13,8 @@ namespace {
 
 constexpr std::size_t kMaxSpareBytes = std::size_t{24} << 20;
 constexpr int kMaxLevel = 20;
-constexpr int kPreparedChunkTextures = 16; // made by prepare(): the pieces of a 1280x800 view at zoom 1 or so
+constexpr int kPreparedChunkTextures =
+    16; // made by prepare(): the pieces of a 1280x800 view at zoom 1 or so
 constexpr int kPreparedBlockTextures = 8;
 
 unsigned power_of_two_at_least(unsigned n) {
@@ -31,11 +32,14 @@ std::size_t texture_bytes(const sf::Texture& texture) {
 const char* kCopyShader = "uniform sampler2D piece;\n"
                           "void main() { gl_FragColor = texture2D(piece, gl_TexCoord[0].xy); }\n";
 
-using TexImage2D = void (*)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum, const GLvoid*);
-using TexSubImage2D = void (*)(GLenum, GLint, GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, const GLvoid*);
+using TexImage2D = void (*)(GLenum, GLint, GLint, GLsizei, GLsizei, GLint, GLenum, GLenum,
+                            const GLvoid*);
+using TexSubImage2D = void (*)(GLenum, GLint, GLint, GLint, GLsizei, GLsizei, GLenum, GLenum,
+                               const GLvoid*);
 
 double ms_since(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
 }
 
 } // namespace
@@ -57,7 +61,8 @@ const char* overlay_name(Overlay overlay) {
 }
 
 std::optional<Overlay> overlay_from_name(const std::string& name) {
-    for (Overlay o : {Overlay::tiles, Overlay::classes, Overlay::height, Overlay::unmatched, Overlay::rules})
+    for (Overlay o :
+         {Overlay::tiles, Overlay::classes, Overlay::height, Overlay::unmatched, Overlay::rules})
         if (name == overlay_name(o)) return o;
     return std::nullopt;
 }
@@ -82,9 +87,9 @@ bool MapRenderer::make_texture(sf::Texture& texture, sf::Vector2u size) {
     if (bgra_) {
         // The same size again, declared as BGRA data: the driver then stores B G R A texels.
         sf::Texture::bind(&texture);
-        reinterpret_cast<TexImage2D>(tex_image_)(GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(size.x),
-                                                 static_cast<GLsizei>(size.y), 0, GL_BGRA, GL_UNSIGNED_BYTE,
-                                                 nullptr);
+        reinterpret_cast<TexImage2D>(tex_image_)(
+            GL_TEXTURE_2D, 0, GL_RGBA, static_cast<GLsizei>(size.x), static_cast<GLsizei>(size.y),
+            0, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
         sf::Texture::bind(nullptr);
         gl_touched_ = true;
     }
@@ -103,15 +108,16 @@ std::unique_ptr<sf::Texture> MapRenderer::new_texture(sf::Vector2u size) {
 }
 
 void MapRenderer::fill_texture(sf::Texture& texture, const Image& pixels) {
-    const auto w = static_cast<unsigned>(pixels.width()), h = static_cast<unsigned>(pixels.height());
+    const auto w = static_cast<unsigned>(pixels.width()),
+               h = static_cast<unsigned>(pixels.height());
     if (!bgra_) {
         texture.update(pixels.pixels().data(), w, h, 0, 0);
         return;
     }
     sf::Texture::bind(&texture);
     reinterpret_cast<TexSubImage2D>(tex_sub_image_)(GL_TEXTURE_2D, 0, 0, 0, static_cast<GLsizei>(w),
-                                                    static_cast<GLsizei>(h), GL_BGRA, GL_UNSIGNED_BYTE,
-                                                    pixels.pixels().data());
+                                                    static_cast<GLsizei>(h), GL_BGRA,
+                                                    GL_UNSIGNED_BYTE, pixels.pixels().data());
     sf::Texture::bind(nullptr);
     gl_touched_ = true;
 }
@@ -180,7 +186,8 @@ void MapRenderer::set_build(std::shared_ptr<const Build> build) {
 
 void MapRenderer::upload_overview() {
     overview_pending_ = false;
-    // Into the texture prepare() made when it fits (a new texture costs about as much as the upload).
+    // Into the texture prepare() made when it fits (a new texture costs about as much as the
+    // upload).
     const Image& img = build_->overview;
     const unsigned w = static_cast<unsigned>(img.width()), h = static_cast<unsigned>(img.height());
     if (w == 0 || h == 0) return;
@@ -210,19 +217,20 @@ MapRenderer::CellRect MapRenderer::piece_cells(const PieceKey& key) const {
 
 sf::Vector2u MapRenderer::texture_size(const PieceKey& key) const {
     if (key.mode != kChunk) return {kBlockTexels, kBlockTexels};
-    const unsigned side = power_of_two_at_least(
-        static_cast<unsigned>(chunk_cells_ * std::max({1, build_->tile_width(), build_->tile_height()})));
+    const unsigned side = power_of_two_at_least(static_cast<unsigned>(
+        chunk_cells_ * std::max({1, build_->tile_width(), build_->tile_height()})));
     return {std::max<unsigned>(side, kMaxChunkPixels), std::max<unsigned>(side, kMaxChunkPixels)};
 }
 
 void MapRenderer::add_pieces(std::vector<PieceKey>& out, int mode, std::uint64_t variant, int level,
                              const CellRange& range) const {
     if (range.empty()) return;
-    const long long span = mode == kChunk ? chunk_cells_ : static_cast<long long>(kBlockTexels) << level;
+    const long long span =
+        mode == kChunk ? chunk_cells_ : static_cast<long long>(kBlockTexels) << level;
     for (long long y = range.y0 / span; y * span < range.y1; ++y)
         for (long long x = range.x0 / span; x * span < range.x1; ++x)
-            out.push_back(
-                {mode, mode == kChunk ? 0 : level, static_cast<int>(x), static_cast<int>(y), variant});
+            out.push_back({mode, mode == kChunk ? 0 : level, static_cast<int>(x),
+                           static_cast<int>(y), variant});
 }
 
 MapRenderer::Piece* MapRenderer::find(const PieceKey& key) {
@@ -250,20 +258,22 @@ void MapRenderer::upload(MadePiece made) {
     ++stats_.uploaded;
 }
 
-void MapRenderer::upload_made(const std::vector<PieceKey>& view, const std::vector<PieceKey>& prefetch,
-                              double budget_ms) {
+void MapRenderer::upload_made(const std::vector<PieceKey>& view,
+                              const std::vector<PieceKey>& prefetch, double budget_ms) {
     if (made_.empty()) return;
     // Rank each made piece by where the frame wants it; pieces no longer wanted are dropped.
     auto rank = [&](const PieceKey& key) -> std::ptrdiff_t {
         auto v = std::find(view.begin(), view.end(), key);
         if (v != view.end()) return v - view.begin();
         auto p = std::find(prefetch.begin(), prefetch.end(), key);
-        if (p != prefetch.end()) return static_cast<std::ptrdiff_t>(view.size()) + (p - prefetch.begin());
+        if (p != prefetch.end())
+            return static_cast<std::ptrdiff_t>(view.size()) + (p - prefetch.begin());
         return -1;
     };
     std::vector<std::pair<std::ptrdiff_t, std::size_t>> order;
     for (std::size_t i = 0; i < made_.size(); ++i)
-        if (const auto r = rank(made_[i].key); r >= 0 && !find(made_[i].key)) order.emplace_back(r, i);
+        if (const auto r = rank(made_[i].key); r >= 0 && !find(made_[i].key))
+            order.emplace_back(r, i);
     std::sort(order.begin(), order.end());
     const auto start = std::chrono::steady_clock::now();
     std::vector<MadePiece> kept;
@@ -280,8 +290,10 @@ void MapRenderer::upload_made(const std::vector<PieceKey>& view, const std::vect
 
 void MapRenderer::draw_part(sf::RenderTarget& target, const sf::Transform& transform,
                             const sf::Texture& texture, const CellRect& cells, double origin_x,
-                            double origin_y, double per_cell_x, double per_cell_y, bool opaque) const {
-    const auto tw = static_cast<float>(build_->tile_width()), th = static_cast<float>(build_->tile_height());
+                            double origin_y, double per_cell_x, double per_cell_y,
+                            bool opaque) const {
+    const auto tw = static_cast<float>(build_->tile_width()),
+               th = static_cast<float>(build_->tile_height());
     const float x0 = static_cast<float>(cells.x0) * tw, y0 = static_cast<float>(cells.y0) * th;
     const float x1 = static_cast<float>(cells.x1) * tw, y1 = static_cast<float>(cells.y1) * th;
     const auto u0 = static_cast<float>((static_cast<double>(cells.x0) - origin_x) * per_cell_x);
@@ -297,21 +309,22 @@ void MapRenderer::draw_part(sf::RenderTarget& target, const sf::Transform& trans
     target.draw(quad, 4, sf::Quads, states);
 }
 
-void MapRenderer::draw_piece(sf::RenderTarget& target, const sf::Transform& transform, const PieceKey& key,
-                             Piece& piece, const CellRect& cells) {
+void MapRenderer::draw_piece(sf::RenderTarget& target, const sf::Transform& transform,
+                             const PieceKey& key, Piece& piece, const CellRect& cells) {
     piece.last_used = frame_;
     const CellRect whole = piece_cells(key);
     if (key.mode == kChunk)
         draw_part(target, transform, *piece.texture, cells, static_cast<double>(whole.x0),
-                  static_cast<double>(whole.y0), build_->tile_width(), build_->tile_height(), piece.opaque);
+                  static_cast<double>(whole.y0), build_->tile_width(), build_->tile_height(),
+                  piece.opaque);
     else
         draw_part(target, transform, *piece.texture, cells, static_cast<double>(whole.x0),
                   static_cast<double>(whole.y0), 1.0 / static_cast<double>(1LL << key.level),
                   1.0 / static_cast<double>(1LL << key.level), piece.opaque);
 }
 
-void MapRenderer::draw_stand_in(sf::RenderTarget& target, const sf::Transform& transform, const PieceKey& key,
-                                const CellRange& range) {
+void MapRenderer::draw_stand_in(sf::RenderTarget& target, const sf::Transform& transform,
+                                const PieceKey& key, const CellRange& range) {
     const CellRect cells = piece_cells(key);
     // A coarser block of the same kind (a chunk's is a level-0 tile-average block).
     const int mode = key.mode == kChunk ? kModeTileAverage : key.mode;
@@ -326,12 +339,15 @@ void MapRenderer::draw_stand_in(sf::RenderTarget& target, const sf::Transform& t
             covered = true;
         }
     }
-    // Else the overview (tile colours), except under the unmatched overlay (the tiles show through).
+    // Else the overview (tile colours), except under the unmatched overlay (the tiles show
+    // through).
     if (!covered && key.mode != kModeUnmatched && overview_ok_) {
         const double per_cell = 1.0 / static_cast<double>(1LL << build_->overview_level);
-        draw_part(target, transform, overview_, cells, 0, 0, per_cell, per_cell, build_->overview_opaque);
+        draw_part(target, transform, overview_, cells, 0, 0, per_cell, per_cell,
+                  build_->overview_opaque);
     }
-    // Then finer pieces still cached on top (zooming out: the level below, or chunks below level 0).
+    // Then finer pieces still cached on top (zooming out: the level below, or chunks below level
+    // 0).
     if (key.mode == kChunk) return;
     const CellRange part{static_cast<int>(std::max<long long>(cells.x0, range.x0)),
                          static_cast<int>(std::max<long long>(cells.y0, range.y0)),
@@ -360,13 +376,15 @@ bool MapRenderer::draw(sf::RenderTarget& target, const Camera& camera, double vi
     const CellRange range = camera.visible_cells(b.width(), b.height(), tw, th, view_w, view_h);
 
     sf::Transform transform;
-    transform.translate(static_cast<float>(camera.translate_x()), static_cast<float>(camera.translate_y()));
+    transform.translate(static_cast<float>(camera.translate_x()),
+                        static_cast<float>(camera.translate_y()));
     transform.scale(static_cast<float>(camera.zoom), static_cast<float>(camera.zoom));
 
     const double cell_px = camera.zoom * std::min(tw, th);
     int level = 0;
     if (cell_px < 1)
-        level = std::clamp(static_cast<int>(std::ceil(std::log2(1.0 / cell_px) - 1e-9)), 0, kMaxLevel);
+        level =
+            std::clamp(static_cast<int>(std::ceil(std::log2(1.0 / cell_px) - 1e-9)), 0, kMaxLevel);
     const bool coarser_exists = (1LL << level) < std::max(b.width(), b.height());
     const CellRange ring{std::max(0, range.x0 - chunk_cells_), std::max(0, range.y0 - chunk_cells_),
                          std::min(b.width(), range.x1 + chunk_cells_),
@@ -378,7 +396,8 @@ bool MapRenderer::draw(sf::RenderTarget& target, const Camera& camera, double vi
         add_pieces(view, mode, variant, level, range);
         if (coarser_exists) add_pieces(prefetch, mode, variant, level + 1, range); // zooming out
     };
-    const bool tiles_base = settings.overlay == Overlay::tiles || settings.overlay == Overlay::unmatched;
+    const bool tiles_base =
+        settings.overlay == Overlay::tiles || settings.overlay == Overlay::unmatched;
     if (tiles_base && cell_px >= kTilesMinCellPixels) {
         stats_.level = -1;
         add_pieces(view, kChunk, settings.visible_layers, 0, range);
@@ -399,8 +418,9 @@ bool MapRenderer::draw(sf::RenderTarget& target, const Camera& camera, double vi
                                                                : kModeRules;
         blocks(mode, mode == kModeRules ? static_cast<std::uint64_t>(settings.focus_layer) : 0);
     }
-    std::erase_if(prefetch,
-                  [&](const PieceKey& k) { return std::find(view.begin(), view.end(), k) != view.end(); });
+    std::erase_if(prefetch, [&](const PieceKey& k) {
+        return std::find(view.begin(), view.end(), k) != view.end();
+    });
     // Prefetched pieces stay cached while wanted; none when they would not fit beside the view.
     std::size_t wanted_bytes = 0;
     for (const auto* list : {&view, &prefetch})
@@ -462,7 +482,8 @@ void MapRenderer::evict() {
         std::vector<std::pair<std::uint64_t, PieceKey>> order;
         for (const auto& [key, piece] : pieces_)
             if (piece.last_used < frame_) order.emplace_back(piece.last_used, key);
-        std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::sort(order.begin(), order.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const auto& [used, key] : order) {
             if (bytes <= cache_bytes_) break;
             auto it = pieces_.find(key);

@@ -49,7 +49,8 @@ std::vector<MadePiece> PieceWorker::take(const Build* build) {
 
 bool PieceWorker::waiting(const PieceKey& key) const {
     if (making_ && *making_ == key) return true;
-    return std::any_of(ready_.begin(), ready_.end(), [&](const MadePiece& p) { return p.key == key; });
+    return std::any_of(ready_.begin(), ready_.end(),
+                       [&](const MadePiece& p) { return p.key == key; });
 }
 
 void PieceWorker::loop() {
@@ -88,7 +89,8 @@ void PieceWorker::loop() {
             opaque = is_opaque(pixels);
             if (bgra) swap_red_blue(pixels);
         } catch (const std::exception&) {
-            // Out of memory: leave the piece out; the renderer keeps drawing its stand-in and asks again.
+            // Out of memory: leave the piece out; the renderer keeps drawing its stand-in and asks
+            // again.
         }
         std::lock_guard lock(mutex_);
         making_.reset();

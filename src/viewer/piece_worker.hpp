@@ -1,11 +1,12 @@
-// PieceWorker: makes map pieces (chunk and block pixels, see map_pixels.hpp) on a background thread, so the
-// window's thread only uploads finished pixels as textures and never stalls making them.
-// Input: want(build, keys) once per frame: the pieces the renderer lacks, most wanted first; it replaces the
-// previous list (pieces that left the view are no longer made). Output: take() hands over finished pieces.
-// Invariants: pieces of a build other than the latest wanted one are dropped; at most kMaxReady finished
-// pieces wait to be taken (the worker pauses meanwhile), so memory stays bounded; a piece in the list is
-// made once while it stays wanted (not again while it waits or is being made); a replaced build is released
-// on the worker's thread (freeing a large map takes milliseconds the window's thread should not spend).
+// PieceWorker: makes map pieces (chunk and block pixels, see map_pixels.hpp) on a background
+// thread, so the window's thread only uploads finished pixels as textures and never stalls making
+// them. Input: want(build, keys) once per frame: the pieces the renderer lacks, most wanted first;
+// it replaces the previous list (pieces that left the view are no longer made). Output: take()
+// hands over finished pieces. Invariants: pieces of a build other than the latest wanted one are
+// dropped; at most kMaxReady finished pieces wait to be taken (the worker pauses meanwhile), so
+// memory stays bounded; a piece in the list is made once while it stays wanted (not again while it
+// waits or is being made); a replaced build is released on the worker's thread (freeing a large map
+// takes milliseconds the window's thread should not spend).
 #pragma once
 
 #include <condition_variable>

@@ -33,8 +33,8 @@ const sf::Color kText(230, 232, 238);
 const sf::Color kDim(150, 155, 170);
 const sf::Color kAccent(255, 214, 90);
 const sf::Color kErrorPanel(110, 18, 24, 235);
-constexpr double kUploadBudgetMs = 2;          // uploading map pieces per frame (a worker thread makes them)
-constexpr double kPollSeconds = 0.5;           // file watching
+constexpr double kUploadBudgetMs = 2; // uploading map pieces per frame (a worker thread makes them)
+constexpr double kPollSeconds = 0.5;  // file watching
 constexpr long long kMaxPngPixels = 1LL << 28; // exports larger than this write the TMX only
 
 const char* kKeyHelp = R"(drag, arrows, WASD   pan (Shift: faster)
@@ -95,11 +95,13 @@ Image to_image(const sf::Image& img) {
     const auto size = img.getSize();
     Image out(static_cast<int>(size.x), static_cast<int>(size.y));
     if (size.x > 0 && size.y > 0)
-        std::copy(img.getPixelsPtr(), img.getPixelsPtr() + out.pixels().size(), out.pixels().begin());
+        std::copy(img.getPixelsPtr(), img.getPixelsPtr() + out.pixels().size(),
+                  out.pixels().begin());
     return out;
 }
 
-// Writes the map as `tilegen generate` does: out/<name>.tmx (+ .tsx, -tiles.png) and out/<name>.png.
+// Writes the map as `tilegen generate` does: out/<name>.tmx (+ .tsx, -tiles.png) and
+// out/<name>.png.
 std::string export_map(std::shared_ptr<const Build> build) {
     const std::string name = build->project.recipe.name;
     const fs::path tmx = fs::path("out") / (name + ".tmx");
@@ -110,8 +112,8 @@ std::string export_map(std::shared_ptr<const Build> build) {
     const Map& map = build->result.map;
     if (!io::write_tmx_bundle(map, tmx, diags))
         return diags.empty() ? "export failed" : format_diagnostic(diags.front());
-    const long long px =
-        static_cast<long long>(map.width) * map.atlas.tile_width * map.height * map.atlas.tile_height;
+    const long long px = static_cast<long long>(map.width) * map.atlas.tile_width * map.height *
+                         map.atlas.tile_height;
     if (px > kMaxPngPixels)
         return "exported " + tmx.generic_string() + " (seed " + std::to_string(build->result.seed) +
                "); PNG skipped: " + std::to_string(map.width * map.atlas.tile_width) + "x" +
@@ -128,19 +130,25 @@ std::string export_map(std::shared_ptr<const Build> build) {
 
 class Viewer {
   public:
-    Viewer(const ViewerOptions& options, Project project) : options_(options), project_(std::move(project)) {}
+    Viewer(const ViewerOptions& options, Project project)
+        : options_(options), project_(std::move(project)) {}
     int run();
 
   private:
     bool scripted() const {
-        return options_.screenshot.has_value() || options_.frames.has_value() || options_.quit_after_reloads;
+        return options_.screenshot.has_value() || options_.frames.has_value() ||
+               options_.quit_after_reloads;
     }
-    bool watching() const { return options_.recipe && (!scripted() || options_.quit_after_reloads); }
+    bool watching() const {
+        return options_.recipe && (!scripted() || options_.quit_after_reloads);
+    }
     int ui_scale() const { return view_width() >= 900 ? 2 : 1; }
     float line_px() const { return static_cast<float>(BitmapFont::kLineHeight * ui_scale()); }
     float status_height() const { return 2 * line_px() + 8; }
     double view_width() const { return static_cast<double>(size_.x); }
-    double map_view_height() const { return std::max(1.0, static_cast<double>(size_.y) - status_height()); }
+    double map_view_height() const {
+        return std::max(1.0, static_cast<double>(size_.y) - status_height());
+    }
     std::size_t columns(float width) const {
         return static_cast<std::size_t>(
             std::max(1.0f, width / static_cast<float>(BitmapFont::kAdvance * ui_scale())));
@@ -191,7 +199,8 @@ class Viewer {
     std::optional<sf::Vector2i> mouse_; // in the window, or nullopt
     bool dragging_ = false;
     sf::Vector2i drag_from_;
-    std::vector<std::pair<sf::FloatRect, std::size_t>> layer_hits_; // clickable layer names in the status bar
+    std::vector<std::pair<sf::FloatRect, std::size_t>>
+        layer_hits_; // clickable layer names in the status bar
 
     std::string message_;
     bool message_error_ = false;
@@ -216,8 +225,9 @@ void Viewer::request(bool reload) {
     job.seed = seed_;
     job.size = options_.size;
     if (options_.recipe && (reload || !build_)) {
-        // Loaded on the worker, recording the files read: they are the ones hot reload watches. (The first
-        // map loads the recipe again, although the command checked it already, to learn those files.)
+        // Loaded on the worker, recording the files read: they are the ones hot reload watches.
+        // (The first map loads the recipe again, although the command checked it already, to learn
+        // those files.)
         job.recipe = options_.recipe;
     } else if (build_) {
         job.project = build_->project;
@@ -240,11 +250,13 @@ void Viewer::adopt(JobResult result) {
         errors_ = std::move(result.errors);
         // Also on the terminal, where the text can be copied; the window shows it too.
         std::cerr << "tilegen view: "
-                  << (build_ ? "reload failed, keeping the last good map:" : "load failed:") << '\n';
+                  << (build_ ? "reload failed, keeping the last good map:" : "load failed:")
+                  << '\n';
         for (const auto& e : errors_)
             std::cerr << e << '\n';
-        set_message(build_ ? "reload failed: the errors are at the top; the map is the last good one"
-                           : "load failed",
+        set_message(build_
+                        ? "reload failed: the errors are at the top; the map is the last good one"
+                        : "load failed",
                     true);
         return;
     }
@@ -257,14 +269,15 @@ void Viewer::adopt(JobResult result) {
     if (settings_.focus_layer >= static_cast<int>(layers)) settings_.focus_layer = 0;
     if (first && !camera_set_) {
         camera_ = Camera{};
-        if (options_.zoom) camera_.zoom = std::clamp(*options_.zoom, Camera::kMinZoom, Camera::kMaxZoom);
+        if (options_.zoom)
+            camera_.zoom = std::clamp(*options_.zoom, Camera::kMinZoom, Camera::kMaxZoom);
         camera_set_ = true;
     }
     if (!first)
         set_message("generated seed " + std::to_string(build_->result.seed) + " in " +
                     fixed(build_->generate_ms, 0) + " ms");
-    std::cerr << "tilegen view: generated " << build_->project.recipe.name << " " << build_->width() << "x"
-              << build_->height() << " seed " << build_->result.seed << " in "
+    std::cerr << "tilegen view: generated " << build_->project.recipe.name << " " << build_->width()
+              << "x" << build_->height() << " seed " << build_->result.seed << " in "
               << fixed(build_->generate_ms, 0) << " ms\n";
 }
 
@@ -290,7 +303,8 @@ void Viewer::fit() {
 
 std::optional<sf::Vector2i> Viewer::hover_cell() const {
     if (!build_ || !mouse_ || dragging_) return std::nullopt;
-    if (mouse_->y < 0 || mouse_->y >= map_view_height() || mouse_->x < 0 || mouse_->x >= view_width())
+    if (mouse_->y < 0 || mouse_->y >= map_view_height() || mouse_->x < 0 ||
+        mouse_->x >= view_width())
         return std::nullopt;
     const double mx = camera_.to_map_x(mouse_->x + 0.5), my = camera_.to_map_y(mouse_->y + 0.5);
     const int cx = static_cast<int>(std::floor(mx / build_->tile_width()));
@@ -376,9 +390,10 @@ void Viewer::handle_key(const sf::Event::KeyEvent& key) {
         if (build_ && !build_->result.map.layers.empty()) {
             settings_.focus_layer =
                 (settings_.focus_layer + 1) % static_cast<int>(build_->result.map.layers.size());
-            set_message("focus: layer '" +
-                        build_->result.map.layers[static_cast<std::size_t>(settings_.focus_layer)].name +
-                        "'");
+            set_message(
+                "focus: layer '" +
+                build_->result.map.layers[static_cast<std::size_t>(settings_.focus_layer)].name +
+                "'");
         }
         break;
     case K::V:
@@ -386,7 +401,8 @@ void Viewer::handle_key(const sf::Event::KeyEvent& key) {
         break;
     case K::R: {
         const std::uint64_t current = build_ ? build_->result.seed : pending_seed_;
-        new_seed(mix64(current ^ 0x7469'6c65'6765'6e00ull)); // "tilegen": a new seed derived from the old one
+        new_seed(mix64(current ^
+                       0x7469'6c65'6765'6e00ull)); // "tilegen": a new seed derived from the old one
         break;
     }
     case K::Add:
@@ -425,8 +441,8 @@ void Viewer::handle_event(const sf::Event& event) {
         return;
     case sf::Event::Resized:
         size_ = {std::max(1u, event.size.width), std::max(1u, event.size.height)};
-        window_.setView(
-            sf::View(sf::FloatRect(0, 0, static_cast<float>(size_.x), static_cast<float>(size_.y))));
+        window_.setView(sf::View(
+            sf::FloatRect(0, 0, static_cast<float>(size_.x), static_cast<float>(size_.y))));
         return;
     default:
         break;
@@ -451,9 +467,12 @@ void Viewer::handle_event(const sf::Event& event) {
     }
     case sf::Event::MouseWheelScrolled:
         if (event.mouseWheelScroll.y < map_view_height()) {
-            const int dir = event.mouseWheelScroll.delta > 0 ? 1 : event.mouseWheelScroll.delta < 0 ? -1 : 0;
+            const int dir = event.mouseWheelScroll.delta > 0   ? 1
+                            : event.mouseWheelScroll.delta < 0 ? -1
+                                                               : 0;
             if (dir != 0)
-                camera_.zoom_at(camera_.step(dir), event.mouseWheelScroll.x, event.mouseWheelScroll.y);
+                camera_.zoom_at(camera_.step(dir), event.mouseWheelScroll.x,
+                                event.mouseWheelScroll.y);
         }
         break;
     case sf::Event::MouseButtonPressed: {
@@ -486,10 +505,12 @@ void Viewer::update(double dt) {
         set_message(text, text.rfind("exported", 0) != 0);
     }
     // Hot reload: poll the files the last load read.
-    if (watching() && std::chrono::duration<double>(Clock::now() - last_poll_).count() >= kPollSeconds) {
+    if (watching() &&
+        std::chrono::duration<double>(Clock::now() - last_poll_).count() >= kPollSeconds) {
         last_poll_ = Clock::now();
         if (!watched_.empty() && files_changed(watched_)) {
-            // Re-record now so one edit triggers one reload; the job records the states it actually read.
+            // Re-record now so one edit triggers one reload; the job records the states it actually
+            // read.
             for (WatchedFile& w : watched_)
                 w = watch_state(w.path);
             set_message("files changed: reloading...");
@@ -499,7 +520,8 @@ void Viewer::update(double dt) {
     if (scripted() || !window_.hasFocus()) return;
     // Keyboard panning.
     using K = sf::Keyboard;
-    const double speed = (K::isKeyPressed(K::LShift) || K::isKeyPressed(K::RShift) ? 2400 : 800) * dt;
+    const double speed =
+        (K::isKeyPressed(K::LShift) || K::isKeyPressed(K::RShift) ? 2400 : 800) * dt;
     double dx = 0, dy = 0;
     if (K::isKeyPressed(K::Left) || K::isKeyPressed(K::A)) dx += speed;
     if (K::isKeyPressed(K::Right) || K::isKeyPressed(K::D)) dx -= speed;
@@ -508,9 +530,10 @@ void Viewer::update(double dt) {
     if (dx != 0 || dy != 0) camera_.pan_screen(dx, dy);
 }
 
-// --frames: a scripted camera tour, so the statistics measure real work: the first half pans diagonally at
-// the starting zoom (making chunks as new cells come into view), the second half zooms out towards "fit"
-// about the centre of the view (switching to colour blocks and coarser levels).
+// --frames: a scripted camera tour, so the statistics measure real work: the first half pans
+// diagonally at the starting zoom (making chunks as new cells come into view), the second half
+// zooms out towards "fit" about the centre of the view (switching to colour blocks and coarser
+// levels).
 void Viewer::script_frame(int index, int total) {
     if (!build_) return;
     const int half = std::max(1, total / 2);
@@ -522,7 +545,8 @@ void Viewer::script_frame(int index, int total) {
                    build_->height() * static_cast<double>(build_->tile_height()), view_width(),
                    map_view_height());
         const int steps = std::max(1, total - half);
-        const double factor = std::pow(target.zoom / camera_.zoom, 1.0 / std::max(1, steps - (index - half)));
+        const double factor =
+            std::pow(target.zoom / camera_.zoom, 1.0 / std::max(1, steps - (index - half)));
         camera_.zoom_at(camera_.zoom * factor, view_width() / 2, map_view_height() / 2);
     }
 }
@@ -532,17 +556,19 @@ void Viewer::draw_grid(sf::RenderTarget& target) {
     const int tw = build_->tile_width(), th = build_->tile_height();
     const double cw = camera_.zoom * tw, ch = camera_.zoom * th;
     if (cw < 8 || ch < 8) return; // denser than every 8 pixels the grid would hide the map
-    const CellRange r =
-        camera_.visible_cells(build_->width(), build_->height(), tw, th, view_width(), map_view_height());
+    const CellRange r = camera_.visible_cells(build_->width(), build_->height(), tw, th,
+                                              view_width(), map_view_height());
     if (r.empty()) return;
     sf::VertexArray lines(sf::Lines);
     const sf::Color c(0, 0, 0, 90);
-    const float top = static_cast<float>(std::max(0.0, camera_.to_screen_y(r.y0 * static_cast<double>(th))));
-    const float bottom =
-        static_cast<float>(std::min(map_view_height(), camera_.to_screen_y(r.y1 * static_cast<double>(th))));
-    const float left = static_cast<float>(std::max(0.0, camera_.to_screen_x(r.x0 * static_cast<double>(tw))));
-    const float right =
-        static_cast<float>(std::min(view_width(), camera_.to_screen_x(r.x1 * static_cast<double>(tw))));
+    const float top =
+        static_cast<float>(std::max(0.0, camera_.to_screen_y(r.y0 * static_cast<double>(th))));
+    const float bottom = static_cast<float>(
+        std::min(map_view_height(), camera_.to_screen_y(r.y1 * static_cast<double>(th))));
+    const float left =
+        static_cast<float>(std::max(0.0, camera_.to_screen_x(r.x0 * static_cast<double>(tw))));
+    const float right = static_cast<float>(
+        std::min(view_width(), camera_.to_screen_x(r.x1 * static_cast<double>(tw))));
     for (int x = r.x0; x <= r.x1; ++x) {
         const float sx =
             static_cast<float>(std::floor(camera_.to_screen_x(x * static_cast<double>(tw)))) + 0.5f;
@@ -576,8 +602,9 @@ void Viewer::draw_hover(sf::RenderTarget& target) {
 std::string Viewer::status_line() const {
     if (!build_) return "no map yet";
     std::ostringstream s;
-    s << "seed " << build_->result.seed << "  " << build_->width() << "x" << build_->height() << "  zoom "
-      << zoom_text(camera_.zoom) << "  " << overlay_name(settings_.overlay) << (grid_ ? "+grid" : "");
+    s << "seed " << build_->result.seed << "  " << build_->width() << "x" << build_->height()
+      << "  zoom " << zoom_text(camera_.zoom) << "  " << overlay_name(settings_.overlay)
+      << (grid_ ? "+grid" : "");
     return s.str();
 }
 
@@ -609,8 +636,8 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
         }
         add_rect(quads, {0, 0}, {w, static_cast<float>(lines.size()) * lh + 8}, kErrorPanel);
         for (std::size_t i = 0; i < lines.size(); ++i)
-            font_.add_text(quads, lines[i], {8, 4 + static_cast<float>(i) * lh}, i == 0 ? kAccent : kText,
-                           scale);
+            font_.add_text(quads, lines[i], {8, 4 + static_cast<float>(i) * lh},
+                           i == 0 ? kAccent : kText, scale);
     }
 
     // Hover inspector, beside the cursor.
@@ -623,20 +650,24 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
             const std::size_t cols = std::min(longest, columns(w - 24));
             const float pw = static_cast<float>(cols) * adv + 12;
             const float ph = static_cast<float>(lines.size()) * lh + 8;
-            // Below the hovered cell (above it near the bottom), starting at the cursor, pushed left to fit.
+            // Below the hovered cell (above it near the bottom), starting at the cursor, pushed
+            // left to fit.
             const auto cell = hover_cell();
-            const double cell_top = camera_.to_screen_y(cell->y * static_cast<double>(build_->tile_height()));
+            const double cell_top =
+                camera_.to_screen_y(cell->y * static_cast<double>(build_->tile_height()));
             const double cell_bottom =
                 camera_.to_screen_y((cell->y + 1) * static_cast<double>(build_->tile_height()));
             float px = std::clamp(static_cast<float>(mouse_->x) + 16, 0.0f, std::max(0.0f, w - pw));
-            float py = static_cast<float>(std::max(cell_bottom, static_cast<double>(mouse_->y) + 16)) + 8;
+            float py =
+                static_cast<float>(std::max(cell_bottom, static_cast<double>(mouse_->y) + 16)) + 8;
             if (py + ph > static_cast<float>(map_view_height()))
-                py = std::max(0.0f,
-                              static_cast<float>(std::min(cell_top, static_cast<double>(mouse_->y) - 16)) -
-                                  8 - ph);
+                py = std::max(0.0f, static_cast<float>(
+                                        std::min(cell_top, static_cast<double>(mouse_->y) - 16)) -
+                                        8 - ph);
             add_rect(quads, {px, py}, {pw, ph}, kPanel);
             for (std::size_t i = 0; i < lines.size(); ++i)
-                font_.add_text(quads, clip(lines[i], cols), {px + 6, py + 4 + static_cast<float>(i) * lh},
+                font_.add_text(quads, clip(lines[i], cols),
+                               {px + 6, py + 4 + static_cast<float>(i) * lh},
                                i == 0 ? kAccent : kText, scale);
         }
     }
@@ -657,14 +688,15 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
     // Status bar (bottom strip).
     const float top = static_cast<float>(map_view_height());
     add_rect(quads, {0, top}, {w, h - top}, kPanel);
-    // Line 1: the state on the left, the stage timings on the right (clipped first when space is short).
+    // Line 1: the state on the left, the stage timings on the right (clipped first when space is
+    // short).
     const std::size_t cols = columns(w - 16);
     const std::string state = clip(status_line(), cols);
     font_.add_text(quads, state, {8, top + 4}, kText, scale);
     if (state.size() + 3 < cols) {
         const std::string timings = clip(timings_line(), cols - state.size() - 3);
-        font_.add_text(quads, timings, {w - 8 - BitmapFont::text_width(timings, scale), top + 4}, kDim,
-                       scale);
+        font_.add_text(quads, timings, {w - 8 - BitmapFont::text_width(timings, scale), top + 4},
+                       kDim, scale);
     }
 
     // Line 2, right: the layers (focused one highlighted, hidden ones dim), clickable.
@@ -676,8 +708,8 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
         float total = 0;
         for (std::size_t i = 0; i < layers.size(); ++i) {
             const bool shown = i >= 64 || ((settings_.visible_layers >> i) & 1u);
-            names.push_back((i < 9 ? std::to_string(i + 1) + ":" : "") + (shown ? "" : "(") + layers[i].name +
-                            (shown ? "" : ")"));
+            names.push_back((i < 9 ? std::to_string(i + 1) + ":" : "") + (shown ? "" : "(") +
+                            layers[i].name + (shown ? "" : ")"));
             total += BitmapFont::text_width(names.back(), scale) + adv;
         }
         const std::string label = "layers ";
@@ -740,13 +772,15 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
         case Overlay::rules:
             if (!build_->result.layers.empty())
                 text("colour = deciding rule (file:line) of layer '" +
-                         build_->result.layers[static_cast<std::size_t>(settings_.focus_layer)].name +
+                         build_->result.layers[static_cast<std::size_t>(settings_.focus_layer)]
+                             .name +
                          "'; black = none",
                      kText);
             break;
         case Overlay::tiles:
-            text(options_.recipe ? "H: keys   watching " + std::to_string(watched_.size()) + " files"
-                                 : "H: keys   built-in recipe",
+            text(options_.recipe
+                     ? "H: keys   watching " + std::to_string(watched_.size()) + " files"
+                     : "H: keys   built-in recipe",
                  kDim);
             break;
         }
@@ -759,18 +793,21 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
 
 // Draws one frame; budget_ms < 0 makes every map piece in view now (see MapRenderer::draw).
 bool Viewer::draw_frame(sf::RenderTarget& target, double budget_ms) {
-    if (!build_) renderer_.prepare(target); // while waiting for the first map (drawn over by the clear)
+    if (!build_)
+        renderer_.prepare(target); // while waiting for the first map (drawn over by the clear)
     target.clear(kBackground);
     bool complete = false;
     if (build_) {
-        complete = renderer_.draw(target, camera_, view_width(), map_view_height(), settings_, budget_ms);
+        complete =
+            renderer_.draw(target, camera_, view_width(), map_view_height(), settings_, budget_ms);
         draw_grid(target);
         draw_hover(target);
     } else {
         sf::VertexArray quads(sf::Quads);
         static const char kSpinner[] = "|/-\\";
         const double busy = std::chrono::duration<double>(Clock::now() - busy_since_).count();
-        const std::string text = std::string(1, kSpinner[static_cast<int>(busy * 8) % 4]) + " generating...";
+        const std::string text =
+            std::string(1, kSpinner[static_cast<int>(busy * 8) % 4]) + " generating...";
         font_.add_text(quads, text, {16, 16}, kText, ui_scale());
         sf::RenderStates states;
         states.texture = &font_.texture();
@@ -782,8 +819,9 @@ bool Viewer::draw_frame(sf::RenderTarget& target, double budget_ms) {
 
 int Viewer::run() {
     if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY")) {
-        std::cerr << "tilegen view: error: no display (DISPLAY is not set); run it on a desktop or under "
-                     "xvfb-run\n";
+        std::cerr
+            << "tilegen view: error: no display (DISPLAY is not set); run it on a desktop or under "
+               "xvfb-run\n";
         return 1;
     }
     const sf::VideoMode desktop = sf::VideoMode::getDesktopMode();
@@ -795,8 +833,8 @@ int Viewer::run() {
                  std::min(800u, std::max(240u, desktop.height))};
     }
     {
-        // SFML reports "Setting vertical sync not supported" on some drivers (Xvfb) when it creates a window:
-        // harmless, so keep it off stderr; failure to open is checked below.
+        // SFML reports "Setting vertical sync not supported" on some drivers (Xvfb) when it creates
+        // a window: harmless, so keep it off stderr; failure to open is checked below.
         std::streambuf* previous = sf::err().rdbuf(nullptr);
         window_.create(sf::VideoMode(size_.x, size_.y), "tilegen view - " + project_.recipe.name,
                        sf::Style::Default);
@@ -806,7 +844,8 @@ int Viewer::run() {
         std::cerr << "tilegen view: error: cannot open a window\n";
         return 1;
     }
-    // Only --frames and --screenshot want frames as fast as they come; watching files (interactive or
+    // Only --frames and --screenshot want frames as fast as they come; watching files (interactive
+    // or
     // --quit-after-reloads) is paced at 60 frames a second so it leaves the CPU to others.
     if (scripted() && !options_.quit_after_reloads)
         window_.setFramerateLimit(0);
@@ -841,11 +880,13 @@ int Viewer::run() {
             std::cerr << *options_.frame_log << ": error: cannot write the frame log\n";
             return 1;
         }
-        frame_log << "frame,ms,update_ms,draw_ms,display_ms,uploaded,upload_ms,stand_ins,level,zoom\n";
+        frame_log
+            << "frame,ms,update_ms,draw_ms,display_ms,uploaded,upload_ms,stand_ins,level,zoom\n";
     }
-    // Counted frames end with glFinish: OpenGL may still be drawing after display() returns, and that time
-    // belongs to the frame.
-    const sf::GlFunctionPointer gl_finish = options_.frames ? sf::Context::getFunction("glFinish") : nullptr;
+    // Counted frames end with glFinish: OpenGL may still be drawing after display() returns, and
+    // that time belongs to the frame.
+    const sf::GlFunctionPointer gl_finish =
+        options_.frames ? sf::Context::getFunction("glFinish") : nullptr;
     auto ms_between = [](Clock::time_point a, Clock::time_point b) {
         return std::chrono::duration<double, std::milli>(b - a).count();
     };
@@ -859,13 +900,14 @@ int Viewer::run() {
             handle_event(event);
         if (!window_.isOpen()) break;
         update(dt);
-        if (!build_ && !generator_.busy() && !errors_.empty()) return 1; // the first generation failed
+        if (!build_ && !generator_.busy() && !errors_.empty())
+            return 1; // the first generation failed
         const bool counting = options_.frames && build_;
         if (counting) script_frame(frames_done, frames_wanted);
         if (build_)
             camera_.clamp(build_->width() * static_cast<double>(build_->tile_width()),
-                          build_->height() * static_cast<double>(build_->tile_height()), view_width(),
-                          map_view_height());
+                          build_->height() * static_cast<double>(build_->tile_height()),
+                          view_width(), map_view_height());
         const auto updated = Clock::now();
         const bool complete =
             draw_frame(window_, options_.screenshot && !options_.frames ? -1.0 : kUploadBudgetMs);
@@ -876,7 +918,8 @@ int Viewer::run() {
         const auto drawn = Clock::now();
         window_.display();
         if (counting && gl_finish) gl_finish();
-        // In the background (the user is in their editor) keep drawing, for reloads, but at a gentle rate.
+        // In the background (the user is in their editor) keep drawing, for reloads, but at a
+        // gentle rate.
         if (!scripted() && !window_.hasFocus()) sf::sleep(sf::milliseconds(50));
         // Scripted runs waiting for their first map leave the CPU to the generator.
         if (scripted() && !build_) sf::sleep(sf::milliseconds(5));
@@ -888,13 +931,15 @@ int Viewer::run() {
                 const auto st = renderer_.stats();
                 frame_log << frames_done << ',' << fixed(frame_ms.back(), 3) << ','
                           << fixed(ms_between(frame_start, updated), 3) << ','
-                          << fixed(ms_between(updated, drawn), 3) << ',' << fixed(ms_between(drawn, end), 3)
-                          << ',' << st.uploaded << ',' << fixed(st.upload_ms, 3) << ',' << st.stand_ins << ','
-                          << st.level << ',' << fixed(camera_.zoom, 5) << '\n';
+                          << fixed(ms_between(updated, drawn), 3) << ','
+                          << fixed(ms_between(drawn, end), 3) << ',' << st.uploaded << ','
+                          << fixed(st.upload_ms, 3) << ',' << st.stand_ins << ',' << st.level << ','
+                          << fixed(camera_.zoom, 5) << '\n';
             }
             ++frames_done;
         }
-        if (options_.quit_after_reloads && reloads_ >= *options_.quit_after_reloads && !generator_.busy()) {
+        if (options_.quit_after_reloads && reloads_ >= *options_.quit_after_reloads &&
+            !generator_.busy()) {
             window_.close();
             break;
         }
@@ -911,20 +956,22 @@ int Viewer::run() {
                 const double p95 =
                     sorted.empty()
                         ? 0
-                        : sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(std::ceil(
-                                                                 0.95 * static_cast<double>(sorted.size()))) -
-                                                                 1)];
+                        : sorted[std::min(sorted.size() - 1,
+                                          static_cast<std::size_t>(std::ceil(
+                                              0.95 * static_cast<double>(sorted.size()))) -
+                                              1)];
                 const double max = sorted.empty() ? 0 : sorted.back();
                 const auto st = renderer_.stats();
-                std::cout << "frames " << sorted.size() << " mean_ms " << fixed(mean, 2) << " p95_ms "
-                          << fixed(p95, 2) << " max_ms " << fixed(max, 2) << "\n"
+                std::cout << "frames " << sorted.size() << " mean_ms " << fixed(mean, 2)
+                          << " p95_ms " << fixed(p95, 2) << " max_ms " << fixed(max, 2) << "\n"
                           << "map " << build_->width() << "x" << build_->height() << " generate_ms "
                           << fixed(build_->generate_ms, 0) << " stand_in_frames " << stand_in_frames
                           << " pieces_cached " << st.pieces << " cache_mb "
                           << fixed(double(st.bytes) / (1 << 20), 1) << "\n";
             }
             if (options_.screenshot) {
-                // The off-screen copy of the first complete frame (independent of the window's visibility).
+                // The off-screen copy of the first complete frame (independent of the window's
+                // visibility).
                 bool done = false;
                 for (int attempt = 0; attempt < 1000 && !done; ++attempt)
                     done = draw_frame(capture, -1.0);

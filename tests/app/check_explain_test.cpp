@@ -12,34 +12,41 @@ TEST_CASE("check: clean rules exit 0 and say so; the shipped default passes --st
     auto r = f.tilegen("check map.toml --strict");
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.out.find("layer 'ground': 3 rules cover all 4 neighbourhoods (exact)") != std::string::npos);
+    CHECK(r.out.find("layer 'ground': 3 rules cover all 4 neighbourhoods (exact)") !=
+          std::string::npos);
     CHECK(r.out.find("ok: no problems found") != std::string::npos);
     auto d = f.tilegen("check --strict");
     INFO(d.out);
     CHECK(d.exit_code == 0);
 }
 
-TEST_CASE("check: uncovered, shadowed, duplicate and zero-weight rules are warnings; --strict fails on them") {
+TEST_CASE("check: uncovered, shadowed, duplicate and zero-weight rules are warnings; --strict "
+          "fails on them") {
     Fixture f;
-    write_text(f.dir / "lint.rules", "??? ?w? ???  water water-2*0\n"   // line 1: zero weight
-                                     "?w? ?g? ???  shore\n"              // line 2
-                                     "??? ?w? ???  water-2\n"            // line 3: duplicate of line 1
-                                     "w  grass\n");                      // line 4: shadowed by line 1
+    write_text(f.dir / "lint.rules", "??? ?w? ???  water water-2*0\n" // line 1: zero weight
+                                     "?w? ?g? ???  shore\n"           // line 2
+                                     "??? ?w? ???  water-2\n"         // line 3: duplicate of line 1
+                                     "w  grass\n");                   // line 4: shadowed by line 1
     f.write_recipe("lint.toml", "lint.rules");
     auto r = f.tilegen("check lint.toml");
     INFO(r.out);
     CHECK(r.exit_code == 0);
-    CHECK(r.out.find("lint.toml: warning: layer 'ground': 1 of all 4 neighbourhoods (exact) match no rule") !=
-          std::string::npos);
+    CHECK(r.out.find("lint.toml: warning: layer 'ground': 1 of all 4 neighbourhoods (exact) match "
+                     "no rule") != std::string::npos);
     CHECK(r.out.find(" w  \n    [g]") == std::string::npos); // examples are whole 3x3 grids
     CHECK(r.out.find("[g]") != std::string::npos);
-    CHECK(r.out.find("lint.rules:3:1: warning: rule '?w?' duplicates the pattern of lint.rules:1") == std::string::npos);
-    CHECK(r.out.find("lint.rules:3:1: warning: rule '??? ?w? ???' duplicates the pattern of lint.rules:1") !=
-          std::string::npos);
-    CHECK(r.out.find("lint.rules:4:1: warning: rule 'w' never decides a cell: it is shadowed by lint.rules:1") !=
-          std::string::npos);
-    CHECK(r.out.find("lint.rules:1:20: warning: target 'water-2' has weight 0 and is never chosen") !=
-          std::string::npos);
+    CHECK(
+        r.out.find("lint.rules:3:1: warning: rule '?w?' duplicates the pattern of lint.rules:1") ==
+        std::string::npos);
+    CHECK(
+        r.out.find(
+            "lint.rules:3:1: warning: rule '??? ?w? ???' duplicates the pattern of lint.rules:1") !=
+        std::string::npos);
+    CHECK(r.out.find("lint.rules:4:1: warning: rule 'w' never decides a cell: it is shadowed by "
+                     "lint.rules:1") != std::string::npos);
+    CHECK(
+        r.out.find("lint.rules:1:20: warning: target 'water-2' has weight 0 and is never chosen") !=
+        std::string::npos);
     CHECK(r.out.find("4 warning(s)") != std::string::npos);
     CHECK(f.tilegen("check lint.toml --strict").exit_code == 1);
 }
@@ -55,7 +62,8 @@ TEST_CASE("check: errors exit 1 with path:line:col; bad usage exits 2") {
     CHECK(f.tilegen("check a.toml b.toml").exit_code == 2);
 }
 
-TEST_CASE("explain: the neighbourhood, the rules tried, the match and the tile, as generate made it") {
+TEST_CASE(
+    "explain: the neighbourhood, the rules tried, the match and the tile, as generate made it") {
     Fixture f;
     write_text(f.dir / "drawn.txt", "wwww\nwggw\nwggw\n");
     auto r = f.tilegen("explain map.toml 1 1 --classes drawn.txt");
@@ -70,7 +78,8 @@ TEST_CASE("explain: the neighbourhood, the rules tried, the match and the tile, 
     CHECK(r.out.find("tile: shore, gid 4") != std::string::npos);
 
     auto below = f.tilegen("explain map.toml 1 2 --classes drawn.txt");
-    CHECK(below.out.find("map.rules:3  ?w? ?g? ???  no: at (+0, -1) is g, rule wants w") != std::string::npos);
+    CHECK(below.out.find("map.rules:3  ?w? ?g? ???  no: at (+0, -1) is g, rule wants w") !=
+          std::string::npos);
     CHECK(below.out.find("map.rules:4  ??? ?g? ???  MATCH") != std::string::npos);
     CHECK(below.out.find("tile: grass, gid 3") != std::string::npos);
 }
@@ -83,16 +92,20 @@ TEST_CASE("explain agrees with generate on every cell's tile for the same seed")
     std::vector<std::string> gids;
     std::string cur;
     for (char c : data.substr(0, data.find("</data>"))) {
-        if (c >= '0' && c <= '9') cur += c;
-        else if (!cur.empty()) gids.push_back(cur), cur.clear();
+        if (c >= '0' && c <= '9')
+            cur += c;
+        else if (!cur.empty())
+            gids.push_back(cur), cur.clear();
     }
     REQUIRE(gids.size() == 72);
     for (int y = 0; y < 6; y += 2)
         for (int x = 0; x < 12; x += 3) {
-            auto r = f.tilegen("explain map.toml " + std::to_string(x) + " " + std::to_string(y) + " --size 12x6 --seed 21");
+            auto r = f.tilegen("explain map.toml " + std::to_string(x) + " " + std::to_string(y) +
+                               " --size 12x6 --seed 21");
             CAPTURE(x);
             CAPTURE(y);
-            CHECK(r.out.find(", gid " + gids[static_cast<std::size_t>(y * 12 + x)] + "\n") != std::string::npos);
+            CHECK(r.out.find(", gid " + gids[static_cast<std::size_t>(y * 12 + x)] + "\n") !=
+                  std::string::npos);
         }
 }
 

@@ -14,9 +14,11 @@ TEST_CASE("byte-identical TMX, TSX and PNG for 1, 2, 3 and 8 threads, and across
     TempDir dir;
     std::string reference_tmx, reference_png;
     for (int threads : {1, 2, 3, 8, 1}) {
-        const fs::path sub = dir / ("t" + std::to_string(threads) + (reference_tmx.empty() ? "" : "b"));
+        const fs::path sub =
+            dir / ("t" + std::to_string(threads) + (reference_tmx.empty() ? "" : "b"));
         fs::create_directories(sub);
-        auto r = run_tilegen("generate --size 203x117 --seed 99 -o m.tmx --threads " + std::to_string(threads), sub);
+        auto r = run_tilegen(
+            "generate --size 203x117 --seed 99 -o m.tmx --threads " + std::to_string(threads), sub);
         INFO(r.err);
         REQUIRE(r.exit_code == 0);
         const std::string tmx = read_text(sub / "m.tmx"), png = read_text(sub / "m.png");
@@ -39,9 +41,10 @@ TEST_CASE("bench prints every stage and valid JSON keys") {
     auto r = run_tilegen("bench --size 64x48 --repeat 2 --threads 2 --json");
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    for (const char* key : {"\"stages\":[", "\"stage\":\"noise\"", "\"stage\":\"classes\"", "\"stage\":\"rules\"",
-                            "\"stage\":\"tmx\"", "\"stage\":\"total\"", "\"median_ms\":", "\"min_ms\":",
-                            "\"ns_per_cell\":", "\"peak_memory_bytes\":", "\"bytes_per_cell\":"})
+    for (const char* key :
+         {"\"stages\":[", "\"stage\":\"noise\"", "\"stage\":\"classes\"", "\"stage\":\"rules\"",
+          "\"stage\":\"tmx\"", "\"stage\":\"total\"", "\"median_ms\":", "\"min_ms\":",
+          "\"ns_per_cell\":", "\"peak_memory_bytes\":", "\"bytes_per_cell\":"})
         CHECK_MESSAGE(r.out.find(key) != std::string::npos, key);
     auto text = run_tilegen("bench --size 32x32 --repeat 1");
     CHECK(text.exit_code == 0);

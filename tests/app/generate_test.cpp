@@ -15,10 +15,12 @@ TEST_CASE("generate writes TMX, TSX, atlas and PNG, and a JSON summary") {
     auto r = f.generate("map.toml -o out.tmx --json");
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    for (const char* file : {"out.tmx", "out.tsx", "out-tiles.png", "out.png"}) CHECK(fs::exists(f.dir / file));
-    for (const char* key : {"\"width\":40", "\"height\":24", "\"seed\":3", "\"classes\":{\"water\":0.4",
-                            "\"unmatched\":0", "\"rules\":[{\"file\":\"map.rules\",\"line\":2", "\"timings_ms\":{",
-                            "\"total\":", "\"outputs\":[\"out.tmx\",\"out.tsx\",\"out-tiles.png\",\"out.png\"]"})
+    for (const char* file : {"out.tmx", "out.tsx", "out-tiles.png", "out.png"})
+        CHECK(fs::exists(f.dir / file));
+    for (const char* key :
+         {"\"width\":40", "\"height\":24", "\"seed\":3", "\"classes\":{\"water\":0.4",
+          "\"unmatched\":0", "\"rules\":[{\"file\":\"map.rules\",\"line\":2", "\"timings_ms\":{",
+          "\"total\":", "\"outputs\":[\"out.tmx\",\"out.tsx\",\"out-tiles.png\",\"out.png\"]"})
         CHECK_MESSAGE(r.out.find(key) != std::string::npos, key << " in " << r.out);
     const std::string tmx = read_text(f.dir / "out.tmx");
     CHECK(tmx.find("<tileset firstgid=\"1\" source=\"out.tsx\"/>") != std::string::npos);
@@ -91,7 +93,8 @@ TEST_CASE("bad input: exit 1, path:line:col message, no output written or clobbe
         std::string expected;
     };
     const Bad cases[] = {
-        {"??? ?w? ???  water\n??? ?q? ??? grass\n", "bad.rules:2:6: error: unknown terrain symbol 'q'"},
+        {"??? ?w? ???  water\n??? ?q? ??? grass\n",
+         "bad.rules:2:6: error: unknown terrain symbol 'q'"},
         {"??? ?w? ???  watr\n", "bad.rules:1:14: error: unknown tile 'watr'"},
         {"??? ?w? ???  missing.png\n", "bad.rules:1:14: error: missing.png: cannot read file"},
         {"??? ?w? ?? water\n", "bad.rules:1:9: error: row group 3 has 2 cells, expected 3"},
@@ -111,7 +114,8 @@ TEST_CASE("bad input: exit 1, path:line:col message, no output written or clobbe
     f.write_recipe("r.toml", "map.rules", "depth = 3\n");
     auto r = f.generate("r.toml -o keep.tmx");
     CHECK(r.exit_code == 1);
-    CHECK_MESSAGE(r.err.find("r.toml:5:1: error: unknown key 'map.depth'") != std::string::npos, r.err);
+    CHECK_MESSAGE(r.err.find("r.toml:5:1: error: unknown key 'map.depth'") != std::string::npos,
+                  r.err);
     r = f.generate("nowhere.toml");
     CHECK(r.exit_code == 1);
     CHECK(r.err.find("nowhere.toml: error: cannot read file") != std::string::npos);
@@ -128,14 +132,16 @@ TEST_CASE("bad input: exit 1, path:line:col message, no output written or clobbe
     CHECK(read_text(f.dir / "keep.tmx") == "previous map");
     // No temporary files left behind.
     for (const auto& e : fs::directory_iterator(f.dir.path()))
-        CHECK_MESSAGE(e.path().filename().string().find(".tmp") == std::string::npos, e.path().string());
+        CHECK_MESSAGE(e.path().filename().string().find(".tmp") == std::string::npos,
+                      e.path().string());
 }
 
 TEST_CASE("bad usage: exit 2") {
     Fixture f;
-    for (const char* args : {"map.toml --seed", "map.toml --seed -1", "map.toml --seed x", "map.toml --size 0x4",
-                             "map.toml --size 4", "map.toml --bogus", "map.toml other.toml", "map.toml -o x.png",
-                             "map.toml --classes a.txt --size 4x4"}) {
+    for (const char* args :
+         {"map.toml --seed", "map.toml --seed -1", "map.toml --seed x", "map.toml --size 0x4",
+          "map.toml --size 4", "map.toml --bogus", "map.toml other.toml", "map.toml -o x.png",
+          "map.toml --classes a.txt --size 4x4"}) {
         CAPTURE(args);
         auto r = f.generate(args);
         CHECK(r.exit_code == 2);
@@ -150,7 +156,8 @@ TEST_CASE("bad usage: exit 2") {
     CHECK(run_tilegen("--version").out.find("tilegen ") == 0);
 }
 
-TEST_CASE("image targets are packed into the map's atlas, after the tileset's tiles and before the error tile") {
+TEST_CASE("image targets are packed into the map's atlas, after the tileset's tiles and before the "
+          "error tile") {
     Fixture f;
     std::filesystem::create_directories(f.dir / "art");
     Image rock(8, 8, Rgba{120, 110, 100, 255});
@@ -173,6 +180,6 @@ TEST_CASE("image targets are packed into the map's atlas, after the tileset's ti
     write_text(f.dir / "img.rules", "w art/big.png\ng grass\n");
     auto bad = f.generate("img.toml -o j.tmx");
     CHECK(bad.exit_code == 1);
-    CHECK(bad.err.find("img.rules:1:3: error: image 'art/big.png' is 16x8 pixels, the tileset's tiles are 8x8") !=
-          std::string::npos);
+    CHECK(bad.err.find("img.rules:1:3: error: image 'art/big.png' is 16x8 pixels, the tileset's "
+                       "tiles are 8x8") != std::string::npos);
 }

@@ -25,7 +25,8 @@ TEST_CASE("noise writes PNG and PFM; a --region equals the same window of the wh
     CHECK(part->width() == 20);
     bool same = true;
     for (int y = 0; y < 9; ++y)
-        for (int x = 0; x < 20; ++x) same = same && (*part)(x, y) == (*all)(7 + x, 5 + y);
+        for (int x = 0; x < 20; ++x)
+            same = same && (*part)(x, y) == (*all)(7 + x, 5 + y);
     CHECK(same);
     // Seed and size change the field.
     REQUIRE(f.tilegen("noise map.toml -o s.pfm --seed 99").exit_code == 0);
@@ -36,13 +37,15 @@ TEST_CASE("noise writes PNG and PFM; a --region equals the same window of the wh
 
 TEST_CASE("noise: named maps, errors and usage") {
     Fixture f;
-    write_text(f.dir / "maps.toml", read_text(f.dir / "map.toml") + "[maps.moisture]\nkind = \"worley\"\n");
+    write_text(f.dir / "maps.toml",
+               read_text(f.dir / "map.toml") + "[maps.moisture]\nkind = \"worley\"\n");
     REQUIRE(f.tilegen("noise maps.toml --map moisture -o m.pfm").exit_code == 0);
     REQUIRE(f.tilegen("noise maps.toml --map elevation -o e.pfm").exit_code == 0);
     CHECK(read_text(f.dir / "m.pfm") != read_text(f.dir / "e.pfm"));
     auto r = f.tilegen("noise maps.toml --map rain -o x.pfm");
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("the recipe has no map 'rain' (its maps: elevation, moisture)") != std::string::npos);
+    CHECK(r.err.find("the recipe has no map 'rain' (its maps: elevation, moisture)") !=
+          std::string::npos);
     CHECK(f.tilegen("noise map.toml").exit_code == 2);
     CHECK(f.tilegen("noise map.toml -o x.jpg").exit_code == 2);
     CHECK(f.tilegen("noise map.toml -o x.png --region 1,2,3").exit_code == 2);

@@ -1,5 +1,5 @@
-// Issue "Tiled interop in depth": every encoding, TMJ, infinite chunks, properties and reading maps back,
-// judged by Tiled's own tools where Tiled is installed.
+// Issue "Tiled interop in depth": every encoding, TMJ, infinite chunks, properties and reading maps
+// back, judged by Tiled's own tools where Tiled is installed.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -18,7 +18,8 @@ namespace {
 
 bool tiled_here() {
     if (have_program("tmxrasterizer") && have_program("tiled")) return true;
-    if (std::getenv("CI")) FAIL("tmxrasterizer/tiled are missing; .ci/run must install the Debian package 'tiled'");
+    if (std::getenv("CI"))
+        FAIL("tmxrasterizer/tiled are missing; .ci/run must install the Debian package 'tiled'");
     MESSAGE("skipped: Tiled is not installed (apt-get install tiled)");
     return false;
 }
@@ -35,8 +36,9 @@ bool same_pixels(const fs::path& a, const fs::path& b) {
     return true;
 }
 
-// The gids of the first tile layer of a Tiled JSON export: "data":[...], or a base64 string (compressed as the
-// layer's "compression" says), which Tiled keeps when the map was saved that way.
+// The gids of the first tile layer of a Tiled JSON export: "data":[...], or a base64 string
+// (compressed as the layer's "compression" says), which Tiled keeps when the map was saved that
+// way.
 std::vector<Gid> exported_gids(const std::string& json) {
     std::vector<Gid> out;
     auto p = json.find("\"data\":[");
@@ -58,8 +60,10 @@ std::vector<Gid> exported_gids(const std::string& json) {
     p += 8;
     std::string cur;
     for (; p < json.size() && json[p] != ']'; ++p) {
-        if (json[p] >= '0' && json[p] <= '9') cur += json[p];
-        else if (!cur.empty()) out.push_back(static_cast<Gid>(std::stoul(cur))), cur.clear();
+        if (json[p] >= '0' && json[p] <= '9')
+            cur += json[p];
+        else if (!cur.empty())
+            out.push_back(static_cast<Gid>(std::stoul(cur))), cur.clear();
     }
     if (!cur.empty()) out.push_back(static_cast<Gid>(std::stoul(cur)));
     return out;
@@ -84,7 +88,8 @@ TEST_CASE("every layer encoding renders in Tiled like tilegen's PNG and exports 
     if (!tiled_here()) return;
     Fixture f;
     REQUIRE(f.generate("map.toml -o csv.tmx").exit_code == 0);
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json csv.tmx csv.json", f.dir.path()).exit_code == 0);
+    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json csv.tmx csv.json", f.dir.path())
+                .exit_code == 0);
     const auto reference = exported_gids(strip_spaces(read_text(f.dir / "csv.json")));
     REQUIRE(reference.size() == 40 * 24);
     int n = 0;
@@ -94,12 +99,17 @@ TEST_CASE("every layer encoding renders in Tiled like tilegen's PNG and exports 
         auto r = f.generate("map.toml -o " + name + ".tmx --encoding " + e);
         INFO(r.err);
         REQUIRE(r.exit_code == 0);
-        CHECK(read_text(f.dir / (name + ".tmx")).find(std::string("encoding=\"") + (e[0] == 'c' ? "csv" : "base64")) !=
+        CHECK(read_text(f.dir / (name + ".tmx"))
+                  .find(std::string("encoding=\"") + (e[0] == 'c' ? "csv" : "base64")) !=
               std::string::npos);
-        REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + name + ".tmx " + name + "-tiled.png", f.dir.path())
-                    .exit_code == 0);
+        REQUIRE(
+            run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + name + ".tmx " + name + "-tiled.png",
+                f.dir.path())
+                .exit_code == 0);
         CHECK(same_pixels(f.dir / (name + ".png"), f.dir / (name + "-tiled.png")));
-        REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json " + name + ".tmx " + name + ".json", f.dir.path())
+        REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json " + name + ".tmx " + name +
+                        ".json",
+                    f.dir.path())
                     .exit_code == 0);
         CHECK(exported_gids(strip_spaces(read_text(f.dir / (name + ".json")))) == reference);
     }
@@ -112,19 +122,28 @@ TEST_CASE("TMJ (Tiled JSON) with a TSJ tileset loads in Tiled with the same tile
     auto r = f.generate("map.toml -o b.tmj --json");
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
-    CHECK(r.out.find("\"outputs\":[\"b.tmj\",\"b.tsj\",\"b-tiles.png\",\"b.png\"]") != std::string::npos);
+    CHECK(r.out.find("\"outputs\":[\"b.tmj\",\"b.tsj\",\"b-tiles.png\",\"b.png\"]") !=
+          std::string::npos);
     CHECK(read_text(f.dir / "b.tsj").find("\"type\":\"tileset\"") != std::string::npos);
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json a.tmx a.json", f.dir.path()).exit_code == 0);
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json b.tmj b.json", f.dir.path()).exit_code == 0);
-    CHECK(exported_gids(strip_spaces(read_text(f.dir / "b.json"))) == exported_gids(strip_spaces(read_text(f.dir / "a.json"))));
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer b.tmj b-tiled.png", f.dir.path()).exit_code == 0);
+    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json a.tmx a.json", f.dir.path())
+                .exit_code == 0);
+    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json b.tmj b.json", f.dir.path())
+                .exit_code == 0);
+    CHECK(exported_gids(strip_spaces(read_text(f.dir / "b.json"))) ==
+          exported_gids(strip_spaces(read_text(f.dir / "a.json"))));
+    REQUIRE(
+        run("QT_QPA_PLATFORM=offscreen tmxrasterizer b.tmj b-tiled.png", f.dir.path()).exit_code ==
+        0);
     CHECK(same_pixels(f.dir / "b.png", f.dir / "b-tiled.png"));
     REQUIRE(f.generate("map.toml -o z.tmj --encoding base64+zstd").exit_code == 0);
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer z.tmj z-tiled.png", f.dir.path()).exit_code == 0);
+    REQUIRE(
+        run("QT_QPA_PLATFORM=offscreen tmxrasterizer z.tmj z-tiled.png", f.dir.path()).exit_code ==
+        0);
     CHECK(same_pixels(f.dir / "z.png", f.dir / "z-tiled.png"));
 }
 
-TEST_CASE("infinite maps: chunks Tiled renders like tilegen's PNG, the same tiles for any chunk size") {
+TEST_CASE(
+    "infinite maps: chunks Tiled renders like tilegen's PNG, the same tiles for any chunk size") {
     Fixture f;
     auto r = f.generate("map.toml -o i16.tmx --infinite --size 48x32 --json");
     INFO(r.err);
@@ -133,10 +152,12 @@ TEST_CASE("infinite maps: chunks Tiled renders like tilegen's PNG, the same tile
     const std::string tmx = read_text(f.dir / "i16.tmx");
     CHECK(tmx.find("infinite=\"1\"") != std::string::npos);
     CHECK(tmx.find("<chunk x=\"32\" y=\"16\" width=\"16\" height=\"16\">") != std::string::npos);
-    REQUIRE(f.generate("map.toml -o i8.tmx --infinite --size 48x32 --chunk 8 --encoding base64+zlib").exit_code == 0);
+    REQUIRE(
+        f.generate("map.toml -o i8.tmx --infinite --size 48x32 --chunk 8 --encoding base64+zlib")
+            .exit_code == 0);
     CHECK(read_text(f.dir / "i8.png") == read_text(f.dir / "i16.png"));
-    // The same world as a finite map (thresholds from the same cells) agrees away from the map's edge, where
-    // the finite map clamps and the infinite one sees its neighbours.
+    // The same world as a finite map (thresholds from the same cells) agrees away from the map's
+    // edge, where the finite map clamps and the infinite one sees its neighbours.
     REQUIRE(f.generate("map.toml -o fin.tmx --size 48x32").exit_code == 0);
     Diagnostics d;
     auto a = io::load_image(f.dir / "fin.png", d), b = io::load_image(f.dir / "i16.png", d);
@@ -144,26 +165,32 @@ TEST_CASE("infinite maps: chunks Tiled renders like tilegen's PNG, the same tile
     REQUIRE(b);
     bool same = true;
     for (int y = 8; y < 31 * 8; ++y)
-        for (int x = 8; x < 47 * 8; ++x) same = same && a->get(x, y) == b->get(x, y);
+        for (int x = 8; x < 47 * 8; ++x)
+            same = same && a->get(x, y) == b->get(x, y);
     CHECK(same);
     auto whole = f.generate("map.toml -o bad.tmx --infinite --classes x.txt");
     CHECK(whole.exit_code == 2);
     if (!tiled_here()) return;
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer i16.tmx i16-tiled.png", f.dir.path()).exit_code == 0);
+    REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer i16.tmx i16-tiled.png", f.dir.path())
+                .exit_code == 0);
     CHECK(same_pixels(f.dir / "i16.png", f.dir / "i16-tiled.png"));
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer i8.tmx i8-tiled.png", f.dir.path()).exit_code == 0);
+    REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer i8.tmx i8-tiled.png", f.dir.path())
+                .exit_code == 0);
     CHECK(same_pixels(f.dir / "i8.png", f.dir / "i8-tiled.png"));
 }
 
 TEST_CASE("infinite maps refuse whole-map generators") {
     Fixture f;
-    write_text(f.dir / "ds.toml", "[noise]\nkind = \"diamond-square\"\n" + read_text(f.dir / "map.toml"));
+    write_text(f.dir / "ds.toml",
+               "[noise]\nkind = \"diamond-square\"\n" + read_text(f.dir / "map.toml"));
     auto r = f.generate("ds.toml -o x.tmx --infinite");
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("map 'elevation' is kind \"diamond-square\", a whole-map algorithm") != std::string::npos);
+    CHECK(r.err.find("map 'elevation' is kind \"diamond-square\", a whole-map algorithm") !=
+          std::string::npos);
 }
 
-TEST_CASE("map properties name the seed, size, inputs and thresholds; a map is reproduced from them") {
+TEST_CASE(
+    "map properties name the seed, size, inputs and thresholds; a map is reproduced from them") {
     Fixture f;
     REQUIRE(f.generate("map.toml -o p.tmx --seed 41 --size 30x20").exit_code == 0);
     const std::string tmx = read_text(f.dir / "p.tmx");
@@ -175,7 +202,9 @@ TEST_CASE("map properties name the seed, size, inputs and thresholds; a map is r
     const std::string hash = property(tmx, "inputs_hash");
     CHECK(hash.size() == 16);
     // Reproduce from the properties alone.
-    REQUIRE(f.generate("map.toml -o q.tmx --seed " + property(tmx, "seed") + " --size " + property(tmx, "size")).exit_code == 0);
+    REQUIRE(f.generate("map.toml -o q.tmx --seed " + property(tmx, "seed") + " --size " +
+                       property(tmx, "size"))
+                .exit_code == 0);
     std::string q = read_text(f.dir / "q.tmx");
     CHECK(q.replace(q.find("q.tsx"), 5, "p.tsx") == tmx);
     // Any change to an input changes the hash.
@@ -184,25 +213,31 @@ TEST_CASE("map properties name the seed, size, inputs and thresholds; a map is r
     CHECK(property(read_text(f.dir / "e.tmx"), "inputs_hash") != hash);
 }
 
-TEST_CASE("reading maps back: TMX (any encoding, Tiled's own re-save, infinite) and PNG class maps") {
+TEST_CASE(
+    "reading maps back: TMX (any encoding, Tiled's own re-save, infinite) and PNG class maps") {
     Fixture f;
     write_text(f.dir / "drawn.txt", "wwwwwwww\nwwgggwww\nwggggggw\nwwggggww\nwwwwwwww\n");
     REQUIRE(f.generate("map.toml -o a.tmx --classes drawn.txt").exit_code == 0);
     const std::string a = read_text(f.dir / "a.tmx");
-    auto data_of = [](const std::string& tmx) { return tmx.substr(tmx.find("<data"), tmx.find("</data>") - tmx.find("<data")); };
+    auto data_of = [](const std::string& tmx) {
+        return tmx.substr(tmx.find("<data"), tmx.find("</data>") - tmx.find("<data"));
+    };
     for (const char* e : {"csv", "base64+gzip", "base64+zstd"}) {
         CAPTURE(e);
-        REQUIRE(f.generate(std::string("map.toml -o enc.tmx --classes drawn.txt --encoding ") + e).exit_code == 0);
+        REQUIRE(f.generate(std::string("map.toml -o enc.tmx --classes drawn.txt --encoding ") + e)
+                    .exit_code == 0);
         auto r = f.generate("map.toml -o back.tmx --classes enc.tmx");
         INFO(r.err);
         REQUIRE(r.exit_code == 0);
-        CHECK(data_of(read_text(f.dir / "back.tmx")) == data_of(a)); // identical cells, so identical tiles
+        CHECK(data_of(read_text(f.dir / "back.tmx")) ==
+              data_of(a)); // identical cells, so identical tiles
     }
     auto named = f.generate("map.toml -o n.tmx --classes a.tmx:ground");
     CHECK(named.exit_code == 0);
     auto missing_layer = f.generate("map.toml -o n.tmx --classes a.tmx:decor");
     CHECK(missing_layer.exit_code == 1);
-    CHECK(missing_layer.err.find("a.tmx:2:1: error: the map has no tile layer 'decor'") != std::string::npos);
+    CHECK(missing_layer.err.find("a.tmx:2:1: error: the map has no tile layer 'decor'") !=
+          std::string::npos);
 
     // PNG class maps with the recipe's colours.
     f.write_recipe("c.toml", "map.rules");
@@ -227,8 +262,8 @@ TEST_CASE("reading maps back: TMX (any encoding, Tiled's own re-save, infinite) 
     REQUIRE(io::save_png(f.dir / "wrong.png", img, d));
     auto w = f.generate("c.toml -o x.tmx --classes wrong.png");
     CHECK(w.exit_code == 1);
-    CHECK(w.err.find("wrong.png: error: pixel (3, 3) is #010203, which is no terrain's color (water #3060c0, grass #40a040)") !=
-          std::string::npos);
+    CHECK(w.err.find("wrong.png: error: pixel (3, 3) is #010203, which is no terrain's color "
+                     "(water #3060c0, grass #40a040)") != std::string::npos);
     auto nocolor = f.generate("map.toml -o x.tmx --classes painted.png");
     CHECK(nocolor.exit_code == 1);
     CHECK(nocolor.err.find("give each [[terrain]] a color") != std::string::npos);
@@ -242,7 +277,9 @@ TEST_CASE("reading maps back: TMX (any encoding, Tiled's own re-save, infinite) 
 
     if (!tiled_here()) return;
     // A fixture written by Tiled itself: Tiled re-saves our map in its own hand.
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map tmx a.tmx tiled-saved.tmx", f.dir.path()).exit_code == 0);
+    REQUIRE(
+        run("QT_QPA_PLATFORM=offscreen tiled --export-map tmx a.tmx tiled-saved.tmx", f.dir.path())
+            .exit_code == 0);
     auto t = f.generate("map.toml -o t.tmx --classes tiled-saved.tmx");
     INFO(t.err);
     REQUIRE(t.exit_code == 0);
@@ -265,9 +302,12 @@ TEST_CASE("malformed TMX class maps are refused with a location") {
         {"<map", "bad.tmx:1:1: error: not well-formed XML"},
         {"<?xml version=\"1.0\"?>\n<tileset/>\n", "bad.tmx:1:1: error: not a TMX map"},
         {replace("encoding=\"csv\"", "encoding=\"base64\""), "error: data is not valid base64"},
-        {replace("<data encoding=\"csv\">\n", "<data encoding=\"csv\">\n1,"), "layer data has 25 tiles, expected 24"},
-        {replace("source=\"good.tsx\"", "source=\"nope.tsx\""), "bad.tmx:12:1: error: tileset 'nope.tsx': cannot read file"},
-        {replace("<data encoding=\"csv\">\n", "<data encoding=\"csv\">\n0,").replace(good.find("</data>") - 3, 2, ""),
+        {replace("<data encoding=\"csv\">\n", "<data encoding=\"csv\">\n1,"),
+         "layer data has 25 tiles, expected 24"},
+        {replace("source=\"good.tsx\"", "source=\"nope.tsx\""),
+         "bad.tmx:12:1: error: tileset 'nope.tsx': cannot read file"},
+        {replace("<data encoding=\"csv\">\n", "<data encoding=\"csv\">\n0,")
+             .replace(good.find("</data>") - 3, 2, ""),
          "is empty: every cell of a class map needs a tile"},
     };
     for (const Bad& b : cases) {
@@ -290,14 +330,16 @@ TEST_CASE("the TSX carries a mixed Wang set for the shipped tileset that Tiled l
     CHECK(tsx.find("wangid=\"3,3,3,3,3,3,3,3\"") != std::string::npos); // plain grass
     const auto count = [](const std::string& s, const std::string& what) {
         std::size_t n = 0;
-        for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+        for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1))
+            ++n;
         return n;
     };
     CHECK(count(tsx, "<wangtile ") >= 90);
     REQUIRE(run_tilegen("generate --size 30x20 -o j.tmj", dir.path()).exit_code == 0);
     CHECK(read_text(dir / "j.tsj").find("\"wangsets\":[{\"colors\":[") != std::string::npos);
     if (!tiled_here()) return;
-    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-tileset json w.tsx w.json", dir.path()).exit_code == 0);
+    REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-tileset json w.tsx w.json", dir.path())
+                .exit_code == 0);
     const std::string exported = strip_spaces(read_text(dir / "w.json"));
     CHECK(count(exported, "\"tileid\":") == count(tsx, "<wangtile "));
     CHECK(exported.find("\"type\":\"mixed\"") != std::string::npos);

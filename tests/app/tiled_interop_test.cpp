@@ -1,4 +1,5 @@
-// Tiled is the judge: every sample's TMX must load in Tiled and render exactly like tilegen's own PNG.
+// Tiled is the judge: every sample's TMX must load in Tiled and render exactly like tilegen's own
+// PNG.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -16,7 +17,8 @@ namespace {
 
 bool tiled_available() {
     if (have_program("tmxrasterizer") && have_program("tiled")) return true;
-    if (std::getenv("CI")) FAIL("tmxrasterizer/tiled are missing; .ci/run must install the Debian package 'tiled'");
+    if (std::getenv("CI"))
+        FAIL("tmxrasterizer/tiled are missing; .ci/run must install the Debian package 'tiled'");
     MESSAGE("skipped: Tiled is not installed (apt-get install tiled)");
     return false;
 }
@@ -37,15 +39,16 @@ long differing_pixels(const Image& a, const Image& b) {
 // Generates, renders with tmxrasterizer, compares pixels, loads with tiled; returns the TMX text.
 std::string check_with_tiled(const fs::path& recipe, const std::string& extra_args) {
     TempDir dir;
-    auto r = run_tilegen("generate " + shell_quote(recipe.string()) + " -o " + shell_quote((dir / "m.tmx").string()) +
-                         " " + extra_args);
+    auto r = run_tilegen("generate " + shell_quote(recipe.string()) + " -o " +
+                         shell_quote((dir / "m.tmx").string()) + " " + extra_args);
     INFO(r.err);
     if (r.exit_code != 0) {
         FAIL_CHECK("tilegen generate failed");
         return {};
     }
-    auto raster = run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + shell_quote((dir / "m.tmx").string()) + " " +
-                      shell_quote((dir / "tiled.png").string()));
+    auto raster =
+        run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + shell_quote((dir / "m.tmx").string()) +
+            " " + shell_quote((dir / "tiled.png").string()));
     INFO(raster.err);
     CHECK(raster.exit_code == 0);
     Diagnostics d;
@@ -53,8 +56,9 @@ std::string check_with_tiled(const fs::path& recipe, const std::string& extra_ar
     auto theirs = io::load_image(dir / "tiled.png", d);
     CHECK((ours && theirs && differing_pixels(*ours, *theirs) == 0));
 
-    auto json = run("QT_QPA_PLATFORM=offscreen tiled --export-map json " + shell_quote((dir / "m.tmx").string()) +
-                    " " + shell_quote((dir / "m.json").string()));
+    auto json =
+        run("QT_QPA_PLATFORM=offscreen tiled --export-map json " +
+            shell_quote((dir / "m.tmx").string()) + " " + shell_quote((dir / "m.json").string()));
     INFO(json.err);
     CHECK(json.exit_code == 0);
     const std::string exported = read_text(dir / "m.json");
@@ -106,13 +110,17 @@ TEST_CASE("flip bits from rotate, mirror and @r/@f targets render in Tiled as in
                              static_cast<std::uint8_t>(t * 100 + (x > y ? 50 : 0)), 255});
     Diagnostics d;
     REQUIRE(io::save_png(dir / "t.png", img, d));
-    write_text(dir / "t.toml", "image = \"t.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\na = 0\nb = 1\nc = 2\n");
+    write_text(
+        dir / "t.toml",
+        "image = \"t.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\na = 0\nb = 1\nc = 2\n");
     write_text(dir / "r.rules", "mirror rotate w?? ?g? ???  a\nrotate ?w? ?g? ???  b@fy b@r90*0.5\n"
                                 "??? ?g? ???  c c@fx c@fy c@r90 c@r180 c@r270\n?  a@r270\n[over]\n"
                                 "rotate ?w? wg? ???  c@fx\n?  @none\n");
-    write_text(dir / "m.toml", "[map]\nwidth = 30\nheight = 20\n[[terrain]]\nname = \"w\"\nsymbol = \"w\"\nshare = 0.5\n"
-                               "[[terrain]]\nname = \"g\"\nsymbol = \"g\"\nshare = 0.5\n[rules]\nfiles = [\"r.rules\"]\n"
-                               "[tileset]\npath = \"t.toml\"\n");
+    write_text(
+        dir / "m.toml",
+        "[map]\nwidth = 30\nheight = 20\n[[terrain]]\nname = \"w\"\nsymbol = \"w\"\nshare = 0.5\n"
+        "[[terrain]]\nname = \"g\"\nsymbol = \"g\"\nshare = 0.5\n[rules]\nfiles = [\"r.rules\"]\n"
+        "[tileset]\npath = \"t.toml\"\n");
     const std::string tmx = check_with_tiled(dir / "m.toml", "");
     CHECK(tmx.find("<layer id=\"2\" name=\"over\"") != std::string::npos);
     CHECK(tmx.find("2147483") != std::string::npos); // a horizontal flip bit is in the data
@@ -124,8 +132,11 @@ TEST_CASE("objects: a second tileset and an object layer that Tiled draws exactl
     Image tiles(16, 8);
     for (int y = 0; y < 8; ++y)
         for (int x = 0; x < 16; ++x)
-            tiles.set(x, y, x < 8 ? Rgba{40, 90, 200, 255} : Rgba{60, 170, 70, static_cast<std::uint8_t>(255)});
-    // Two sprites in 16x24 cells: a "tree" with a 2x2 footprint and overhang, a "rock" of 1x1; opaque or clear.
+            tiles.set(x, y,
+                      x < 8 ? Rgba{40, 90, 200, 255}
+                            : Rgba{60, 170, 70, static_cast<std::uint8_t>(255)});
+    // Two sprites in 16x24 cells: a "tree" with a 2x2 footprint and overhang, a "rock" of 1x1;
+    // opaque or clear.
     Image sprites(32, 24);
     for (int y = 0; y < 24; ++y)
         for (int x = 0; x < 16; ++x)
@@ -133,22 +144,31 @@ TEST_CASE("objects: a second tileset and an object layer that Tiled draws exactl
                 sprites.set(x, y, Rgba{static_cast<std::uint8_t>(20 + y * 4), 110, 30, 255});
     for (int y = 16; y < 24; ++y)
         for (int x = 16; x < 24; ++x)
-            if ((x + y) % 7 != 0) sprites.set(x, y, Rgba{120, 120, static_cast<std::uint8_t>(110 + x), 255});
+            if ((x + y) % 7 != 0)
+                sprites.set(x, y, Rgba{120, 120, static_cast<std::uint8_t>(110 + x), 255});
     Diagnostics d;
     REQUIRE(io::save_png(dir / "t.png", tiles, d));
     REQUIRE(io::save_png(dir / "o.png", sprites, d));
-    write_text(dir / "t.toml", "image = \"t.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\nwater = 0\ngrass = 1\n");
-    write_text(dir / "o.toml", "image = \"o.png\"\nsprite_width = 16\nsprite_height = 24\n[sprites]\n"
-                               "tree = { index = 0, footprint = [2, 2] }\nrock = { index = 1, footprint = [1, 1] }\n");
+    write_text(
+        dir / "t.toml",
+        "image = \"t.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\nwater = 0\ngrass = 1\n");
+    write_text(
+        dir / "o.toml",
+        "image = \"o.png\"\nsprite_width = 16\nsprite_height = 24\n[sprites]\n"
+        "tree = { index = 0, footprint = [2, 2] }\nrock = { index = 1, footprint = [1, 1] }\n");
     write_text(dir / "r.rules", "w water\ng grass\n");
-    write_text(dir / "m.toml", "[map]\nwidth = 40\nheight = 30\n[maps.trees]\nkind = \"simplex\"\n"
-                               "[[terrain]]\nname = \"w\"\nsymbol = \"w\"\nshare = 0.4\n"
-                               "[[terrain]]\nname = \"g\"\nsymbol = \"g\"\nshare = 0.6\n[rules]\nfiles = [\"r.rules\"]\n"
-                               "[tileset]\npath = \"t.toml\"\nobjects = \"o.toml\"\n"
-                               "[[objects]]\nsprite = \"tree\"\non = \"g\"\ndensity = \"trees\"\nthreshold = 0.4\nspacing = 2\n"
-                               "[[objects]]\nsprite = \"rock\"\non = \"wg\"\nchance = 0.2\nspacing = 3\n");
+    write_text(
+        dir / "m.toml",
+        "[map]\nwidth = 40\nheight = 30\n[maps.trees]\nkind = \"simplex\"\n"
+        "[[terrain]]\nname = \"w\"\nsymbol = \"w\"\nshare = 0.4\n"
+        "[[terrain]]\nname = \"g\"\nsymbol = \"g\"\nshare = 0.6\n[rules]\nfiles = [\"r.rules\"]\n"
+        "[tileset]\npath = \"t.toml\"\nobjects = \"o.toml\"\n"
+        "[[objects]]\nsprite = \"tree\"\non = \"g\"\ndensity = \"trees\"\nthreshold = 0.4\nspacing "
+        "= 2\n"
+        "[[objects]]\nsprite = \"rock\"\non = \"wg\"\nchance = 0.2\nspacing = 3\n");
     const std::string tmx = check_with_tiled(dir / "m.toml", "");
-    CHECK(tmx.find("<objectgroup id=\"2\" name=\"objects\" draworder=\"index\">") != std::string::npos);
+    CHECK(tmx.find("<objectgroup id=\"2\" name=\"objects\" draworder=\"index\">") !=
+          std::string::npos);
     CHECK(tmx.find("source=\"m-objects.tsx\"") != std::string::npos);
     CHECK(tmx.find("name=\"tree\" gid=\"") != std::string::npos);
     CHECK(tmx.find("name=\"rock\" gid=\"") != std::string::npos);

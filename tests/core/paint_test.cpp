@@ -1,7 +1,7 @@
-// The procedural tile painter: blob cases, the overworld description, seams, determinism, the rules it
-// writes (checked with a tiny independent matcher), bad descriptions, and the `tilegen paint` command.
-// More in tests/core/paint/: exact rule coverage of every description, faces, symmetric sets, sprites and the
-// two-terrain equivalence.
+// The procedural tile painter: blob cases, the overworld description, seams, determinism, the rules
+// it writes (checked with a tiny independent matcher), bad descriptions, and the `tilegen paint`
+// command. More in tests/core/paint/: exact rule coverage of every description, faces, symmetric
+// sets, sprites and the two-terrain equivalence.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -29,7 +29,8 @@ using namespace tilegen::paint;
 namespace {
 
 const std::string& overworld_text() {
-    static const std::string text = test::read_text(test::source_dir() / "tilesets/overworld/paint.toml");
+    static const std::string text =
+        test::read_text(test::source_dir() / "tilesets/overworld/paint.toml");
     return text;
 }
 
@@ -62,7 +63,8 @@ BlobMask mask_in(const std::array<std::array<bool, W>, H>& lower, int cx, int cy
     return reduce_blob(m);
 }
 
-// Run-length structure of a pixel line of materials: the materials in order and where each run starts.
+// Run-length structure of a pixel line of materials: the materials in order and where each run
+// starts.
 struct Runs {
     std::vector<Material> materials;
     std::vector<int> starts;
@@ -77,7 +79,8 @@ Runs runs_of(const std::vector<Material>& line) {
     return r;
 }
 
-// --- A tiny matcher for the rule syntax, independent of the lead's parser. ---------------------------------
+// --- A tiny matcher for the rule syntax, independent of the lead's parser.
+// ---------------------------------
 struct MiniRule {
     bool catch_all = false;          // a lone '?'
     std::array<std::string, 9> cell; // "" = any; otherwise the accepted symbols
@@ -139,7 +142,8 @@ std::vector<MiniRule> parse_rules(const std::string& text, const std::string& al
                 std::size_t i = 0;
                 for (std::size_t c = 0; c < 3; ++c) {
                     r.cell[g * 3 + c] = parse_cell(w[g], i, alphabet);
-                    // '!x' over a 3-letter alphabet is never "any": count every written cell as specific.
+                    // '!x' over a 3-letter alphabet is never "any": count every written cell as
+                    // specific.
                     if (w[g][i - 1] != '?') ++r.specificity;
                 }
                 REQUIRE(i == w[g].size()); // exactly three cells per row group
@@ -211,7 +215,8 @@ TEST_CASE("paint: the overworld description paints the named tiles") {
         for (BlobMask m : blob_cases()) {
             if (m == 0) continue;
             CHECK(names.count(transition_name(d.terrains[static_cast<std::size_t>(p.upper)].name,
-                                              d.terrains[static_cast<std::size_t>(p.lower)].name, m)) == 1);
+                                              d.terrains[static_cast<std::size_t>(p.lower)].name,
+                                              m)) == 1);
         }
     CHECK(names.count("grass-sand-n-e") == 1);
     CHECK(names.count("sand-water-ne") == 1);
@@ -259,7 +264,8 @@ TEST_CASE("paint: palettes are limited and base textures use them only") {
         for (int y = 0; y < img.height(); ++y)
             for (int x = 0; x < img.width(); ++x) {
                 const Rgba c = img.get(x, y);
-                CHECK(std::find(terrain.palette.begin(), terrain.palette.end(), c) != terrain.palette.end());
+                CHECK(std::find(terrain.palette.begin(), terrain.palette.end(), c) !=
+                      terrain.palette.end());
                 used.insert(static_cast<std::uint32_t>(c.r << 16 | c.g << 8 | c.b));
             }
         CHECK(used.size() >= 3); // dithered, not flat
@@ -287,7 +293,8 @@ TEST_CASE("paint: variants differ from their base only inside a 2-px border") {
     }
 }
 
-TEST_CASE("paint: rim tiles show the base textures of both terrains, lines only near the boundary") {
+TEST_CASE(
+    "paint: rim tiles show the base textures of both terrains, lines only near the boundary") {
     const Description& d = overworld();
     for (const Pair& p : d.pairs) {
         const Image up = paint_base(d, p.upper), lo = paint_base(d, p.lower);
@@ -321,8 +328,8 @@ TEST_CASE("paint: rim tiles show the base textures of both terrains, lines only 
                     case Material::face: {
                         CHECK(p.face != Face::none);
                         CHECK(h >= 0);
-                        // A face pixel has a rim pixel at most face_depth px below it (in this tile or the
-                        // next).
+                        // A face pixel has a rim pixel at most face_depth px below it (in this tile
+                        // or the next).
                         bool rim_below = false;
                         for (int k = 1; k <= p.face_depth && !rim_below; ++k)
                             rim_below = y + k >= 16 || rim_field(d, p, m, x + 0.5, y + k + 0.5) < 0;
@@ -333,7 +340,8 @@ TEST_CASE("paint: rim tiles show the base textures of both terrains, lines only 
                 }
             CHECK(lower_pixels > 0);
             CHECK(upper_pixels + (p.face != Face::none ? 1 : 0) > 0);
-            // Every lower edge is lower terrain all along the tile border (it continues into the lower cell).
+            // Every lower edge is lower terrain all along the tile border (it continues into the
+            // lower cell).
             for (int k = 0; k < 4; ++k) {
                 if (!(m & bit(2 * k))) continue;
                 for (int i = 0; i < 16; ++i) {
@@ -357,8 +365,8 @@ TEST_CASE("paint: rims of neighbouring tiles meet exactly (every 4x3 and 3x4 win
             materials.emplace(m, rim_materials(d, p, m));
         for (int vertical = 0; vertical < 2; ++vertical)
             for (int bits = 0; bits < (1 << 10); ++bits) {
-                // Window 4 wide x 3 high (horizontal seam) with A = (1,1), B = (2,1) upper; the other 10
-                // cells lower or same. For the vertical seam the window is transposed.
+                // Window 4 wide x 3 high (horizontal seam) with A = (1,1), B = (2,1) upper; the
+                // other 10 cells lower or same. For the vertical seam the window is transposed.
                 std::array<std::array<bool, 4>, 4> lower{};
                 int b = 0;
                 for (int y = 0; y < 3; ++y)
@@ -373,34 +381,39 @@ TEST_CASE("paint: rims of neighbouring tiles meet exactly (every 4x3 and 3x4 win
                 const BlobMask ma = mask_in(lower, 1, 1);
                 const BlobMask mb = vertical ? mask_in(lower, 1, 2) : mask_in(lower, 2, 1);
                 ++windows;
-                // 1. The field is continuous across the shared edge wherever a rim or line could be.
+                // 1. The field is continuous across the shared edge wherever a rim or line could
+                // be.
                 for (int i = 0; i <= 160; ++i) {
                     const double t = i / 10.0;
-                    const double ha = vertical ? rim_field(d, p, ma, t, 16.0) : rim_field(d, p, ma, 16.0, t);
-                    const double hb = vertical ? rim_field(d, p, mb, t, 0.0) : rim_field(d, p, mb, 0.0, t);
+                    const double ha =
+                        vertical ? rim_field(d, p, ma, t, 16.0) : rim_field(d, p, ma, 16.0, t);
+                    const double hb =
+                        vertical ? rim_field(d, p, mb, t, 0.0) : rim_field(d, p, mb, 0.0, t);
                     if (std::min(ha, hb) > 8.0) continue;
                     ++compared_points;
-                    CHECK_MESSAGE(std::abs(ha - hb) < 1e-9,
-                                  "masks " << blob_suffix(ma) << " | " << blob_suffix(mb) << " at " << t);
+                    CHECK_MESSAGE(std::abs(ha - hb) < 1e-9, "masks " << blob_suffix(ma) << " | "
+                                                                     << blob_suffix(mb) << " at "
+                                                                     << t);
                 }
                 // 2. The pixel lines on both sides of the seam have the same runs of material,
                 //    each run starting at most 1 px apart.
-                //    With faces (which run across the seam from the cell below, see tests/core/paint/),
-                //    compare which side of the boundary each pixel is on.
+                //    With faces (which run across the seam from the cell below, see
+                //    tests/core/paint/), compare which side of the boundary each pixel is on.
                 const Grid<Material>&a = materials.at(ma), &bm = materials.at(mb);
                 auto side = [&](Material m) {
                     if (p.face == Face::none) return m;
                     if (m == Material::upper_line || m == Material::face) return Material::upper;
                     return m == Material::lower_line ? Material::lower : m;
                 };
-                //    With a blend (a checkerboard dither, seamless by parity), compare the field's sign.
+                //    With a blend (a checkerboard dither, seamless by parity), compare the field's
+                //    sign.
                 std::vector<Material> la, lb;
                 for (int i = 0; i < 16; ++i) {
                     if (p.blend > 0) {
                         const double fa = vertical ? rim_field(d, p, ma, i + 0.5, 15.5)
                                                    : rim_field(d, p, ma, 15.5, i + 0.5);
-                        const double fb =
-                            vertical ? rim_field(d, p, mb, i + 0.5, 0.5) : rim_field(d, p, mb, 0.5, i + 0.5);
+                        const double fb = vertical ? rim_field(d, p, mb, i + 0.5, 0.5)
+                                                   : rim_field(d, p, mb, 0.5, i + 0.5);
                         la.push_back(fa >= 0 ? Material::upper : Material::lower);
                         lb.push_back(fb >= 0 ? Material::upper : Material::lower);
                         continue;
@@ -428,7 +441,8 @@ TEST_CASE("paint: the rules cover every 3x3 neighbourhood of w, s, g with the ri
     REQUIRE(d.rules[0].path == "../../rules/overworld.rules");
     const std::string text = rules_text(d, d.rules[0], "paint.toml");
     const auto rules = parse_rules(text, "wsg");
-    REQUIRE(rules.size() == 47 + 46 + 47 + 1 + 1); // grass over water or sand, sand over water, water, net
+    REQUIRE(rules.size() ==
+            47 + 46 + 47 + 1 + 1); // grass over water or sand, sand over water, water, net
     CHECK(rules.back().catch_all);
     CHECK(rules.back().targets == std::vector<std::string>{"@error"});
     for (const auto& r : rules)
@@ -441,8 +455,9 @@ TEST_CASE("paint: the rules cover every 3x3 neighbourhood of w, s, g with the ri
         std::array<char, 9> hood{}; // row-major: nw n ne / w c e / sw s se
         for (int i = 0, c = code; i < 9; ++i, c /= 3)
             hood[static_cast<std::size_t>(i)] = alphabet[c % 3];
-        // Most specific first, first match wins. Ties only between a pair's rule and the next pair's (grass
-        // over water before grass over sand, for the same blob case): the earlier one wins.
+        // Most specific first, first match wins. Ties only between a pair's rule and the next
+        // pair's (grass over water before grass over sand, for the same blob case): the earlier one
+        // wins.
         int best = -1, best_spec = -1, ties = 0;
         for (std::size_t r = 0; r < rules.size(); ++r) {
             if (!matches(rules[r], hood)) continue;
@@ -462,7 +477,8 @@ TEST_CASE("paint: the rules cover every 3x3 neighbourhood of w, s, g with the ri
 
         // What the layering says this cell should show.
         const char c = hood[4];
-        static constexpr std::array<int, 8> kHoodIndex = {1, 2, 5, 8, 7, 6, 3, 0}; // n ne e se s sw w nw
+        static constexpr std::array<int, 8> kHoodIndex = {1, 2, 5, 8,
+                                                          7, 6, 3, 0}; // n ne e se s sw w nw
         BlobMask m = 0;
         for (int k = 0; k < 8; ++k) {
             const char n = hood[static_cast<std::size_t>(kHoodIndex[static_cast<std::size_t>(k)])];
@@ -488,9 +504,8 @@ TEST_CASE("paint: rules text keeps the fixed syntax and weights") {
     const std::string text = rules_text(overworld(), overworld().rules[0], "paint.toml");
     CHECK(text.find("ggg    ggg   ggg     grass grass-alt*0.8 grass-flowers*0.1 grass-tuft*0.15 "
                     "grass-bluebells*0.05\n") != std::string::npos);
-    CHECK(
-        text.find("???    ?w?   ???     water water-alt*0.8 water-2*0.1 water-swell*0.4 water-lily*0.02\n") !=
-        std::string::npos);
+    CHECK(text.find("???    ?w?   ???     water water-alt*0.8 water-2*0.1 water-swell*0.4 "
+                    "water-lily*0.02\n") != std::string::npos);
     CHECK(text.find("?w?    ggg   ggg     grass-water-n\n") != std::string::npos);
     CHECK(text.find("?!g?   ggg   ggg     grass-sand-n\n") != std::string::npos);
     CHECK(text.find("\n?  @error\n") != std::string::npos);
@@ -538,14 +553,20 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
          "tile name 'sand' is used twice"},
         {terrain + "[[terrain.variant]]\nname = \"sand-2\"\ndecoration = \"shells\"\n", 9, 14,
          "unknown decoration \"shells\""},
-        {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"mud\"\n", 9, 9, "'lower': no terrain named 'mud'"},
-        {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"sand\"\n", 8, 9, "must be higher than the lower"},
-        {terrain + "[[terrain]]\nname = \"grass\"\nsymbol = \"g\"\nheight = 1\nstyle = \"blades\"\npalette = "
-                   "[\"#000000\", \"#008000\", \"#00ff00\"]\n[[pair]]\nupper = \"grass\"\nlower = \"sand\"\n"
+        {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"mud\"\n", 9, 9,
+         "'lower': no terrain named 'mud'"},
+        {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"sand\"\n", 8, 9,
+         "must be higher than the lower"},
+        {terrain + "[[terrain]]\nname = \"grass\"\nsymbol = \"g\"\nheight = 1\nstyle = "
+                   "\"blades\"\npalette = "
+                   "[\"#000000\", \"#008000\", \"#00ff00\"]\n[[pair]]\nupper = \"grass\"\nlower = "
+                   "\"sand\"\n"
                    "wobble = 2.5\nupper_lines = [\"grass.7\"]\n",
          16, 10, "'wobble' must be at most wobble_period / 8"},
-        {terrain + "[[terrain]]\nname = \"grass\"\nsymbol = \"g\"\nheight = 1\nstyle = \"blades\"\npalette = "
-                   "[\"#000000\", \"#008000\", \"#00ff00\"]\n[[pair]]\nupper = \"grass\"\nlower = \"sand\"\n"
+        {terrain + "[[terrain]]\nname = \"grass\"\nsymbol = \"g\"\nheight = 1\nstyle = "
+                   "\"blades\"\npalette = "
+                   "[\"#000000\", \"#008000\", \"#00ff00\"]\n[[pair]]\nupper = \"grass\"\nlower = "
+                   "\"sand\"\n"
                    "upper_lines = [\"grass.7\"]\n",
          16, 16, "terrain 'grass' has palette entries 0..2"},
         {terrain + "[rules]\nfile = \"x.rules\"\n", 8, 1, "unknown key 'file' in [rules]"},
@@ -575,8 +596,8 @@ TEST_CASE("paint: `tilegen paint` writes every output; the committed outputs are
         CAPTURE(set);
         test::TempDir tmp;
         const std::string description = std::string("tilesets/") + set + "/paint.toml";
-        const auto r =
-            test::run_tilegen("paint " + description + " -o " + test::shell_quote(tmp.path().string()), src);
+        const auto r = test::run_tilegen(
+            "paint " + description + " -o " + test::shell_quote(tmp.path().string()), src);
         INFO(r.err);
         REQUIRE(r.exit_code == 0);
         Diagnostics diags;
@@ -615,7 +636,8 @@ TEST_CASE("paint: `tilegen paint` usage and input errors") {
     CHECK(help.exit_code == 0);
     CHECK(help.out.find("Usage: tilegen paint DESCRIPTION.toml [-o DIR]") != std::string::npos);
 
-    CHECK(test::run_tilegen("paint " + test::shell_quote((tmp / "missing.toml").string())).exit_code == 1);
+    CHECK(test::run_tilegen("paint " + test::shell_quote((tmp / "missing.toml").string()))
+              .exit_code == 1);
     test::write_text(tmp / "bad.toml", "tile_size = 16\n\npalette = 3\n");
     const auto bad = test::run_tilegen("paint bad.toml", tmp.path());
     CHECK(bad.exit_code == 1);

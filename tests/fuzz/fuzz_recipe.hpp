@@ -1,5 +1,6 @@
-// The fixed recipe the class map readers of the fuzz targets use: water/sand/grass with colours (the names
-// and symbols of samples/overworld.toml, so tilegen's own TMX and TSX files are valid seeds).
+// The fixed recipe the class map readers of the fuzz targets use: water/sand/grass with colours
+// (the names and symbols of samples/overworld.toml, so tilegen's own TMX and TSX files are valid
+// seeds).
 #pragma once
 
 #include <cstdlib>

@@ -1,5 +1,6 @@
-// Shared helpers for the libFuzzer targets in tests/fuzz (see tests/fuzz/CMakeLists.txt and README "Testing").
-// Each target defines LLVMFuzzerTestOneInput; a broken property aborts with a message (libFuzzer saves the input).
+// Shared helpers for the libFuzzer targets in tests/fuzz (see tests/fuzz/CMakeLists.txt and README
+// "Testing"). Each target defines LLVMFuzzerTestOneInput; a broken property aborts with a message
+// (libFuzzer saves the input).
 #pragma once
 
 #include <cstdint>
@@ -17,12 +18,13 @@
 namespace tilegen::fuzz {
 
 // A property every input must keep: a crash with a message when it does not.
-#define FUZZ_CHECK(cond, what)                                                                                   \
-    do {                                                                                                         \
-        if (!(cond)) {                                                                                           \
-            std::fprintf(stderr, "%s:%d: fuzz property failed: %s (%s)\n", __FILE__, __LINE__, #cond, what);      \
-            std::abort();                                                                                        \
-        }                                                                                                        \
+#define FUZZ_CHECK(cond, what)                                                                     \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            std::fprintf(stderr, "%s:%d: fuzz property failed: %s (%s)\n", __FILE__, __LINE__,     \
+                         #cond, what);                                                             \
+            std::abort();                                                                          \
+        }                                                                                          \
     } while (0)
 
 inline std::string_view text_of(const std::uint8_t* data, std::size_t size) {

@@ -1,5 +1,6 @@
-// Fuzz target: recipes (parse_recipe). Properties: no crash/UB/leak; a failure comes with an error; a recipe
-// that parses keeps the documented invariants (recipe.hpp): sizes, class count, distinct symbols, rule files.
+// Fuzz target: recipes (parse_recipe). Properties: no crash/UB/leak; a failure comes with an error;
+// a recipe that parses keeps the documented invariants (recipe.hpp): sizes, class count, distinct
+// symbols, rule files.
 #include <cmath>
 #include <cstdint>
 #include <set>
@@ -12,14 +13,16 @@ using namespace tilegen;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size > 64 * 1024) return -1;
     Diagnostics diags;
-    const std::optional<Recipe> recipe = parse_recipe(fuzz::text_of(data, size), "fuzz/recipe.toml", diags);
+    const std::optional<Recipe> recipe =
+        parse_recipe(fuzz::text_of(data, size), "fuzz/recipe.toml", diags);
     fuzz::check_diagnostics(recipe.has_value(), diags);
     if (!recipe) return 0;
     const Recipe& r = *recipe;
     FUZZ_CHECK(r.map.width >= 1 && r.map.width <= 65536, "width range");
     FUZZ_CHECK(r.map.height >= 1 && r.map.height <= 65536, "height range");
     FUZZ_CHECK(r.map.seed <= (std::uint64_t{1} << 63) - 1, "seed range");
-    FUZZ_CHECK(r.terrain.size() >= 2 && r.terrain.size() <= static_cast<std::size_t>(kMaxClasses), "class count");
+    FUZZ_CHECK(r.terrain.size() >= 2 && r.terrain.size() <= static_cast<std::size_t>(kMaxClasses),
+               "class count");
     FUZZ_CHECK(!r.rules.files.empty(), "at least one rule file");
     FUZZ_CHECK(!r.maps.empty(), "at least one map");
     std::set<char> symbols;

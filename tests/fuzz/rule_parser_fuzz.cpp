@@ -1,6 +1,7 @@
-// Fuzz target: rule files (parse_rules) with a fixed symbol table, then the matcher on the rules it accepted.
-// Properties: no crash/UB/leak; a size 1, 3 or 5 pattern per rule; every rule names a layer and a line inside
-// the text; the lookup-table matcher (match_rules) agrees with the plain first_match on a fixed class grid.
+// Fuzz target: rule files (parse_rules) with a fixed symbol table, then the matcher on the rules it
+// accepted. Properties: no crash/UB/leak; a size 1, 3 or 5 pattern per rule; every rule names a
+// layer and a line inside the text; the lookup-table matcher (match_rules) agrees with the plain
+// first_match on a fixed class grid.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -13,12 +14,14 @@ using namespace tilegen;
 
 namespace {
 
-// The symbols of the shipped recipes and golden cases: water sand grass dirt pit floor Wall Deep m r.
+// The symbols of the shipped recipes and golden cases: water sand grass dirt pit floor Wall Deep m
+// r.
 const SymbolTable& symbols() {
     static const SymbolTable table = [] {
         SymbolTable t;
         const std::string s = "wsgdpfWDmr";
-        for (std::size_t i = 0; i < s.size(); ++i) t[s[i]] = static_cast<int>(i);
+        for (std::size_t i = 0; i < s.size(); ++i)
+            t[s[i]] = static_cast<int>(i);
         return t;
     }();
     return table;
@@ -29,7 +32,8 @@ const ClassGrid& grid() {
     static const ClassGrid g = [] {
         ClassGrid c(9, 7, 0);
         for (int y = 0; y < c.height(); ++y)
-            for (int x = 0; x < c.width(); ++x) c(x, y) = static_cast<ClassId>((x * 7 + y * 3 + (x * y) % 5) % 10);
+            for (int x = 0; x < c.width(); ++x)
+                c(x, y) = static_cast<ClassId>((x * 7 + y * 3 + (x * y) % 5) % 10);
         return c;
     }();
     return g;
@@ -44,13 +48,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<Rule> rules = parse_rules(text, "fuzz.rules", symbols(), diags);
     fuzz::check_diagnostics(!has_errors(diags), diags);
     std::size_t lines = 1;
-    for (char c : text) lines += c == '\n';
+    for (char c : text)
+        lines += c == '\n';
     std::map<std::string, std::vector<Rule>> layers;
     for (const Rule& r : rules) {
-        FUZZ_CHECK(r.pattern.size() == 1 || r.pattern.size() == 3 || r.pattern.size() == 5, "pattern size");
-        FUZZ_CHECK(r.line >= 1 && static_cast<std::size_t>(r.line) <= lines, "rule line inside the text");
+        FUZZ_CHECK(r.pattern.size() == 1 || r.pattern.size() == 3 || r.pattern.size() == 5,
+                   "pattern size");
+        FUZZ_CHECK(r.line >= 1 && static_cast<std::size_t>(r.line) <= lines,
+                   "rule line inside the text");
         FUZZ_CHECK(!r.layer.empty(), "rule layer");
-        for (const Target& t : r.targets) FUZZ_CHECK(t.weight >= 0 && t.weight <= 1e9, "target weight range");
+        for (const Target& t : r.targets)
+            FUZZ_CHECK(t.weight >= 0 && t.weight <= 1e9, "target weight range");
         layers[r.layer].push_back(r);
     }
     if (has_errors(diags)) return 0;

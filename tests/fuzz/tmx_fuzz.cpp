@@ -1,8 +1,9 @@
-// Fuzz target: Tiled maps read back as class maps: io::read_class_map on the input written to a .tmx file.
-// Input: the TMX text, optionally followed by a NUL byte and the text of the external tileset "fuzz.tsx" it may
-// refer to (without one, a fixed small TSX with terrain properties and a Wang set is used). The layer name
-// after ':' is fixed ("ground") on inputs whose length is odd, so both the default and named-layer paths run.
-// Properties: no crash/UB/leak; failures come with errors; a map that reads has known classes only.
+// Fuzz target: Tiled maps read back as class maps: io::read_class_map on the input written to a
+// .tmx file. Input: the TMX text, optionally followed by a NUL byte and the text of the external
+// tileset "fuzz.tsx" it may refer to (without one, a fixed small TSX with terrain properties and a
+// Wang set is used). The layer name after ':' is fixed ("ground") on inputs whose length is odd, so
+// both the default and named-layer paths run. Properties: no crash/UB/leak; failures come with
+// errors; a map that reads has known classes only.
 #include <cstdint>
 #include <cstring>
 
@@ -37,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view input = fuzz::text_of(data, size);
     const std::size_t nul = input.find('\0');
     const std::string_view tmx = input.substr(0, nul);
-    const std::string_view tsx = nul == std::string_view::npos ? std::string_view(kDefaultTsx) : input.substr(nul + 1);
+    const std::string_view tsx =
+        nul == std::string_view::npos ? std::string_view(kDefaultTsx) : input.substr(nul + 1);
     dir.write("fuzz.tsx", tsx);
     const auto path = dir.write("fuzz.tmx", tmx);
     Diagnostics diags;
@@ -46,6 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check_diagnostics(grid.has_value(), diags);
     if (!grid) return 0;
     FUZZ_CHECK(grid->width() >= 1 && grid->height() >= 1, "a class map has cells");
-    for (ClassId c : grid->cells()) FUZZ_CHECK(c < 3, "known classes only");
+    for (ClassId c : grid->cells())
+        FUZZ_CHECK(c < 3, "known classes only");
     return 0;
 }

@@ -6,8 +6,12 @@ using namespace tilegen;
 using namespace tilegen::io;
 
 TEST_CASE("base64 matches the RFC 4648 test vectors and round-trips") {
-    const std::pair<const char*, const char*> vectors[] = {{"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},
-                                                           {"foo", "Zm9v"},  {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="},
+    const std::pair<const char*, const char*> vectors[] = {{"", ""},
+                                                           {"f", "Zg=="},
+                                                           {"fo", "Zm8="},
+                                                           {"foo", "Zm9v"},
+                                                           {"foob", "Zm9vYg=="},
+                                                           {"fooba", "Zm9vYmE="},
                                                            {"foobar", "Zm9vYmFy"}};
     for (auto [plain, coded] : vectors) {
         CHECK(base64_encode(plain) == coded);
@@ -19,14 +23,16 @@ TEST_CASE("base64 matches the RFC 4648 test vectors and round-trips") {
 
 TEST_CASE("every layer encoding round-trips gids with flip bits") {
     std::vector<Gid> gids;
-    for (Gid i = 0; i < 600; ++i) gids.push_back((i * 2654435761u) % 97 | (i % 7 == 0 ? kFlipHorizontal | kFlipDiagonal : 0));
-    for (auto e : {LayerEncoding::csv, LayerEncoding::base64, LayerEncoding::base64_zlib, LayerEncoding::base64_gzip,
-                   LayerEncoding::base64_zstd}) {
+    for (Gid i = 0; i < 600; ++i)
+        gids.push_back((i * 2654435761u) % 97 | (i % 7 == 0 ? kFlipHorizontal | kFlipDiagonal : 0));
+    for (auto e : {LayerEncoding::csv, LayerEncoding::base64, LayerEncoding::base64_zlib,
+                   LayerEncoding::base64_gzip, LayerEncoding::base64_zstd}) {
         CAPTURE(layer_encoding_name(e));
         CHECK(parse_layer_encoding(layer_encoding_name(e)) == e);
         const std::string text = encode_layer(gids, 30, e);
         std::string error;
-        auto back = decode_layer(text, tmx_encoding_attribute(e), tmx_compression_attribute(e), gids.size(), error);
+        auto back = decode_layer(text, tmx_encoding_attribute(e), tmx_compression_attribute(e),
+                                 gids.size(), error);
         REQUIRE_MESSAGE(back, error);
         CHECK(*back == gids);
     }

@@ -32,7 +32,8 @@ TEST_CASE("every sample: every 3x3 neighbourhood is decided by a real rule, not 
         CAPTURE(recipe.string());
         Diagnostics d;
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
-        for (const auto& x : d) FAIL_CHECK(format_diagnostic(x));
+        for (const auto& x : d)
+            FAIL_CHECK(format_diagnostic(x));
         REQUIRE(project);
         const int k = static_cast<int>(project->recipe.terrain.size());
         const double cases = std::pow(k, 9);
@@ -43,16 +44,21 @@ TEST_CASE("every sample: every 3x3 neighbourhood is decided by a real rule, not 
             long uncovered = 0;
             for (long code = 0; code < static_cast<long>(cases); ++code) {
                 long c = code;
-                for (int i = 0; i < 9; ++i, c /= k) g.cells()[static_cast<std::size_t>(i)] = static_cast<ClassId>(c % k);
+                for (int i = 0; i < 9; ++i, c /= k)
+                    g.cells()[static_cast<std::size_t>(i)] = static_cast<ClassId>(c % k);
                 int r = first_match(g, 1, 1, layer.ordered, {});
-                if (r == kNoRule || layer.ordered[static_cast<std::size_t>(r)].pattern.specificity() == 0) ++uncovered;
+                if (r == kNoRule ||
+                    layer.ordered[static_cast<std::size_t>(r)].pattern.specificity() == 0)
+                    ++uncovered;
             }
-            CHECK_MESSAGE(uncovered == 0, "layer " << layer.name << ": " << uncovered << " neighbourhoods uncovered");
+            CHECK_MESSAGE(uncovered == 0, "layer " << layer.name << ": " << uncovered
+                                                   << " neighbourhoods uncovered");
         }
     }
 }
 
-TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on their classes and never overlapping") {
+TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on their classes and "
+          "never overlapping") {
     for (const fs::path& recipe : sample_recipes()) {
         CAPTURE(recipe.string());
         Diagnostics d;
@@ -70,7 +76,8 @@ TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on t
             REQUIRE(result.unmatched == 0);
             if (!project->recipe.classes.biomes)
                 for (std::size_t i = 0; i < project->recipe.terrain.size(); ++i)
-                    CHECK(std::abs(result.class_fractions[i] - project->recipe.terrain[i].share) <= 0.005);
+                    CHECK(std::abs(result.class_fractions[i] - project->recipe.terrain[i].share) <=
+                          0.005);
             Grid<int> cover(result.classes.width(), result.classes.height(), 0);
             for (const PlacedObject& o : result.objects) {
                 ++objects;
@@ -98,9 +105,11 @@ TEST_CASE("every shipped rule file passes check --strict (through the samples th
         REQUIRE(project);
         auto layers = build_layers(*project, std::vector<int>(project->images.size(), 0), 0);
         auto report = check_rules(layers, static_cast<int>(project->recipe.terrain.size()));
-        for (const auto& c : report.coverage) CHECK(c.exact);
+        for (const auto& c : report.coverage)
+            CHECK(c.exact);
         CHECK(report.clean());
-        for (const auto& ref : project->recipe.rules.files) checked.insert(fs::path(ref.path).filename().string());
+        for (const auto& ref : project->recipe.rules.files)
+            checked.insert(fs::path(ref.path).filename().string());
     }
     for (const auto& e : fs::directory_iterator(test::source_dir() / "rules")) {
         CAPTURE(e.path().string());
@@ -114,8 +123,10 @@ TEST_CASE("the built-in default recipe is the same as samples/overworld.toml") {
     REQUIRE(builtin);
     CHECK(*builtin == test::read_text(test::source_dir() / "samples" / "overworld.toml"));
     CHECK(io::EmbeddedFiles{}.read("rules/overworld-full.rules", d) ==
-          std::optional<std::string>(test::read_text(test::source_dir() / "rules" / "overworld-full.rules")));
+          std::optional<std::string>(
+              test::read_text(test::source_dir() / "rules" / "overworld-full.rules")));
     auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, d);
-    for (const auto& x : d) FAIL_CHECK(format_diagnostic(x));
+    for (const auto& x : d)
+        FAIL_CHECK(format_diagnostic(x));
     CHECK(project);
 }

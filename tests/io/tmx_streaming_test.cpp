@@ -1,5 +1,6 @@
-// Streaming TMX/TMJ writers: the bytes are exactly those of the former whole-string writers (kept below as the
-// reference, verbatim), for every encoding, at any thread count, for maps spanning many chunks and odd shapes.
+// Streaming TMX/TMJ writers: the bytes are exactly those of the former whole-string writers (kept
+// below as the reference, verbatim), for every encoding, at any thread count, for maps spanning
+// many chunks and odd shapes.
 #include <doctest/doctest.h>
 
 #include <charconv>
@@ -23,18 +24,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr LayerEncoding kEncodings[] = {LayerEncoding::csv, LayerEncoding::base64, LayerEncoding::base64_zlib,
-                                        LayerEncoding::base64_gzip, LayerEncoding::base64_zstd};
+constexpr LayerEncoding kEncodings[] = {LayerEncoding::csv, LayerEncoding::base64,
+                                        LayerEncoding::base64_zlib, LayerEncoding::base64_gzip,
+                                        LayerEncoding::base64_zstd};
 constexpr int kThreads[] = {1, 2, 3, 8};
 
-// ------------------------------------------------------------------ the former writers (reference, unchanged)
+// ------------------------------------------------------------------ the former writers (reference,
+// unchanged)
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 std::string little_endian_bytes(std::span<const Gid> gids) {
     std::string out(gids.size() * 4, '\0');
     for (std::size_t i = 0; i < gids.size(); ++i)
-        for (int b = 0; b < 4; ++b) out[i * 4 + static_cast<std::size_t>(b)] = static_cast<char>((gids[i] >> (8 * b)) & 0xff);
+        for (int b = 0; b < 4; ++b)
+            out[i * 4 + static_cast<std::size_t>(b)] =
+                static_cast<char>((gids[i] >> (8 * b)) & 0xff);
     return out;
 }
 
@@ -58,7 +63,8 @@ std::string legacy_base64(std::string_view bytes) {
     out.reserve((bytes.size() + 2) / 3 * 4);
     std::size_t i = 0;
     for (; i + 2 < bytes.size(); i += 3) {
-        const std::uint32_t v = (static_cast<std::uint8_t>(bytes[i]) << 16) | (static_cast<std::uint8_t>(bytes[i + 1]) << 8) |
+        const std::uint32_t v = (static_cast<std::uint8_t>(bytes[i]) << 16) |
+                                (static_cast<std::uint8_t>(bytes[i + 1]) << 8) |
                                 static_cast<std::uint8_t>(bytes[i + 2]);
         out += kAlphabet[(v >> 18) & 63];
         out += kAlphabet[(v >> 12) & 63];
@@ -93,22 +99,30 @@ std::string legacy_encode_layer(std::span<const Gid> gids, int width, LayerEncod
     const std::string raw = little_endian_bytes(gids);
     std::string packed;
     switch (e) {
-    case LayerEncoding::base64: packed = raw; break;
-    case LayerEncoding::base64_zlib: packed = deflate_bytes(raw, false); break;
-    case LayerEncoding::base64_gzip: packed = deflate_bytes(raw, true); break;
+    case LayerEncoding::base64:
+        packed = raw;
+        break;
+    case LayerEncoding::base64_zlib:
+        packed = deflate_bytes(raw, false);
+        break;
+    case LayerEncoding::base64_gzip:
+        packed = deflate_bytes(raw, true);
+        break;
     case LayerEncoding::base64_zstd: {
         packed.resize(ZSTD_compressBound(raw.size()));
         packed.resize(ZSTD_compress(packed.data(), packed.size(), raw.data(), raw.size(), 1));
         break;
     }
-    default: break;
+    default:
+        break;
     }
     return "\n" + legacy_base64(packed) + "\n";
 }
 
 std::size_t object_count(const Map& map) {
     std::size_t n = 0;
-    for (const auto& l : map.object_layers) n += l.objects.size();
+    for (const auto& l : map.object_layers)
+        n += l.objects.size();
     return n;
 }
 
@@ -122,14 +136,16 @@ void properties_json(JsonWriter& j, const std::vector<std::pair<std::string, std
     j.end_array();
 }
 
-std::string legacy_tmx_text(const Map& map, const std::string& tsx_file, const std::string& objects_tsx_file,
-                     const MapOutputOptions& options) {
+std::string legacy_tmx_text(const Map& map, const std::string& tsx_file,
+                            const std::string& objects_tsx_file, const MapOutputOptions& options) {
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += "<map version=\"1.8\" tiledversion=\"1.8.2\" orientation=\"orthogonal\" renderorder=\"right-down\" width=\"" +
-           std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) + "\" tilewidth=\"" +
-           std::to_string(map.atlas.tile_width) + "\" tileheight=\"" + std::to_string(map.atlas.tile_height) +
-           "\" infinite=\"0\" nextlayerid=\"" + std::to_string(map.layers.size() + map.object_layers.size() + 1) +
-           "\" nextobjectid=\"" + std::to_string(object_count(map) + 1) + "\">\n";
+    out += "<map version=\"1.8\" tiledversion=\"1.8.2\" orientation=\"orthogonal\" "
+           "renderorder=\"right-down\" width=\"" +
+           std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) +
+           "\" tilewidth=\"" + std::to_string(map.atlas.tile_width) + "\" tileheight=\"" +
+           std::to_string(map.atlas.tile_height) + "\" infinite=\"0\" nextlayerid=\"" +
+           std::to_string(map.layers.size() + map.object_layers.size() + 1) + "\" nextobjectid=\"" +
+           std::to_string(object_count(map) + 1) + "\">\n";
     if (!map.properties.empty()) {
         out += " <properties>\n";
         for (const auto& p : map.properties) {
@@ -147,8 +163,9 @@ std::string legacy_tmx_text(const Map& map, const std::string& tsx_file, const s
                xml_escape(objects_tsx_file) + "\"/>\n";
     int id = 1;
     for (const TileLayer& layer : map.layers) {
-        out += " <layer id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) + "\" width=\"" +
-               std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) + "\">\n";
+        out += " <layer id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) +
+               "\" width=\"" + std::to_string(map.width) + "\" height=\"" +
+               std::to_string(map.height) + "\">\n";
         out += "  <data encoding=\"" + std::string(tmx_encoding_attribute(options.encoding)) + "\"";
         const std::string compression = tmx_compression_attribute(options.encoding);
         if (!compression.empty()) out += " compression=\"" + compression + "\"";
@@ -160,13 +177,14 @@ std::string legacy_tmx_text(const Map& map, const std::string& tsx_file, const s
     for (const ObjectLayer& layer : map.object_layers) {
         if (!objects) break;
         // draworder "index": Tiled draws in file order, which is tilegen's y-order.
-        out += " <objectgroup id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) +
-               "\" draworder=\"index\">\n";
+        out += " <objectgroup id=\"" + std::to_string(id++) + "\" name=\"" +
+               xml_escape(layer.name) + "\" draworder=\"index\">\n";
         for (const MapObject& o : layer.objects) {
             out += "  <object id=\"" + std::to_string(object_id++) + "\" name=\"" +
                    xml_escape(map.sprites.names[static_cast<std::size_t>(o.sprite)]) + "\" gid=\"" +
-                   std::to_string(sprite_firstgid + o.sprite) + "\" x=\"" + std::to_string(o.x) + "\" y=\"" +
-                   std::to_string(o.y) + "\" width=\"" + std::to_string(map.sprites.sprite_width) + "\" height=\"" +
+                   std::to_string(sprite_firstgid + o.sprite) + "\" x=\"" + std::to_string(o.x) +
+                   "\" y=\"" + std::to_string(o.y) + "\" width=\"" +
+                   std::to_string(map.sprites.sprite_width) + "\" height=\"" +
                    std::to_string(map.sprites.sprite_height) + "\"/>\n";
         }
         out += " </objectgroup>\n";
@@ -175,8 +193,8 @@ std::string legacy_tmx_text(const Map& map, const std::string& tsx_file, const s
     return out;
 }
 
-std::string legacy_tmj_text(const Map& map, const std::string& tsj_file, const std::string& objects_tsj_file,
-                     const MapOutputOptions& options) {
+std::string legacy_tmj_text(const Map& map, const std::string& tsj_file,
+                            const std::string& objects_tsj_file, const MapOutputOptions& options) {
     const bool objects = object_count(map) > 0;
     const int sprite_firstgid = map.atlas.tile_count() + 1;
     JsonWriter j;
@@ -191,15 +209,18 @@ std::string legacy_tmj_text(const Map& map, const std::string& tsj_file, const s
         const std::string compression = tmx_compression_attribute(options.encoding);
         if (!compression.empty()) j.key("compression").value(compression);
         if (options.encoding == LayerEncoding::csv) {
-            std::string data = legacy_encode_layer(layer.tiles.cells(), map.width, LayerEncoding::csv);
+            std::string data =
+                legacy_encode_layer(layer.tiles.cells(), map.width, LayerEncoding::csv);
             std::string arr = "[";
             for (char c : data)
                 if (c != '\n') arr += c;
             arr += "]";
             j.key("data").raw(arr);
         } else {
-            std::string data = legacy_encode_layer(layer.tiles.cells(), map.width, options.encoding);
-            j.key("data").value(std::string_view(data).substr(1, data.size() - 2)); // strip the newlines
+            std::string data =
+                legacy_encode_layer(layer.tiles.cells(), map.width, options.encoding);
+            j.key("data").value(
+                std::string_view(data).substr(1, data.size() - 2)); // strip the newlines
             j.key("encoding").value("base64");
         }
         j.key("height").value(map.height);
@@ -248,14 +269,21 @@ std::string legacy_tmj_text(const Map& map, const std::string& tsj_file, const s
     j.key("nextobjectid").value(static_cast<std::uint64_t>(object_count(map) + 1));
     j.key("orientation").value("orthogonal");
     std::vector<std::pair<std::string, std::string>> props;
-    for (const auto& p : map.properties) props.emplace_back(p.name, p.value);
+    for (const auto& p : map.properties)
+        props.emplace_back(p.name, p.value);
     properties_json(j, props);
     j.key("renderorder").value("right-down");
     j.key("tiledversion").value("1.8.2");
     j.key("tileheight").value(map.atlas.tile_height);
     j.key("tilesets").begin_array();
     j.begin_object().key("firstgid").value(1).key("source").value(tsj_file).end_object();
-    if (objects) j.begin_object().key("firstgid").value(sprite_firstgid).key("source").value(objects_tsj_file).end_object();
+    if (objects)
+        j.begin_object()
+            .key("firstgid")
+            .value(sprite_firstgid)
+            .key("source")
+            .value(objects_tsj_file)
+            .end_object();
     j.end_array();
     j.key("tilewidth").value(map.atlas.tile_width);
     j.key("type").value("map");
@@ -265,15 +293,31 @@ std::string legacy_tmj_text(const Map& map, const std::string& tsj_file, const s
     return j.str() + "\n";
 }
 
+// -----------------------------------------------------------------------------------------------
+// test data
 
-// ----------------------------------------------------------------------------------------------- test data
-
-// Gids like a real map's (runs of the same tile, so compression has work to do) mixed with every digit count,
-// the table edge (4095/4096), flip bits, 0 and the largest gid.
+// Gids like a real map's (runs of the same tile, so compression has work to do) mixed with every
+// digit count, the table edge (4095/4096), flip bits, 0 and the largest gid.
 std::vector<Gid> sample_gids(std::size_t n, std::uint64_t seed) {
-    static const Gid kSpecial[] = {0,    1,     9,      10,      99,        100,        999,        1000,
-                                   4095, 4096,  9999,   10000,   99999,     100000,     999999,     1000000,
-                                   kFlipHorizontal | 7, kFlipDiagonal | kFlipVertical | 4095,       0xffffffffu,
+    static const Gid kSpecial[] = {0,
+                                   1,
+                                   9,
+                                   10,
+                                   99,
+                                   100,
+                                   999,
+                                   1000,
+                                   4095,
+                                   4096,
+                                   9999,
+                                   10000,
+                                   99999,
+                                   100000,
+                                   999999,
+                                   1000000,
+                                   kFlipHorizontal | 7,
+                                   kFlipDiagonal | kFlipVertical | 4095,
+                                   0xffffffffu,
                                    kFlipMask | 123456};
     std::vector<Gid> g(n);
     std::uint64_t s = seed;
@@ -282,7 +326,9 @@ std::vector<Gid> sample_gids(std::size_t n, std::uint64_t seed) {
         s = s * 6364136223846793005ull + 1442695040888963407ull;
         const auto r = static_cast<std::uint32_t>(s >> 33);
         if (r % 64 == 0) run = r % 300 + 1;
-        g[i] = r % 100 < 80 ? run : r % 100 < 95 ? (r >> 8) % 4200 : kSpecial[(r >> 8) % std::size(kSpecial)];
+        g[i] = r % 100 < 80   ? run
+               : r % 100 < 95 ? (r >> 8) % 4200
+                              : kSpecial[(r >> 8) % std::size(kSpecial)];
     }
     return g;
 }
@@ -327,23 +373,27 @@ Map sample_map(int width, int height, std::size_t objects) {
         m.object_layers.push_back({"objects", {}});
         m.object_layers.push_back({"decor", {}}); // ids continue from the first layer's
         for (std::size_t i = 0; i < objects; ++i)
-            m.object_layers[i % 3 == 2].objects.push_back(
-                {static_cast<int>(i % 2), static_cast<int>(i % 997) * 5 - 40, static_cast<int>(i / 997) * 7 + 48});
+            m.object_layers[i % 3 == 2].objects.push_back({static_cast<int>(i % 2),
+                                                           static_cast<int>(i % 997) * 5 - 40,
+                                                           static_cast<int>(i / 997) * 7 + 48});
     }
     return m;
 }
 
 } // namespace
 
-TEST_CASE("streamed layer data equals the former encoder for every encoding, 1/2/3/8 threads, many chunks and odd shapes") {
-    // 517x389 spans several csv and base64 chunks and many zstd blocks; 1x70001 and 70001x2 are chunked by the
-    // long side; 1000 gids 7 wide end in a partial row.
-    const std::pair<int, std::size_t> shapes[] = {{1, 1},       {1, 1000},   {1000, 1000}, {517, 517 * 389},
-                                                  {1, 70001},   {70001, 140002}, {7, 1000}, {3, 0}};
+TEST_CASE("streamed layer data equals the former encoder for every encoding, 1/2/3/8 threads, many "
+          "chunks and odd shapes") {
+    // 517x389 spans several csv and base64 chunks and many zstd blocks; 1x70001 and 70001x2 are
+    // chunked by the long side; 1000 gids 7 wide end in a partial row.
+    const std::pair<int, std::size_t> shapes[] = {{1, 1},           {1, 1000},  {1000, 1000},
+                                                  {517, 517 * 389}, {1, 70001}, {70001, 140002},
+                                                  {7, 1000},        {3, 0}};
     for (const auto& shape : shapes) {
         const int width = shape.first;
         const std::size_t cells = shape.second;
-        const std::vector<Gid> gids = sample_gids(cells, static_cast<std::uint64_t>(width) * 31 + cells);
+        const std::vector<Gid> gids =
+            sample_gids(cells, static_cast<std::uint64_t>(width) * 31 + cells);
         for (LayerEncoding e : kEncodings) {
             CAPTURE(width);
             CAPTURE(cells);
@@ -369,9 +419,11 @@ TEST_CASE("a 1024x1024 layer (zstd over many windows) streams the former bytes a
     for (LayerEncoding e : kEncodings) {
         CAPTURE(layer_encoding_name(e));
         const std::string expected = legacy_encode_layer(gids, 1024, e);
-        for (int threads : {1, 3}) CHECK(encode_layer(gids, 1024, e, threads) == expected);
+        for (int threads : {1, 3})
+            CHECK(encode_layer(gids, 1024, e, threads) == expected);
         std::string error;
-        auto back = decode_layer(expected, tmx_encoding_attribute(e), tmx_compression_attribute(e), gids.size(), error);
+        auto back = decode_layer(expected, tmx_encoding_attribute(e), tmx_compression_attribute(e),
+                                 gids.size(), error);
         REQUIRE_MESSAGE(back, error);
         CHECK(*back == gids);
     }
@@ -379,7 +431,8 @@ TEST_CASE("a 1024x1024 layer (zstd over many windows) streams the former bytes a
 
 TEST_CASE("write_tmx/write_tmj stream the former tmx_text/tmj_text bytes at any thread count") {
     // 20000 objects span several chunks of <object> lines; x runs negative too.
-    const std::tuple<int, int, std::size_t> maps[] = {{517, 389, 20000}, {1, 1, 1}, {1, 1000, 0}, {1000, 1, 3}};
+    const std::tuple<int, int, std::size_t> maps[] = {
+        {517, 389, 20000}, {1, 1, 1}, {1, 1000, 0}, {1000, 1, 3}};
     for (const auto& shape : maps) {
         const int w = std::get<0>(shape), h = std::get<1>(shape);
         const std::size_t objects = std::get<2>(shape);
@@ -421,14 +474,17 @@ TEST_CASE("write_tmx_bundle streams the map into its file atomically, with the f
             REQUIRE(write_tmx_bundle(map, dir / name, d, options));
             CHECK(d.empty());
             const bool json = std::string(name) == "m.tmj";
-            CHECK(test::read_text(dir / name) == (json ? legacy_tmj_text(map, "m.tsj", "m-objects.tsj", options)
-                                                       : legacy_tmx_text(map, "m.tsx", "m-objects.tsx", options)));
+            CHECK(test::read_text(dir / name) ==
+                  (json ? legacy_tmj_text(map, "m.tsj", "m-objects.tsj", options)
+                        : legacy_tmx_text(map, "m.tsx", "m-objects.tsx", options)));
         }
     for (const auto& entry : fs::directory_iterator(dir.path()))
-        CHECK_MESSAGE(entry.path().filename().string()[0] != '.', "temporary left: " << entry.path());
+        CHECK_MESSAGE(entry.path().filename().string()[0] != '.',
+                      "temporary left: " << entry.path());
 }
 
-TEST_CASE("streamed atomic writes: a failure or an exception leaves the previous file and no temporary") {
+TEST_CASE(
+    "streamed atomic writes: a failure or an exception leaves the previous file and no temporary") {
     test::TempDir dir;
     const fs::path path = dir / "keep.tmx";
     test::write_text(path, "previous");
@@ -448,7 +504,8 @@ TEST_CASE("streamed atomic writes: a failure or an exception leaves the previous
     };
     CHECK(write_file_atomic(path, two_pieces, d));
     CHECK(test::read_text(path) == "new bytes");
-    CHECK_FALSE(write_file_atomic(dir / "missing" / "x.tmx", [](ByteSink& sink) { sink.write("x"); }, d));
+    CHECK_FALSE(write_file_atomic(
+        dir / "missing" / "x.tmx", [](ByteSink& sink) { sink.write("x"); }, d));
     CHECK_FALSE(d.empty());
     std::size_t files = 0;
     for (const auto& entry : fs::directory_iterator(dir.path())) {

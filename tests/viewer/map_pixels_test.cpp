@@ -1,6 +1,7 @@
-// The viewer's map pieces (src/viewer/map_pixels.hpp) and the worker that makes them. A chunk must be exactly
-// render_map()'s pixels for its cells (the window shows them at zoom 1, so the screenshot equals generate's
-// PNG): odd tile sizes, every flip, translucent tiles, hidden layers, objects over chunk and map edges.
+// The viewer's map pieces (src/viewer/map_pixels.hpp) and the worker that makes them. A chunk must
+// be exactly render_map()'s pixels for its cells (the window shows them at zoom 1, so the
+// screenshot equals generate's PNG): odd tile sizes, every flip, translucent tiles, hidden layers,
+// objects over chunk and map edges.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -23,8 +24,8 @@ Rgba colour_of(std::uint64_t h, std::uint8_t alpha) {
             static_cast<std::uint8_t>(h >> 16), alpha};
 }
 
-// A 70 x 45 map of 6 x 4 px tiles (not square: the diagonal flip drops pixels, as in render_map), two layers,
-// objects sorted by y in one object layer and shuffled in another.
+// A 70 x 45 map of 6 x 4 px tiles (not square: the diagonal flip drops pixels, as in render_map),
+// two layers, objects sorted by y in one object layer and shuffled in another.
 std::shared_ptr<Build> test_build() {
     auto build = std::make_shared<Build>();
     Map& map = build->result.map;
@@ -39,8 +40,11 @@ std::shared_ptr<Build> test_build() {
     for (int y = 0; y < 8; ++y)
         for (int x = 0; x < 12; ++x) {
             const int tile = (y / 4) * 2 + x / 6;
-            const std::uint64_t h = hash_values(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
-            const std::uint8_t alpha = tile == 1 ? 120 : tile == 2 ? ((x + y) % 3 == 0 ? 0 : 255) : 255;
+            const std::uint64_t h =
+                hash_values(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
+            const std::uint8_t alpha = tile == 1   ? 120
+                                       : tile == 2 ? ((x + y) % 3 == 0 ? 0 : 255)
+                                                   : 255;
             atlas.image.set(x, y, colour_of(h, alpha));
         }
     const Gid flips[] = {0,
@@ -108,7 +112,8 @@ Image crop(const Image& image, int x, int y, int w, int h) {
     return out;
 }
 
-// Every chunk of `build` with layer mask `layers` against the same cells of render_map(`reference`).
+// Every chunk of `build` with layer mask `layers` against the same cells of
+// render_map(`reference`).
 void check_chunks(const Build& build, std::uint64_t layers, const Map& reference) {
     const Image full = render_map(reference);
     const int cells = chunk_cells(build);
@@ -128,10 +133,11 @@ void check_chunks(const Build& build, std::uint64_t layers, const Map& reference
 
 } // namespace
 
-TEST_CASE(
-    "map pieces: a chunk is render_map's pixels for its cells (flips, translucency, objects over edges)") {
+TEST_CASE("map pieces: a chunk is render_map's pixels for its cells (flips, translucency, objects "
+          "over edges)") {
     const auto build = test_build();
-    CHECK(chunk_cells(*build) == 32); // 32 x 6 px fits 512: chunks 32 x 32 cells, the last ones smaller
+    CHECK(chunk_cells(*build) ==
+          32); // 32 x 6 px fits 512: chunks 32 x 32 cells, the last ones smaller
     check_chunks(*build, ~std::uint64_t{0}, build->result.map);
     // A hidden layer is left out, as if the map did not have it.
     Map ground_only = build->result.map;
@@ -149,7 +155,8 @@ TEST_CASE("map pieces: chunk size follows the tile size") {
     CHECK(chunk_cells(*build) == 1);
 }
 
-TEST_CASE("map pieces: blocks and the overview stop at the map's edge; a class block shows class colours") {
+TEST_CASE("map pieces: blocks and the overview stop at the map's edge; a class block shows class "
+          "colours") {
     auto build = test_build();
     Grid<ClassId> classes(build->width(), build->height());
     for (int y = 0; y < build->height(); ++y)
@@ -175,7 +182,8 @@ TEST_CASE("map pieces: blocks and the overview stop at the map's edge; a class b
     CHECK(overview.height() == 6);
 }
 
-TEST_CASE("piece worker: makes the wanted pieces (BGRA when asked) and drops those of a replaced build") {
+TEST_CASE(
+    "piece worker: makes the wanted pieces (BGRA when asked) and drops those of a replaced build") {
     const auto build = test_build();
     PieceWorker worker;
     worker.set_bgra(true);

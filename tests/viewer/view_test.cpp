@@ -1,5 +1,7 @@
-// tilegen view: runs the real viewer under Xvfb (xvfb-run) in its scripted modes (--screenshot, --frames,
-// --quit-after-reloads) and checks what it drew and printed against `tilegen generate` and `tilegen explain`.
+// tilegen view: runs the real viewer under Xvfb (xvfb-run) in its scripted modes (--screenshot,
+// --frames,
+// --quit-after-reloads) and checks what it drew and printed against `tilegen generate` and `tilegen
+// explain`.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -19,11 +21,13 @@ namespace {
 using namespace tilegen;
 using namespace tilegen::test;
 
-// True when the viewer can run here. Without xvfb-run: a failure on CI (env CI set), else a skip message.
+// True when the viewer can run here. Without xvfb-run: a failure on CI (env CI set), else a skip
+// message.
 bool have_xvfb() {
     if (have_program("xvfb-run")) return true;
     if (std::getenv("CI"))
-        FAIL("xvfb-run is missing: the viewer tests need it on CI (Debian: apt-get install xvfb xauth)");
+        FAIL("xvfb-run is missing: the viewer tests need it on CI (Debian: apt-get install xvfb "
+             "xauth)");
     MESSAGE("skipped: xvfb-run is not installed (the viewer needs a display)");
     return false;
 }
@@ -43,7 +47,8 @@ Image load_png(const std::filesystem::path& path) {
     return std::move(*img);
 }
 
-// Counts pixels of `shot` inside w x h (from the top-left) that differ from `png` where png is opaque.
+// Counts pixels of `shot` inside w x h (from the top-left) that differ from `png` where png is
+// opaque.
 long count_differences(const Image& shot, const Image& png, int w, int h) {
     long differing = 0;
     for (int y = 0; y < h; ++y)
@@ -58,11 +63,12 @@ long count_differences(const Image& shot, const Image& png, int w, int h) {
 
 } // namespace
 
-TEST_CASE("view: bad usage exits 2 and a bad recipe exits 1 with path:line:col before any window opens") {
+TEST_CASE(
+    "view: bad usage exits 2 and a bad recipe exits 1 with path:line:col before any window opens") {
     Fixture f;
-    for (const char* args :
-         {"--bogus", "--frames 0", "--frames x", "--frames", "--screenshot shot.txt", "--size 0x5",
-          "--seed -1", "--overlay nope", "--inspect 3", "map.toml other.toml", "--frame-log f.csv"}) {
+    for (const char* args : {"--bogus", "--frames 0", "--frames x", "--frames",
+                             "--screenshot shot.txt", "--size 0x5", "--seed -1", "--overlay nope",
+                             "--inspect 3", "map.toml other.toml", "--frame-log f.csv"}) {
         CAPTURE(args);
         const RunResult r = f.tilegen(std::string("view ") + args);
         CHECK(r.exit_code == 2);
@@ -75,8 +81,8 @@ TEST_CASE("view: bad usage exits 2 and a bad recipe exits 1 with path:line:col b
     f.write_recipe("broken-rules.toml", "missing.rules");
     const RunResult missing = f.tilegen("view broken-rules.toml --screenshot shot.png");
     CHECK(missing.exit_code == 1);
-    CHECK(
-        std::regex_search(missing.err, std::regex(R"(broken-rules\.toml:\d+:\d+: error: .*missing\.rules)")));
+    CHECK(std::regex_search(missing.err,
+                            std::regex(R"(broken-rules\.toml:\d+:\d+: error: .*missing\.rules)")));
     CHECK_FALSE(std::filesystem::exists(f.dir / "shot.png"));
 }
 
@@ -103,11 +109,12 @@ TEST_CASE("view --screenshot: the map region equals tilegen generate's PNG") {
     CHECK(other == 0);
 }
 
-TEST_CASE("view --screenshot with the built-in recipe and --seed and --size matches generate in the window") {
+TEST_CASE("view --screenshot with the built-in recipe and --seed and --size matches generate in "
+          "the window") {
     if (!have_xvfb()) return;
     TempDir dir;
-    REQUIRE(run_tilegen("generate --seed 42 --size 100x60 -o gen.tmx --png gen.png", dir.path()).exit_code ==
-            0);
+    REQUIRE(run_tilegen("generate --seed 42 --size 100x60 -o gen.tmx --png gen.png", dir.path())
+                .exit_code == 0);
     const RunResult r = view("--seed 42 --size 100x60 --screenshot shot.png", dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
@@ -123,7 +130,8 @@ TEST_CASE("view --screenshot with the built-in recipe and --seed and --size matc
 TEST_CASE("view --frames prints frame-time statistics and --frame-log each frame's times") {
     if (!have_xvfb()) return;
     Fixture f;
-    const RunResult r = view("map.toml --frames 12 --window 320x240 --frame-log frames.csv", f.dir.path());
+    const RunResult r =
+        view("map.toml --frames 12 --window 320x240 --frame-log frames.csv", f.dir.path());
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(std::regex_search(
@@ -136,10 +144,12 @@ TEST_CASE("view --frames prints frame-time statistics and --frame-log each frame
     while (std::getline(log, line))
         lines.push_back(line);
     REQUIRE(lines.size() == 13);
-    CHECK(lines[0] == "frame,ms,update_ms,draw_ms,display_ms,uploaded,upload_ms,stand_ins,level,zoom");
+    CHECK(lines[0] ==
+          "frame,ms,update_ms,draw_ms,display_ms,uploaded,upload_ms,stand_ins,level,zoom");
     CHECK(std::regex_match(
         lines[12],
-        std::regex(R"(11,\d+\.\d{3},\d+\.\d{3},\d+\.\d{3},\d+\.\d{3},\d+,\d+\.\d{3},\d+,-?\d+,\d+\.\d{5})")));
+        std::regex(
+            R"(11,\d+\.\d{3},\d+\.\d{3},\d+\.\d{3},\d+\.\d{3},\d+,\d+\.\d{3},\d+,-?\d+,\d+\.\d{5})")));
 }
 
 TEST_CASE("view --inspect: the hover inspector states what tilegen explain says for that cell") {
@@ -156,14 +166,15 @@ TEST_CASE("view --inspect: the hover inspector states what tilegen explain says 
     std::smatch decided, tile, inspected;
     REQUIRE(std::regex_search(e.out, decided, std::regex(R"(decided by (\S+:\d+))")));
     REQUIRE(std::regex_search(e.out, tile, std::regex(R"(tile: ([^,\n]+), gid (\d+))")));
-    REQUIRE(
-        std::regex_search(r.out, inspected, std::regex(R"(ground: (\S+:\d+) .* -> ([^,\n]+), gid (\d+))")));
+    REQUIRE(std::regex_search(r.out, inspected,
+                              std::regex(R"(ground: (\S+:\d+) .* -> ([^,\n]+), gid (\d+))")));
     CHECK(inspected[1].str() == decided[1].str());
     CHECK(inspected[2].str() == tile[1].str());
     CHECK(inspected[3].str() == tile[2].str());
     // The screenshot shows the inspector panel (not only map pixels) near the cursor.
     REQUIRE(f.generate("map.toml -o gen.tmx --png gen.png").exit_code == 0);
-    CHECK(count_differences(load_png(f.dir / "shot.png"), load_png(f.dir / "gen.png"), 320, 192) > 100);
+    CHECK(count_differences(load_png(f.dir / "shot.png"), load_png(f.dir / "gen.png"), 320, 192) >
+          100);
 }
 
 TEST_CASE("view --overlay classes draws one colour per terrain class") {
@@ -183,11 +194,13 @@ TEST_CASE("view --overlay classes draws one colour per terrain class") {
     CHECK(colours.size() == 2); // water and grass
 }
 
-TEST_CASE("view hot reload: a broken rule file shows its error and keeps the map and fixing it reloads") {
+TEST_CASE(
+    "view hot reload: a broken rule file shows its error and keeps the map and fixing it reloads") {
     if (!have_xvfb()) return;
     Fixture f;
-    // The viewer runs in the background; the script edits the rules once the map is shown, waits for the
-    // failed reload to be reported, restores them, and the viewer exits after that second reload.
+    // The viewer runs in the background; the script edits the rules once the map is shown, waits
+    // for the failed reload to be reported, restores them, and the viewer exits after that second
+    // reload.
     const std::string script = R"(
 wait_for() { for i in $(seq 1 400); do grep -q "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 ( )" + view_command("map.toml --window 320x240 --quit-after-reloads 2") +
@@ -209,7 +222,8 @@ cat view.rc
     CHECK(r.out == "0\n");
     CHECK(std::regex_search(
         err,
-        std::regex(R"(reload failed, keeping the last good map:\n.*map\.rules:5:\d+: error: .*nosuchtile)")));
+        std::regex(
+            R"(reload failed, keeping the last good map:\n.*map\.rules:5:\d+: error: .*nosuchtile)")));
     // Generated twice: at start and after the fix.
     std::size_t count = 0;
     for (std::size_t at = err.find("tilegen view: generated"); at != std::string::npos;

@@ -4,8 +4,8 @@
 
 namespace tilegen {
 
-std::optional<ClassGrid> parse_class_map(std::string_view text, const std::string& path, const SymbolTable& symbols,
-                                         Diagnostics& diags) {
+std::optional<ClassGrid> parse_class_map(std::string_view text, const std::string& path,
+                                         const SymbolTable& symbols, Diagnostics& diags) {
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
     std::vector<std::string_view> rows;
     std::size_t pos = 0;
@@ -17,9 +17,11 @@ std::optional<ClassGrid> parse_class_map(std::string_view text, const std::strin
         rows.push_back(line);
         pos = end + 1;
     }
-    while (!rows.empty() && rows.back().empty()) rows.pop_back();
+    while (!rows.empty() && rows.back().empty())
+        rows.pop_back();
     if (rows.empty()) {
-        diags.push_back(error_at(path, 1, 1, "class map is empty: expected one line of terrain symbols per row"));
+        diags.push_back(error_at(
+            path, 1, 1, "class map is empty: expected one line of terrain symbols per row"));
         return std::nullopt;
     }
     const std::size_t width = rows.front().size();
@@ -34,8 +36,9 @@ std::optional<ClassGrid> parse_class_map(std::string_view text, const std::strin
         if (rows[y].size() != width) {
             int col = static_cast<int>(std::min(rows[y].size(), width)) + 1;
             diags.push_back(error_at(path, line, col,
-                                     "row has " + std::to_string(rows[y].size()) + " cells, expected " +
-                                         std::to_string(width) + " like the first row"));
+                                     "row has " + std::to_string(rows[y].size()) +
+                                         " cells, expected " + std::to_string(width) +
+                                         " like the first row"));
             ok = false;
             break;
         }
@@ -43,13 +46,14 @@ std::optional<ClassGrid> parse_class_map(std::string_view text, const std::strin
             auto it = symbols.find(rows[y][x]);
             if (it == symbols.end()) {
                 std::string known;
-                for (const auto& [s, c] : symbols) known += s;
+                for (const auto& [s, c] : symbols)
+                    known += s;
                 unsigned char ch = static_cast<unsigned char>(rows[y][x]);
                 std::string shown = (ch >= 0x20 && ch < 0x7f) ? std::string(1, rows[y][x])
-                                                                : "byte " + std::to_string(ch);
+                                                              : "byte " + std::to_string(ch);
                 diags.push_back(error_at(path, line, static_cast<int>(x) + 1,
-                                         "unknown terrain symbol '" + shown + "' (the recipe's symbols are: " + known +
-                                             ")"));
+                                         "unknown terrain symbol '" + shown +
+                                             "' (the recipe's symbols are: " + known + ")"));
                 ok = false;
                 break;
             }
@@ -64,7 +68,8 @@ std::string class_map_text(const ClassGrid& classes, const std::string& symbols_
     std::string out;
     out.reserve(classes.size() + static_cast<std::size_t>(classes.height()));
     for (int y = 0; y < classes.height(); ++y) {
-        for (int x = 0; x < classes.width(); ++x) out += symbols_by_class[classes(x, y)];
+        for (int x = 0; x < classes.width(); ++x)
+            out += symbols_by_class[classes(x, y)];
         out += '\n';
     }
     return out;

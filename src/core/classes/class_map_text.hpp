@@ -1,5 +1,6 @@
-// Hand-drawn class maps: text -> ClassGrid. One text line per row, one terrain symbol per cell; all rows the
-// same length. Trailing blank lines, a UTF-8 BOM and CRLF line ends are accepted. Errors at line:column.
+// Hand-drawn class maps: text -> ClassGrid. One text line per row, one terrain symbol per cell; all
+// rows the same length. Trailing blank lines, a UTF-8 BOM and CRLF line ends are accepted. Errors
+// at line:column.
 #pragma once
 
 #include <optional>
@@ -12,8 +13,8 @@
 
 namespace tilegen {
 
-std::optional<ClassGrid> parse_class_map(std::string_view text, const std::string& path, const SymbolTable& symbols,
-                                         Diagnostics& diags);
+std::optional<ClassGrid> parse_class_map(std::string_view text, const std::string& path,
+                                         const SymbolTable& symbols, Diagnostics& diags);
 
 // The inverse, for tests and tools: one line per row, newline-terminated.
 std::string class_map_text(const ClassGrid& classes, const std::string& symbols_by_class);

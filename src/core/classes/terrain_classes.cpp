@@ -16,14 +16,15 @@ namespace tilegen {
 
 namespace {
 
-// The histogram of thresholds_from_shares. Fine buckets are those of a 2^16-bucket histogram: height * 2^16
-// truncated, at most 2^16 - 1, and fine bucket 0 for every height that is not a number in [2^-16, 2^15) (zero,
-// negatives, NaN, infinities, huge values: what clamping x86's float-to-int conversion gives). A bucket is
-// kFinePerBucket consecutive fine buckets, except bucket 0, which is fine bucket 0 alone.
-// Why the bucket count does not change a threshold: outside bucket 0 buckets are monotone in the height and heights
-// are ordinary positive numbers (equal means the same bits), so the cell of a given rank is the same value in any
-// such histogram; bucket 0, the one place where NaN or -0 and +0 can make the pick depend on the order of the
-// values, holds the same cells in the same (grid) order as the 2^16-bucket histogram did.
+// The histogram of thresholds_from_shares. Fine buckets are those of a 2^16-bucket histogram:
+// height * 2^16 truncated, at most 2^16 - 1, and fine bucket 0 for every height that is not a
+// number in [2^-16, 2^15) (zero, negatives, NaN, infinities, huge values: what clamping x86's
+// float-to-int conversion gives). A bucket is kFinePerBucket consecutive fine buckets, except
+// bucket 0, which is fine bucket 0 alone. Why the bucket count does not change a threshold: outside
+// bucket 0 buckets are monotone in the height and heights are ordinary positive numbers (equal
+// means the same bits), so the cell of a given rank is the same value in any such histogram; bucket
+// 0, the one place where NaN or -0 and +0 can make the pick depend on the order of the values,
+// holds the same cells in the same (grid) order as the 2^16-bucket histogram did.
 constexpr int kFineBuckets = 1 << 16;
 constexpr int kFineShift = 5;
 constexpr int kFinePerBucket = 1 << kFineShift;
@@ -32,8 +33,9 @@ static_assert(kBuckets <= 32767, "buckets are held in int16 lanes");
 
 // Cells per chunk of the histogram pass (buckets computed into a buffer, then counted).
 constexpr std::size_t kChunk = 64;
-// Interleaved histograms of the histogram pass: smooth maps put runs of cells in one bucket, and increments of one
-// counter wait for each other; four counters per bucket let four increments be under way.
+// Interleaved histograms of the histogram pass: smooth maps put runs of cells in one bucket, and
+// increments of one counter wait for each other; four counters per bucket let four increments be
+// under way.
 constexpr std::size_t kHistograms = 4;
 
 int bucket_of(float v) {
@@ -44,15 +46,17 @@ int bucket_of(float v) {
 }
 
 #if defined(__SSE2__)
-// bucket_of of four heights. max(NaN, 0) is 0, and so is the truncation of anything below 1; huge values are
-// masked off.
+// bucket_of of four heights. max(NaN, 0) is 0, and so is the truncation of anything below 1; huge
+// values are masked off.
 inline __m128i buckets_of4(__m128 v) {
     const __m128 scaled = _mm_mul_ps(v, _mm_set1_ps(static_cast<float>(kFineBuckets)));
-    const __m128 clamped =
-        _mm_min_ps(_mm_max_ps(scaled, _mm_setzero_ps()), _mm_set1_ps(static_cast<float>(kFineBuckets - 1)));
+    const __m128 clamped = _mm_min_ps(_mm_max_ps(scaled, _mm_setzero_ps()),
+                                      _mm_set1_ps(static_cast<float>(kFineBuckets - 1)));
     const __m128i fine = _mm_cvttps_epi32(clamped);
-    const __m128i bucket = _mm_srli_epi32(_mm_add_epi32(fine, _mm_set1_epi32(kFinePerBucket - 1)), kFineShift);
-    return _mm_and_si128(bucket, _mm_castps_si128(_mm_cmplt_ps(scaled, _mm_set1_ps(2147483648.0f))));
+    const __m128i bucket =
+        _mm_srli_epi32(_mm_add_epi32(fine, _mm_set1_epi32(kFinePerBucket - 1)), kFineShift);
+    return _mm_and_si128(bucket,
+                         _mm_castps_si128(_mm_cmplt_ps(scaled, _mm_set1_ps(2147483648.0f))));
 }
 #endif
 
@@ -61,15 +65,17 @@ void buckets_of(const float* v, std::size_t count, std::uint16_t* out) {
     std::size_t i = 0;
 #if defined(__SSE2__)
     for (; i + 8 <= count; i += 8) {
-        const __m128i b = _mm_packs_epi32(buckets_of4(_mm_loadu_ps(v + i)), buckets_of4(_mm_loadu_ps(v + i + 4)));
+        const __m128i b =
+            _mm_packs_epi32(buckets_of4(_mm_loadu_ps(v + i)), buckets_of4(_mm_loadu_ps(v + i + 4)));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), b);
     }
 #endif
-    for (; i < count; ++i) out[i] = static_cast<std::uint16_t>(bucket_of(v[i]));
+    for (; i < count; ++i)
+        out[i] = static_cast<std::uint16_t>(bucket_of(v[i]));
 }
 
-// The heights of one bucket as a range of bit patterns read as unsigned numbers, wrapping around for bucket 0:
-// bucket_of(v) == b exactly when (bits(v) - first) mod 2^32 < size.
+// The heights of one bucket as a range of bit patterns read as unsigned numbers, wrapping around
+// for bucket 0: bucket_of(v) == b exactly when (bits(v) - first) mod 2^32 < size.
 struct BitRange {
     std::uint32_t first = 0, size = 0;
 };
@@ -85,15 +91,17 @@ BitRange bits_of_bucket(int b) {
     };
     const std::uint32_t ordinary_first = bits(lowest(1)), ordinary_end = bits(32768.0f);
     if (b == 0) return {ordinary_end, ordinary_first - ordinary_end};
-    const std::uint32_t first = bits(lowest(b)), end = b + 1 < kBuckets ? bits(lowest(b + 1)) : ordinary_end;
+    const std::uint32_t first = bits(lowest(b)),
+                        end = b + 1 < kBuckets ? bits(lowest(b + 1)) : ordinary_end;
     return {first, end - first};
 }
 
 #if defined(__SSE2__)
-// Calls keep(i) for each cell i of [i0, i1) whose bits are in one of `ranges` (W of them), eight cells at a time;
-// returns where it stopped (fewer than eight cells before i1).
+// Calls keep(i) for each cell i of [i0, i1) whose bits are in one of `ranges` (W of them), eight
+// cells at a time; returns where it stopped (fewer than eight cells before i1).
 template <std::size_t W, class Keep>
-std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, const BitRange* ranges, const Keep& keep) {
+std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, const BitRange* ranges,
+                            const Keep& keep) {
     // (bits - first) mod 2^32 < size, unsigned, as a signed compare: both sides shifted by 2^31.
     __m128i first[W], size[W];
     for (std::size_t r = 0; r < W; ++r) {
@@ -110,7 +118,8 @@ std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, cons
             in0 = _mm_or_si128(in0, _mm_cmpgt_epi32(size[r], _mm_sub_epi32(x0, first[r])));
             in1 = _mm_or_si128(in1, _mm_cmpgt_epi32(size[r], _mm_sub_epi32(x1, first[r])));
         }
-        const int lanes = _mm_movemask_ps(_mm_castsi128_ps(in0)) | _mm_movemask_ps(_mm_castsi128_ps(in1)) << 4;
+        const int lanes =
+            _mm_movemask_ps(_mm_castsi128_ps(in0)) | _mm_movemask_ps(_mm_castsi128_ps(in1)) << 4;
         if (lanes == 0) continue;
         for (int lane = 0; lane < 8; ++lane)
             if (lanes >> lane & 1) keep(i + static_cast<std::size_t>(lane));
@@ -121,13 +130,17 @@ std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, cons
 constexpr std::size_t kRangesPerScan = 4;
 
 template <class Keep>
-std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, std::span<const BitRange> ranges,
-                            const Keep& keep) {
+std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1,
+                            std::span<const BitRange> ranges, const Keep& keep) {
     switch (ranges.size()) {
-    case 1: return scan_bit_ranges<1>(v, i0, i1, ranges.data(), keep);
-    case 2: return scan_bit_ranges<2>(v, i0, i1, ranges.data(), keep);
-    case 3: return scan_bit_ranges<3>(v, i0, i1, ranges.data(), keep);
-    default: return scan_bit_ranges<kRangesPerScan>(v, i0, i1, ranges.data(), keep);
+    case 1:
+        return scan_bit_ranges<1>(v, i0, i1, ranges.data(), keep);
+    case 2:
+        return scan_bit_ranges<2>(v, i0, i1, ranges.data(), keep);
+    case 3:
+        return scan_bit_ranges<3>(v, i0, i1, ranges.data(), keep);
+    default:
+        return scan_bit_ranges<kRangesPerScan>(v, i0, i1, ranges.data(), keep);
     }
 }
 #endif
@@ -136,7 +149,8 @@ std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, std:
 void add_class_counts(const ClassId* p, std::size_t n, std::uint64_t* counts, std::size_t ids) {
     std::size_t done = 0;
 #if defined(__SSE2__)
-    // Per group of four ids, byte counters (a compare gives -1 per match) summed into counts every 255 vectors.
+    // Per group of four ids, byte counters (a compare gives -1 per match) summed into counts every
+    // 255 vectors.
     done = n / 16 * 16;
     constexpr std::size_t kRun = 255 * 16;
     for (std::size_t id0 = 0; id0 < ids; id0 += 4) {
@@ -156,9 +170,11 @@ void add_class_counts(const ClassId* p, std::size_t n, std::uint64_t* counts, st
             }
             const __m128i* sums[] = {&c0, &c1, &c2, &c3};
             for (std::size_t k = 0; k < 4 && id0 + k < ids; ++k) {
-                const __m128i s = _mm_sad_epu8(*sums[k], _mm_setzero_si128()); // two 64-bit sums, each < 2^12
-                counts[id0 + k] += static_cast<std::uint32_t>(_mm_cvtsi128_si32(s)) +
-                                   static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(s, 8)));
+                const __m128i s =
+                    _mm_sad_epu8(*sums[k], _mm_setzero_si128()); // two 64-bit sums, each < 2^12
+                counts[id0 + k] +=
+                    static_cast<std::uint32_t>(_mm_cvtsi128_si32(s)) +
+                    static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_srli_si128(s, 8)));
             }
         }
     }
@@ -168,14 +184,15 @@ void add_class_counts(const ClassId* p, std::size_t n, std::uint64_t* counts, st
 }
 
 #if defined(__SSE2__)
-// Thresholds for band_of of 16 heights at a time, as int16 in two vectors (cells 0-7 and 8-15). A fixed count P,
-// the given thresholds padded with NaN, which no height reaches (height >= NaN is false, as in band_of), so the
-// loop over them is unrolled and they stay in registers.
+// Thresholds for band_of of 16 heights at a time, as int16 in two vectors (cells 0-7 and 8-15). A
+// fixed count P, the given thresholds padded with NaN, which no height reaches (height >= NaN is
+// false, as in band_of), so the loop over them is unrolled and they stay in registers.
 template <std::size_t P> struct PaddedThresholds {
     __m128 t[P];
     explicit PaddedThresholds(std::span<const float> thresholds) {
         for (std::size_t k = 0; k < P; ++k)
-            t[k] = _mm_set1_ps(k < thresholds.size() ? thresholds[k] : std::numeric_limits<float>::quiet_NaN());
+            t[k] = _mm_set1_ps(k < thresholds.size() ? thresholds[k]
+                                                     : std::numeric_limits<float>::quiet_NaN());
     }
     void bands16(const float* v, __m128i& lo, __m128i& hi) const {
         const __m128 h0 = _mm_loadu_ps(v), h1 = _mm_loadu_ps(v + 4);
@@ -213,19 +230,24 @@ struct AnyThresholds {
 
 // Calls f with the smallest fitting threshold set.
 template <class F> void with_thresholds(std::span<const float> thresholds, const F& f) {
-    if (thresholds.size() <= 2) f(PaddedThresholds<2>(thresholds));
-    else if (thresholds.size() <= 4) f(PaddedThresholds<4>(thresholds));
-    else if (thresholds.size() <= 8) f(PaddedThresholds<8>(thresholds));
-    else f(AnyThresholds{thresholds});
+    if (thresholds.size() <= 2)
+        f(PaddedThresholds<2>(thresholds));
+    else if (thresholds.size() <= 4)
+        f(PaddedThresholds<4>(thresholds));
+    else if (thresholds.size() <= 8)
+        f(PaddedThresholds<8>(thresholds));
+    else
+        f(AnyThresholds{thresholds});
 }
 #endif
 
-// Cells per piece of the classify passes: each piece is classified, mapped through the table and counted while
-// it is in the L1 cache.
+// Cells per piece of the classify passes: each piece is classified, mapped through the table and
+// counted while it is in the L1 cache.
 constexpr std::size_t kPiece = 2048;
 
 // dst[i] = band_of(heights[i]) for i < n.
-void classify_piece(const float* heights, std::span<const float> thresholds, ClassId* dst, std::size_t n) {
+void classify_piece(const float* heights, std::span<const float> thresholds, ClassId* dst,
+                    std::size_t n) {
     std::size_t i = 0;
 #if defined(__SSE2__)
     if (thresholds.size() < 256) { // bands fit a byte without wrapping
@@ -239,19 +261,21 @@ void classify_piece(const float* heights, std::span<const float> thresholds, Cla
         i = n / 16 * 16;
     }
 #endif
-    for (; i < n; ++i) dst[i] = static_cast<ClassId>(band_of(heights[i], thresholds));
+    for (; i < n; ++i)
+        dst[i] = static_cast<ClassId>(band_of(heights[i], thresholds));
 }
 
 // dst[i] = table[band_of(rows[i]) * columns + band_of(columns[i])] for i < n <= kPiece (columns:
 // column_thresholds.size() + 1).
-void classify_table_piece(const float* rows, std::span<const float> row_thresholds, const float* columns,
-                          std::span<const float> column_thresholds, const ClassId* table, ClassId* dst,
-                          std::size_t n) {
+void classify_table_piece(const float* rows, std::span<const float> row_thresholds,
+                          const float* columns, std::span<const float> column_thresholds,
+                          const ClassId* table, ClassId* dst, std::size_t n) {
     const std::size_t ncols = column_thresholds.size() + 1;
     std::size_t i = 0;
 #if defined(__SSE2__)
     if ((row_thresholds.size() + 1) * ncols <= 256) { // table indices fit a byte
-        // Row bands times the column count, then plus the column bands: table indices; then through the table.
+        // Row bands times the column count, then plus the column bands: table indices; then through
+        // the table.
         const std::size_t n16 = n / 16 * 16;
         alignas(16) std::array<std::uint8_t, kPiece> index;
         with_thresholds(row_thresholds, [&](const auto& bands) {
@@ -259,8 +283,8 @@ void classify_table_piece(const float* rows, std::span<const float> row_threshol
             for (std::size_t k = 0; k < n16; k += 16) {
                 __m128i lo, hi;
                 bands.bands16(rows + k, lo, hi);
-                const __m128i row_part =
-                    _mm_packus_epi16(_mm_mullo_epi16(lo, columns16), _mm_mullo_epi16(hi, columns16));
+                const __m128i row_part = _mm_packus_epi16(_mm_mullo_epi16(lo, columns16),
+                                                          _mm_mullo_epi16(hi, columns16));
                 _mm_store_si128(reinterpret_cast<__m128i*>(index.data() + k), row_part);
             }
         });
@@ -273,18 +297,21 @@ void classify_table_piece(const float* rows, std::span<const float> row_threshol
             }
         });
         for (std::size_t k = 0; k < n16; k += 16)
-            for (std::size_t j = 0; j < 16; ++j) dst[k + j] = table[index[k + j]];
+            for (std::size_t j = 0; j < 16; ++j)
+                dst[k + j] = table[index[k + j]];
         i = n16;
     }
 #endif
     for (; i < n; ++i)
-        dst[i] = table[band_of(rows[i], row_thresholds) * ncols + band_of(columns[i], column_thresholds)];
+        dst[i] = table[band_of(rows[i], row_thresholds) * ncols +
+                       band_of(columns[i], column_thresholds)];
 }
 
-// Rows of the grid split into `blocks` contiguous cell ranges, one per work item, each with its own class counts
-// (integers added in any order: the same for any thread count).
+// Rows of the grid split into `blocks` contiguous cell ranges, one per work item, each with its own
+// class counts (integers added in any order: the same for any thread count).
 template <class Body>
-void for_each_block(const ClassGrid& out, int threads, std::vector<std::uint64_t>* counts, const Body& body) {
+void for_each_block(const ClassGrid& out, int threads, std::vector<std::uint64_t>* counts,
+                    const Body& body) {
     const int blocks = std::max(1, std::min(threads, std::max(out.height(), 1)));
     const std::size_t ids = counts ? std::min<std::size_t>(counts->size(), 256) : 0;
     std::vector<std::vector<std::uint64_t>> partial(static_cast<std::size_t>(blocks),
@@ -292,8 +319,10 @@ void for_each_block(const ClassGrid& out, int threads, std::vector<std::uint64_t
     parallel_for(blocks, blocks, [&](int b0, int b1) {
         for (int b = b0; b < b1; ++b) {
             const auto rows = static_cast<std::size_t>(out.height());
-            const std::size_t y0 = rows * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks);
-            const std::size_t y1 = rows * static_cast<std::size_t>(b + 1) / static_cast<std::size_t>(blocks);
+            const std::size_t y0 =
+                rows * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks);
+            const std::size_t y1 =
+                rows * static_cast<std::size_t>(b + 1) / static_cast<std::size_t>(blocks);
             const auto width = static_cast<std::size_t>(out.width());
             body(y0 * width, y1 * width, partial[static_cast<std::size_t>(b)].data(), ids);
         }
@@ -301,19 +330,23 @@ void for_each_block(const ClassGrid& out, int threads, std::vector<std::uint64_t
     if (!counts) return;
     std::fill(counts->begin(), counts->end(), 0);
     for (const auto& p : partial)
-        for (std::size_t id = 0; id < ids; ++id) (*counts)[id] += p[id];
+        for (std::size_t id = 0; id < ids; ++id)
+            (*counts)[id] += p[id];
 }
 
 } // namespace
 
-std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std::vector<double>& shares, int threads) {
+std::vector<float> thresholds_from_shares(const Grid<float>& heights,
+                                          const std::vector<double>& shares, int threads) {
     std::vector<float> thresholds;
     if (shares.size() < 2) return thresholds;
     const std::size_t n = heights.size();
     const float* v = heights.cells().data();
     // Per-block histograms added in block order: integer sums, the same for any thread count.
     const int blocks = std::max(1, threads);
-    auto block_begin = [&](int b) { return n * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks); };
+    auto block_begin = [&](int b) {
+        return n * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks);
+    };
     std::vector<std::vector<std::uint32_t>> partial(static_cast<std::size_t>(blocks));
     parallel_for(blocks, blocks, [&](int b0, int b1) {
         for (int b = b0; b < b1; ++b) {
@@ -331,7 +364,8 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
                     ++h[2 * kBuckets + bucket[k + 2]];
                     ++h[3 * kBuckets + bucket[k + 3]];
                 }
-                for (; k < count; ++k) ++h[bucket[k]];
+                for (; k < count; ++k)
+                    ++h[bucket[k]];
             }
             auto& sum = partial[static_cast<std::size_t>(b)];
             sum.assign(hist.begin(), hist.begin() + kBuckets);
@@ -342,7 +376,8 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
     });
     std::vector<std::uint32_t> histogram(kBuckets, 0);
     for (const auto& hist : partial)
-        for (std::size_t k = 0; k < static_cast<std::size_t>(kBuckets); ++k) histogram[k] += hist[k];
+        for (std::size_t k = 0; k < static_cast<std::size_t>(kBuckets); ++k)
+            histogram[k] += hist[k];
 
     // Which bucket each threshold falls in, and its rank inside that bucket.
     struct Cut {
@@ -355,17 +390,20 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
     for (std::size_t i = 0; i + 1 < shares.size(); ++i) {
         cumulative += shares[i];
         // rank of the first cell of class i + 1 in sorted order
-        std::size_t rank = static_cast<std::size_t>(std::llround(std::clamp(cumulative, 0.0, 1.0) * static_cast<double>(n)));
+        std::size_t rank = static_cast<std::size_t>(
+            std::llround(std::clamp(cumulative, 0.0, 1.0) * static_cast<double>(n)));
         if (rank >= n) {
             cuts.push_back({true, 0, 0});
             continue;
         }
-        while (below + histogram[bucket] <= rank) below += histogram[bucket++];
+        while (below + histogram[bucket] <= rank)
+            below += histogram[bucket++];
         cuts.push_back({false, bucket, rank - below});
     }
-    // The values of the buckets that hold a threshold, collected in one pass (per block, then joined in block
-    // order: grid order); the threshold is the rank-th smallest of its bucket. The pass tests eight cells at a
-    // time against each wanted bucket's range of bit patterns and looks closer only at the cells in one of them.
+    // The values of the buckets that hold a threshold, collected in one pass (per block, then
+    // joined in block order: grid order); the threshold is the rank-th smallest of its bucket. The
+    // pass tests eight cells at a time against each wanted bucket's range of bit patterns and looks
+    // closer only at the cells in one of them.
     std::vector<int> slot_of_bucket(kBuckets, -1);
     std::vector<int> wanted;
     for (const Cut& c : cuts)
@@ -374,9 +412,10 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
             wanted.push_back(static_cast<int>(c.bucket));
         }
     std::vector<BitRange> ranges;
-    for (int w : wanted) ranges.push_back(bits_of_bucket(w));
-    std::vector<std::vector<std::vector<float>>> found(static_cast<std::size_t>(blocks),
-                                                       std::vector<std::vector<float>>(wanted.size()));
+    for (int w : wanted)
+        ranges.push_back(bits_of_bucket(w));
+    std::vector<std::vector<std::vector<float>>> found(
+        static_cast<std::size_t>(blocks), std::vector<std::vector<float>>(wanted.size()));
     if (!wanted.empty())
         parallel_for(blocks, blocks, [&](int b0, int b1) {
             for (int b = b0; b < b1; ++b) {
@@ -391,14 +430,17 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights, const std:
                 // Up to kRangesPerScan buckets per scan (each bucket's values stay in grid order).
                 const std::span<const BitRange> all(ranges);
                 for (std::size_t r = 0; r < all.size(); r += kRangesPerScan)
-                    i = scan_bit_ranges(v, i0, i1, all.subspan(r, std::min(kRangesPerScan, all.size() - r)), keep);
+                    i = scan_bit_ranges(
+                        v, i0, i1, all.subspan(r, std::min(kRangesPerScan, all.size() - r)), keep);
 #endif
-                for (; i < i1; ++i) keep(i);
+                for (; i < i1; ++i)
+                    keep(i);
             }
         });
     std::vector<std::vector<float>> in_bucket(wanted.size());
     for (std::size_t k = 0; k < wanted.size(); ++k)
-        for (const auto& mine : found) in_bucket[k].insert(in_bucket[k].end(), mine[k].begin(), mine[k].end());
+        for (const auto& mine : found)
+            in_bucket[k].insert(in_bucket[k].end(), mine[k].begin(), mine[k].end());
     for (const Cut& c : cuts) {
         if (c.beyond) {
             thresholds.push_back(std::nextafter(1.0f, 2.0f)); // nothing reaches it
@@ -419,33 +461,36 @@ ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresho
     ClassGrid out = ClassGrid::uninitialised(heights.width(), heights.height());
     const float* src = heights.cells().data();
     ClassId* dst = out.cells().data();
-    for_each_block(out, threads, counts, [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts,
-                                             std::size_t ids) {
-        for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
-            const std::size_t p1 = std::min(i1, p0 + kPiece);
-            classify_piece(src + p0, thresholds, dst + p0, p1 - p0);
-            if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
-        }
-    });
+    for_each_block(
+        out, threads, counts,
+        [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts, std::size_t ids) {
+            for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
+                const std::size_t p1 = std::min(i1, p0 + kPiece);
+                classify_piece(src + p0, thresholds, dst + p0, p1 - p0);
+                if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
+            }
+        });
     return out;
 }
 
-ClassGrid classify_table(const Grid<float>& rows, const std::vector<float>& row_thresholds, const Grid<float>& columns,
-                         const std::vector<float>& column_thresholds, std::span<const ClassId> table, int threads,
+ClassGrid classify_table(const Grid<float>& rows, const std::vector<float>& row_thresholds,
+                         const Grid<float>& columns, const std::vector<float>& column_thresholds,
+                         std::span<const ClassId> table, int threads,
                          std::vector<std::uint64_t>* counts) {
     ClassGrid out = ClassGrid::uninitialised(rows.width(), rows.height());
     const float* rv = rows.cells().data();
     const float* cv = columns.cells().data();
     ClassId* dst = out.cells().data();
-    for_each_block(out, threads, counts, [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts,
-                                             std::size_t ids) {
-        for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
-            const std::size_t p1 = std::min(i1, p0 + kPiece);
-            classify_table_piece(rv + p0, row_thresholds, cv + p0, column_thresholds, table.data(), dst + p0,
-                                 p1 - p0);
-            if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
-        }
-    });
+    for_each_block(
+        out, threads, counts,
+        [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts, std::size_t ids) {
+            for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
+                const std::size_t p1 = std::min(i1, p0 + kPiece);
+                classify_table_piece(rv + p0, row_thresholds, cv + p0, column_thresholds,
+                                     table.data(), dst + p0, p1 - p0);
+                if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
+            }
+        });
     return out;
 }
 
@@ -453,13 +498,13 @@ std::vector<std::uint64_t> class_counts(const ClassGrid& classes, int class_coun
     std::vector<std::uint64_t> counts(static_cast<std::size_t>(std::max(class_count, 0)), 0);
     const ClassId* c = classes.cells().data();
     for_each_block(classes, threads, &counts,
-                   [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts, std::size_t ids) {
-                       add_class_counts(c + i0, i1 - i0, block_counts, ids);
-                   });
+                   [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts,
+                       std::size_t ids) { add_class_counts(c + i0, i1 - i0, block_counts, ids); });
     return counts;
 }
 
-std::vector<double> fractions_of_counts(const std::vector<std::uint64_t>& counts, std::size_t cells) {
+std::vector<double> fractions_of_counts(const std::vector<std::uint64_t>& counts,
+                                        std::size_t cells) {
     std::vector<double> fractions(counts.size(), 0.0);
     if (cells > 0)
         for (std::size_t i = 0; i < counts.size(); ++i)

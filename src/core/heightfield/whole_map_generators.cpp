@@ -19,7 +19,8 @@ void normalise_min_max(Grid<float>& g) {
     if (g.empty()) return;
     auto [lo, hi] = std::minmax_element(g.cells().begin(), g.cells().end());
     const float a = *lo, b = *hi;
-    for (float& v : g.cells()) v = b > a ? (v - a) / (b - a) : 0.5f;
+    for (float& v : g.cells())
+        v = b > a ? (v - a) / (b - a) : 0.5f;
 }
 
 void box_blur(Grid<float>& g, int radius, int passes) {
@@ -35,16 +36,19 @@ void box_blur(Grid<float>& g, int radius, int passes) {
             std::copy(row, row + w, line.begin());
             for (int x = 0; x < w; ++x) {
                 float sum = 0;
-                for (int k = -radius; k <= radius; ++k) sum += line[static_cast<std::size_t>(std::clamp(x + k, 0, w - 1))];
+                for (int k = -radius; k <= radius; ++k)
+                    sum += line[static_cast<std::size_t>(std::clamp(x + k, 0, w - 1))];
                 row[x] = sum * inv;
             }
         }
         line.resize(static_cast<std::size_t>(h));
         for (int x = 0; x < w; ++x) {
-            for (int y = 0; y < h; ++y) line[static_cast<std::size_t>(y)] = g(x, y);
+            for (int y = 0; y < h; ++y)
+                line[static_cast<std::size_t>(y)] = g(x, y);
             for (int y = 0; y < h; ++y) {
                 float sum = 0;
-                for (int k = -radius; k <= radius; ++k) sum += line[static_cast<std::size_t>(std::clamp(y + k, 0, h - 1))];
+                for (int k = -radius; k <= radius; ++k)
+                    sum += line[static_cast<std::size_t>(std::clamp(y + k, 0, h - 1))];
                 g(x, y) = sum * inv;
             }
         }
@@ -53,12 +57,16 @@ void box_blur(Grid<float>& g, int radius, int passes) {
 
 Grid<float> diamond_square(const NoiseSettings& s, std::uint64_t seed, int width, int height) {
     int n = 1;
-    while (n + 1 < std::max(width, height)) n *= 2;
+    while (n + 1 < std::max(width, height))
+        n *= 2;
     const int size = n + 1;
     Grid<float> g(size, size, 0.0f);
     const std::uint64_t stream = 0x6473ull; // "ds"
     auto rnd = [&](int x, int y) {
-        return static_cast<float>(random01(seed, stream, static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y)) * 2 - 1);
+        return static_cast<float>(
+            random01(seed, stream, static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y)) *
+                2 -
+            1);
     };
     g(0, 0) = rnd(0, 0);
     g(n, 0) = rnd(n, 0);
@@ -70,8 +78,9 @@ Grid<float> diamond_square(const NoiseSettings& s, std::uint64_t seed, int width
         // Diamond: centres of squares.
         for (int y = half; y < size; y += step)
             for (int x = half; x < size; x += step) {
-                const float avg = (g(x - half, y - half) + g(x + half, y - half) + g(x - half, y + half) +
-                                   g(x + half, y + half)) * 0.25f;
+                const float avg = (g(x - half, y - half) + g(x + half, y - half) +
+                                   g(x - half, y + half) + g(x + half, y + half)) *
+                                  0.25f;
                 g(x, y) = avg + rnd(x, y) * amplitude;
             }
         // Square: edge midpoints, averaging the neighbours that exist.
@@ -89,7 +98,8 @@ Grid<float> diamond_square(const NoiseSettings& s, std::uint64_t seed, int width
     }
     Grid<float> out(width, height);
     for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) out(x, y) = g(x, y);
+        for (int x = 0; x < width; ++x)
+            out(x, y) = g(x, y);
     normalise_min_max(out);
     return out;
 }
@@ -101,7 +111,8 @@ Grid<float> fault_formation(const NoiseSettings& s, std::uint64_t seed, int widt
         // A random line through a random point of the map; displacement decreases from 1 to 0.1.
         const double px = random01(seed, stream, static_cast<std::uint64_t>(f), 0) * width;
         const double py = random01(seed, stream, static_cast<std::uint64_t>(f), 1) * height;
-        const double angle = random01(seed, stream, static_cast<std::uint64_t>(f), 2) * 2 * std::numbers::pi;
+        const double angle =
+            random01(seed, stream, static_cast<std::uint64_t>(f), 2) * 2 * std::numbers::pi;
         const double dx = std::cos(angle), dy = std::sin(angle);
         const float d = static_cast<float>(1.0 - 0.9 * f / std::max(1, s.faults - 1));
         for (int y = 0; y < height; ++y) {
@@ -122,10 +133,14 @@ Grid<float> random_hills(const NoiseSettings& s, std::uint64_t seed, int width, 
     const std::uint64_t stream = 0x68696c6c73ull; // "hills"
     for (int i = 0; i < s.hills; ++i) {
         const auto u = static_cast<std::uint64_t>(i);
-        const double cx = random01(seed, stream, u, 0) * width, cy = random01(seed, stream, u, 1) * height;
-        const double r = s.hill_radius_min + random01(seed, stream, u, 2) * (s.hill_radius_max - s.hill_radius_min);
-        const int x0 = std::max(0, static_cast<int>(cx - r)), x1 = std::min(width - 1, static_cast<int>(cx + r));
-        const int y0 = std::max(0, static_cast<int>(cy - r)), y1 = std::min(height - 1, static_cast<int>(cy + r));
+        const double cx = random01(seed, stream, u, 0) * width,
+                     cy = random01(seed, stream, u, 1) * height;
+        const double r = s.hill_radius_min +
+                         random01(seed, stream, u, 2) * (s.hill_radius_max - s.hill_radius_min);
+        const int x0 = std::max(0, static_cast<int>(cx - r)),
+                  x1 = std::min(width - 1, static_cast<int>(cx + r));
+        const int y0 = std::max(0, static_cast<int>(cy - r)),
+                  y1 = std::min(height - 1, static_cast<int>(cy + r));
         for (int y = y0; y <= y1; ++y)
             for (int x = x0; x <= x1; ++x) {
                 const double ddx = x + 0.5 - cx, ddy = y + 0.5 - cy;
@@ -151,13 +166,16 @@ Grid<float> particle_deposition(const NoiseSettings& s, std::uint64_t seed, int 
             int px = x, py = y;
             for (int roll = 0; roll < 64; ++roll) {
                 const float here = g(px, py);
-                const int start = static_cast<int>(hash_values(seed, stream, du, static_cast<std::uint64_t>(p),
-                                                               static_cast<std::uint64_t>(roll)) % 8);
+                const int start =
+                    static_cast<int>(hash_values(seed, stream, du, static_cast<std::uint64_t>(p),
+                                                 static_cast<std::uint64_t>(roll)) %
+                                     8);
                 bool moved = false;
                 for (int k = 0; k < 8 && !moved; ++k) {
                     const int dir = (start + k) % 8;
                     const int nx = px + dx[dir], ny = py + dy[dir];
-                    if (!g.contains(nx, ny) || g(nx, ny) + 1.0f > here) continue; // stable unless 1 lower
+                    if (!g.contains(nx, ny) || g(nx, ny) + 1.0f > here)
+                        continue; // stable unless 1 lower
                     px = nx;
                     py = ny;
                     moved = true;

@@ -1,8 +1,8 @@
 // Whole-map heightfield algorithms: diamond-square, fault formation, hills, particle deposition.
-// Input: settings, seed, map size. Output: Grid<float> of the whole map, min-max normalised to [0, 1].
-// Invariants: deterministic from the seed (positions and amounts are hashes of (seed, index)); these depend on
-// the whole map (recursive subdivision, smoothing, normalisation, sequential deposition), so a region is cut
-// from the whole map rather than computed alone.
+// Input: settings, seed, map size. Output: Grid<float> of the whole map, min-max normalised to [0,
+// 1]. Invariants: deterministic from the seed (positions and amounts are hashes of (seed, index));
+// these depend on the whole map (recursive subdivision, smoothing, normalisation, sequential
+// deposition), so a region is cut from the whole map rather than computed alone.
 #pragma once
 
 #include <cstdint>

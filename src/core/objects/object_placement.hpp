@@ -1,11 +1,12 @@
 // Object placement: ClassGrid + density maps -> objects on top of the ground (trees, rocks).
 // Input: the class grid, the named maps, the recipe's object rules, the sprite sheet, the seed.
-// Output: placed objects (sprite, footprint top-left cell), sorted for drawing: by footprint bottom, then x.
-// Invariants: every footprint lies inside the map, on cells of the rule's classes, and overlaps no other
-// footprint; anchors of objects of one rule are at least `spacing` cells apart (Poisson-disk-like: a jittered
-// grid of candidates, accepted in scan order: rows top to bottom, left to right); rules earlier in the recipe place
-// first. Deterministic: every choice is a hash of (seed, rule, position), and every decision is the one a single
-// scan makes, however the work is split, so the result is identical at every thread count and has no seams.
+// Output: placed objects (sprite, footprint top-left cell), sorted for drawing: by footprint
+// bottom, then x. Invariants: every footprint lies inside the map, on cells of the rule's classes,
+// and overlaps no other footprint; anchors of objects of one rule are at least `spacing` cells
+// apart (Poisson-disk-like: a jittered grid of candidates, accepted in scan order: rows top to
+// bottom, left to right); rules earlier in the recipe place first. Deterministic: every choice is a
+// hash of (seed, rule, position), and every decision is the one a single scan makes, however the
+// work is split, so the result is identical at every thread count and has no seams.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct ObjectRule {
 };
 
 struct PlacedObject {
-    int sprite = 0;  // index into SpriteSheet::sprites
+    int sprite = 0;   // index into SpriteSheet::sprites
     int x = 0, y = 0; // footprint's top-left cell
     int rule = 0;     // index into the object rules
     bool operator==(const PlacedObject&) const = default;
@@ -41,7 +42,8 @@ using NamedMaps = std::vector<std::pair<std::string, Grid<float>>>;
 
 // threads: workers to use (1 or less: the calling thread only); the result never depends on it.
 std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMaps& maps,
-                                        const std::vector<ObjectRule>& rules, const SpriteSheet& sheet,
-                                        std::uint64_t seed, int threads = 1);
+                                        const std::vector<ObjectRule>& rules,
+                                        const SpriteSheet& sheet, std::uint64_t seed,
+                                        int threads = 1);
 
 } // namespace tilegen

@@ -10,7 +10,8 @@ const SpriteInfo* SpriteSheet::find(const std::string& name) const {
     return nullptr;
 }
 
-std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::string& path, Diagnostics& diags) {
+std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::string& path,
+                                              Diagnostics& diags) {
     const std::size_t before = diags.size();
     TomlReader r(path, diags);
     auto doc = r.parse(text);
@@ -34,7 +35,8 @@ std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::
             s.column = static_cast<int>(key.source().begin.column);
             const toml::table* t = node.as_table();
             if (!t) {
-                r.error(node, "sprite '" + s.name + "' must be a table like { index = 0, footprint = [2, 2] }");
+                r.error(node, "sprite '" + s.name +
+                                  "' must be a table like { index = 0, footprint = [2, 2] }");
                 continue;
             }
             const std::string prefix = "sprites." + s.name;
@@ -46,7 +48,9 @@ std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::
                 if (!a || a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer() ||
                     (*a)[0].as_integer()->get() < 1 || (*a)[1].as_integer()->get() < 1 ||
                     (*a)[0].as_integer()->get() > 16 || (*a)[1].as_integer()->get() > 16) {
-                    r.error(*f, "'" + prefix + ".footprint' must be [width, height] in map cells, each 1 to 16");
+                    r.error(*f,
+                            "'" + prefix +
+                                ".footprint' must be [width, height] in map cells, each 1 to 16");
                 } else {
                     s.footprint_w = static_cast<int>((*a)[0].as_integer()->get());
                     s.footprint_h = static_cast<int>((*a)[1].as_integer()->get());
@@ -61,29 +65,33 @@ std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::
     return sheet;
 }
 
-bool attach_sprite_image(SpriteSheet& sheet, Image image, int tile_width, int tile_height, Diagnostics& diags) {
+bool attach_sprite_image(SpriteSheet& sheet, Image image, int tile_width, int tile_height,
+                         Diagnostics& diags) {
     sheet.columns = image.width() / sheet.sprite_width;
     const int rows = image.height() / sheet.sprite_height;
     bool ok = true;
     if (sheet.columns < 1 || rows < 1) {
         diags.push_back(error_at(sheet.path, sheet.image_line, sheet.image_column,
-                                 "image is smaller than one " + std::to_string(sheet.sprite_width) + "x" +
-                                     std::to_string(sheet.sprite_height) + " sprite"));
+                                 "image is smaller than one " + std::to_string(sheet.sprite_width) +
+                                     "x" + std::to_string(sheet.sprite_height) + " sprite"));
         return false;
     }
     for (const SpriteInfo& s : sheet.sprites) {
         if (s.index >= sheet.columns * rows) {
             diags.push_back(error_at(sheet.path, s.line, s.column,
-                                     "sprite '" + s.name + "' has index " + std::to_string(s.index) +
-                                         " but the image holds " + std::to_string(sheet.columns * rows) + " sprites"));
+                                     "sprite '" + s.name + "' has index " +
+                                         std::to_string(s.index) + " but the image holds " +
+                                         std::to_string(sheet.columns * rows) + " sprites"));
             ok = false;
         }
-        if (s.footprint_w * tile_width > sheet.sprite_width || s.footprint_h * tile_height > sheet.sprite_height) {
-            diags.push_back(error_at(sheet.path, s.line, s.column,
-                                     "sprite '" + s.name + "' has a footprint of " + std::to_string(s.footprint_w) +
-                                         "x" + std::to_string(s.footprint_h) + " tiles, larger than its " +
-                                         std::to_string(sheet.sprite_width) + "x" +
-                                         std::to_string(sheet.sprite_height) + " pixel cell"));
+        if (s.footprint_w * tile_width > sheet.sprite_width ||
+            s.footprint_h * tile_height > sheet.sprite_height) {
+            diags.push_back(
+                error_at(sheet.path, s.line, s.column,
+                         "sprite '" + s.name + "' has a footprint of " +
+                             std::to_string(s.footprint_w) + "x" + std::to_string(s.footprint_h) +
+                             " tiles, larger than its " + std::to_string(sheet.sprite_width) + "x" +
+                             std::to_string(sheet.sprite_height) + " pixel cell"));
             ok = false;
         }
     }

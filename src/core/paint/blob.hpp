@@ -1,6 +1,6 @@
-// Blob masks: which of a cell's 8 neighbours are of a lower terrain, reduced to the 47 "blob" cases.
-// A diagonal neighbour only matters when both edge neighbours beside it are "same" (not lower): otherwise
-// the rim of an edge already covers that corner. Pure functions, no state.
+// Blob masks: which of a cell's 8 neighbours are of a lower terrain, reduced to the 47 "blob"
+// cases. A diagonal neighbour only matters when both edge neighbours beside it are "same" (not
+// lower): otherwise the rim of an edge already covers that corner. Pure functions, no state.
 #pragma once
 
 #include <array>
@@ -23,13 +23,15 @@ inline constexpr BlobMask bit(int neighbour) {
 inline constexpr std::array<std::array<int, 2>, 8> kNeighbourOffset = {
     {{0, -1}, {1, -1}, {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}}};
 
-inline constexpr std::array<const char*, 8> kNeighbourName = {"n", "ne", "e", "se", "s", "sw", "w", "nw"};
+inline constexpr std::array<const char*, 8> kNeighbourName = {"n", "ne", "e", "se",
+                                                              "s", "sw", "w", "nw"};
 
 inline constexpr bool is_diagonal(int neighbour) {
     return (neighbour & 1) != 0;
 }
 
-// True when the diagonal neighbour d counts for a mask: both edge neighbours beside it are not lower.
+// True when the diagonal neighbour d counts for a mask: both edge neighbours beside it are not
+// lower.
 inline constexpr bool diagonal_counts(BlobMask mask, int d) {
     return (mask & bit((d + 7) % 8)) == 0 && (mask & bit((d + 1) % 8)) == 0;
 }
@@ -45,8 +47,10 @@ const std::vector<BlobMask>& blob_cases();
 // empty for 0.
 std::string blob_suffix(BlobMask reduced);
 
-// The transition tile of a pair for a reduced, non-zero mask: "UPPER-LOWER-suffix", e.g. "grass-sand-n-e".
-inline std::string transition_name(const std::string& upper, const std::string& lower, BlobMask reduced) {
+// The transition tile of a pair for a reduced, non-zero mask: "UPPER-LOWER-suffix", e.g.
+// "grass-sand-n-e".
+inline std::string transition_name(const std::string& upper, const std::string& lower,
+                                   BlobMask reduced) {
     return upper + "-" + lower + "-" + blob_suffix(reduced);
 }
 

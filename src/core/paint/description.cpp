@@ -12,7 +12,8 @@ namespace tilegen::paint {
 
 namespace {
 
-// Collects diagnostics for one description; every error carries the position of the node it is about.
+// Collects diagnostics for one description; every error carries the position of the node it is
+// about.
 class Reader {
   public:
     Reader(const std::string& path, Diagnostics& diags) : path_(path), diags_(diags) {}
@@ -34,12 +35,13 @@ class Reader {
             std::string list;
             for (auto a : allowed)
                 list += (list.empty() ? "" : ", ") + std::string(a);
-            error(key.source(), "unknown key '" + std::string(key.str()) + "' in " + std::string(where) +
-                                    " (expected one of: " + list + ")");
+            error(key.source(), "unknown key '" + std::string(key.str()) + "' in " +
+                                    std::string(where) + " (expected one of: " + list + ")");
         }
     }
 
-    bool get_int(const toml::table& t, std::string_view key, long long lo, long long hi, long long& out) {
+    bool get_int(const toml::table& t, std::string_view key, long long lo, long long hi,
+                 long long& out) {
         const toml::node* n = t.get(key);
         if (!n) return false;
         if (!n->is_integer()) {
@@ -48,8 +50,8 @@ class Reader {
         }
         long long v = n->as_integer()->get();
         if (v < lo || v > hi) {
-            error(n->source(), "'" + std::string(key) + "' must be in " + std::to_string(lo) + ".." +
-                                   std::to_string(hi) + ", got " + std::to_string(v));
+            error(n->source(), "'" + std::string(key) + "' must be in " + std::to_string(lo) +
+                                   ".." + std::to_string(hi) + ", got " + std::to_string(v));
             return false;
         }
         out = v;
@@ -57,7 +59,8 @@ class Reader {
     }
 
     template <class Int>
-    void read_int(const toml::table& t, std::string_view key, long long lo, long long hi, Int& out) {
+    void read_int(const toml::table& t, std::string_view key, long long lo, long long hi,
+                  Int& out) {
         long long v = 0;
         if (get_int(t, key, lo, hi, v)) out = static_cast<Int>(v);
     }
@@ -77,8 +80,8 @@ class Reader {
             return;
         }
         if (!(open_lo ? v > lo : v >= lo) || !(v <= hi)) {
-            error(n->source(), "'" + std::string(key) + "' must be in " + (open_lo ? "(" : "[") + num(lo) +
-                                   ", " + num(hi) + "], got " + num(v));
+            error(n->source(), "'" + std::string(key) + "' must be in " + (open_lo ? "(" : "[") +
+                                   num(lo) + ", " + num(hi) + "], got " + num(v));
             return;
         }
         out = v;
@@ -104,8 +107,8 @@ class Reader {
         return get_string(t, key);
     }
 
-    void read_tile_name(const toml::table& t, std::string_view key, std::string_view where, std::string& out,
-                        bool required = true) {
+    void read_tile_name(const toml::table& t, std::string_view key, std::string_view where,
+                        std::string& out, bool required = true) {
         const auto* s = required ? require_string(t, key, where) : get_string(t, key);
         if (!s) return;
         if (!is_valid_tile_name(s->get())) {
@@ -132,8 +135,8 @@ class Reader {
     std::optional<Rgba> color(const toml::node& n, std::string_view key,
                               const std::vector<Terrain>& terrains) {
         if (!n.is_string()) {
-            error(n.source(),
-                  "'" + std::string(key) + "' colours must be strings like \"#3a8c2f\" or \"grass.0\"");
+            error(n.source(), "'" + std::string(key) +
+                                  "' colours must be strings like \"#3a8c2f\" or \"grass.0\"");
             return std::nullopt;
         }
         const std::string& s = n.as_string()->get();
@@ -153,7 +156,8 @@ class Reader {
         for (const auto& t : terrains) {
             if (t.name != tname) continue;
             if (index < 0 || index >= static_cast<int>(t.palette.size())) {
-                error(n.source(), "colour \"" + s + "\": terrain '" + tname + "' has palette entries 0.." +
+                error(n.source(), "colour \"" + s + "\": terrain '" + tname +
+                                      "' has palette entries 0.." +
                                       std::to_string(static_cast<int>(t.palette.size()) - 1));
                 return std::nullopt;
             }
@@ -163,13 +167,15 @@ class Reader {
         return std::nullopt;
     }
 
-    void read_colors(const toml::table& t, std::string_view key, std::size_t min_count, std::size_t max_count,
-                     const std::vector<Terrain>& terrains, std::vector<Rgba>& out) {
+    void read_colors(const toml::table& t, std::string_view key, std::size_t min_count,
+                     std::size_t max_count, const std::vector<Terrain>& terrains,
+                     std::vector<Rgba>& out) {
         const toml::array* a = get_array(t, key);
         if (!a) return;
         if (a->size() < min_count || a->size() > max_count) {
-            error(a->source(), "'" + std::string(key) + "' must have " + std::to_string(min_count) + ".." +
-                                   std::to_string(max_count) + " colours, got " + std::to_string(a->size()));
+            error(a->source(), "'" + std::string(key) + "' must have " + std::to_string(min_count) +
+                                   ".." + std::to_string(max_count) + " colours, got " +
+                                   std::to_string(a->size()));
             return;
         }
         std::vector<Rgba> colors;
@@ -181,8 +187,8 @@ class Reader {
         out = std::move(colors);
     }
 
-    void read_color(const toml::table& t, std::string_view key, const std::vector<Terrain>& terrains,
-                    Rgba& out) {
+    void read_color(const toml::table& t, std::string_view key,
+                    const std::vector<Terrain>& terrains, Rgba& out) {
         if (const toml::node* n = t.get(key))
             if (auto c = color(*n, key, terrains)) out = *c;
     }
@@ -192,8 +198,8 @@ class Reader {
         const toml::node* n = t.get(key);
         if (!n) return nullptr;
         if (!n->is_array_of_tables()) {
-            error(n->source(),
-                  "'" + std::string(key) + "' must be an array of tables ([[" + std::string(key) + "]])");
+            error(n->source(), "'" + std::string(key) + "' must be an array of tables ([[" +
+                                   std::string(key) + "]])");
             return nullptr;
         }
         return n->as_array();
@@ -203,7 +209,8 @@ class Reader {
         const toml::node* n = t.get(key);
         if (!n) return nullptr;
         if (!n->is_table()) {
-            error(n->source(), "'" + std::string(key) + "' must be a table ([" + std::string(key) + "])");
+            error(n->source(),
+                  "'" + std::string(key) + "' must be a table ([" + std::string(key) + "])");
             return nullptr;
         }
         return n->as_table();
@@ -222,7 +229,8 @@ class Reader {
 };
 
 template <class E>
-std::optional<E> lookup(std::string_view s, std::initializer_list<std::pair<std::string_view, E>> m) {
+std::optional<E> lookup(std::string_view s,
+                        std::initializer_list<std::pair<std::string_view, E>> m) {
     for (const auto& [k, v] : m)
         if (k == s) return v;
     return std::nullopt;
@@ -258,7 +266,8 @@ std::vector<Rgba> default_decoration_colors(Decoration d) {
 }
 
 void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& terrains) {
-    r.check_keys(t, {"name", "symbol", "height", "style", "palette", "density", "weight", "variant"},
+    r.check_keys(t,
+                 {"name", "symbol", "height", "style", "palette", "density", "weight", "variant"},
                  "[[terrain]]");
     Terrain terrain;
     r.read_tile_name(t, "name", "[[terrain]]", terrain.name);
@@ -280,9 +289,10 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
                                               {"rocky", Style::rocky},
                                               {"leafy", Style::leafy}});
         if (!style)
-            r.error(s->source(), "unknown style \"" + s->get() +
-                                     "\" (expected \"blades\", \"grain\", \"waves\", \"flags\", \"void\", "
-                                     "\"rocky\" or \"leafy\")");
+            r.error(s->source(),
+                    "unknown style \"" + s->get() +
+                        "\" (expected \"blades\", \"grain\", \"waves\", \"flags\", \"void\", "
+                        "\"rocky\" or \"leafy\")");
         else
             terrain.style = *style;
     }
@@ -294,13 +304,15 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
     terrains.push_back(std::move(terrain));
 }
 
-void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& terrains, Terrain& terrain) {
+void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& terrains,
+                   Terrain& terrain) {
     const toml::array* variants = r.get_table_array(t, "variant");
     if (!variants) return;
     if (variants->size() > 8) r.error(variants->source(), "at most 8 variants per terrain");
     for (const toml::node& vn : *variants) {
         const toml::table& vt = *vn.as_table();
-        r.check_keys(vt, {"name", "weight", "decoration", "count", "colors"}, "[[terrain.variant]]");
+        r.check_keys(vt, {"name", "weight", "decoration", "count", "colors"},
+                     "[[terrain.variant]]");
         Variant v;
         r.read_tile_name(vt, "name", "[[terrain.variant]]", v.name);
         r.read_number(vt, "weight", 0.0, 1000.0, v.weight, true);
@@ -318,10 +330,11 @@ void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& 
                                                    {"crests", Decoration::crests},
                                                    {"reseed", Decoration::reseed}});
             if (!d)
-                r.error(s->source(), "unknown decoration \"" + s->get() +
-                                         "\" (expected \"none\", \"flowers\", \"tuft\", \"pebbles\", "
-                                         "\"sparkle\", \"cracks\", \"leaves\", \"mushrooms\", \"ripples\", "
-                                         "\"lilypad\", \"crests\" or \"reseed\")");
+                r.error(s->source(),
+                        "unknown decoration \"" + s->get() +
+                            "\" (expected \"none\", \"flowers\", \"tuft\", \"pebbles\", "
+                            "\"sparkle\", \"cracks\", \"leaves\", \"mushrooms\", \"ripples\", "
+                            "\"lilypad\", \"crests\" or \"reseed\")");
             else
                 v.decoration = *d;
         }
@@ -336,7 +349,8 @@ void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& 
 void read_pair(Reader& r, const toml::table& t, const Description& d, std::vector<Pair>& pairs) {
     r.check_keys(t,
                  {"upper", "lower", "set", "rim_depth", "wobble", "wobble_period", "corner_radius",
-                  "upper_lines", "lower_lines", "shadow", "blend", "face", "face_depth", "face_palette"},
+                  "upper_lines", "lower_lines", "shadow", "blend", "face", "face_depth",
+                  "face_palette"},
                  "[[pair]]");
     Pair p;
     auto terrain_index = [&](std::string_view key, int& out) {
@@ -355,7 +369,8 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     if (const auto* s = r.get_string(t, "set")) {
         auto set = lookup<TileSet>(s->get(), {{"blob", TileSet::blob}, {"basic", TileSet::basic}});
         if (!set)
-            r.error(s->source(), "unknown set \"" + s->get() + "\" (expected \"blob\" or \"basic\")");
+            r.error(s->source(),
+                    "unknown set \"" + s->get() + "\" (expected \"blob\" or \"basic\")");
         else
             p.set = *set;
     }
@@ -373,46 +388,52 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     // Keeps the field's slope from the wobble below 1/2, so 1-px lines have no gaps.
     if (p.wobble_period > 0 && p.wobble > p.wobble_period / 8.0 + 1e-9)
         r.error(t.contains("wobble") ? t.get("wobble")->source() : t.source(),
-                "'wobble' must be at most wobble_period / 8 (" + Reader::num(p.wobble_period / 8.0) +
-                    ") so that the rim lines stay unbroken");
+                "'wobble' must be at most wobble_period / 8 (" +
+                    Reader::num(p.wobble_period / 8.0) + ") so that the rim lines stay unbroken");
     r.read_number(t, "corner_radius", 0.0, half, p.corner_radius);
     r.read_colors(t, "upper_lines", 0, 3, d.terrains, p.upper_lines);
     r.read_colors(t, "lower_lines", 0, 3, d.terrains, p.lower_lines);
     r.read_number(t, "shadow", 0.0, 2.0, p.shadow);
     r.read_number(t, "blend", 0.0, 2.0, p.blend);
-    // The rim's outer edge (next to the plain lower cell) must stay lower terrain: lines and blend fit
-    // inside.
+    // The rim's outer edge (next to the plain lower cell) must stay lower terrain: lines and blend
+    // fit inside.
     const double room = p.rim_depth - p.wobble - 0.5;
-    if (static_cast<double>(p.lower_lines.size()) + (p.lower_lines.empty() ? 0.0 : p.shadow) > room + 1e-9 ||
+    if (static_cast<double>(p.lower_lines.size()) + (p.lower_lines.empty() ? 0.0 : p.shadow) >
+            room + 1e-9 ||
         p.blend > room + 1e-9)
         r.error(t.contains("lower_lines") ? t.get("lower_lines")->source() : t.source(),
-                "the lower lines (1 px each, plus 'shadow') and 'blend' must fit inside the rim: at most "
+                "the lower lines (1 px each, plus 'shadow') and 'blend' must fit inside the rim: "
+                "at most "
                 "rim_depth - wobble - 0.5 = " +
                     Reader::num(room) + " px");
     if (const auto* s = r.get_string(t, "face")) {
-        auto face =
-            lookup<Face>(s->get(), {{"none", Face::none}, {"cliff", Face::cliff}, {"bricks", Face::bricks}});
+        auto face = lookup<Face>(
+            s->get(), {{"none", Face::none}, {"cliff", Face::cliff}, {"bricks", Face::bricks}});
         if (!face)
-            r.error(s->source(),
-                    "unknown face \"" + s->get() + "\" (expected \"none\", \"cliff\" or \"bricks\")");
+            r.error(s->source(), "unknown face \"" + s->get() +
+                                     "\" (expected \"none\", \"cliff\" or \"bricks\")");
         else
             p.face = *face;
     }
     r.read_int(t, "face_depth", 0, d.tile_size, p.face_depth);
-    // The face scan reaches face_depth px into the cell below, whose own south rim and rounded corners must
-    // stay out of reach.
+    // The face scan reaches face_depth px into the cell below, whose own south rim and rounded
+    // corners must stay out of reach.
     if (p.face_depth > 0 && p.face_depth + p.rim_depth + p.corner_radius > d.tile_size)
-        r.error(t.get("face_depth")->source(), "'face_depth' + 'rim_depth' + 'corner_radius' must be at most "
-                                               "tile_size (" +
-                                                   std::to_string(d.tile_size) + ")");
+        r.error(t.get("face_depth")->source(),
+                "'face_depth' + 'rim_depth' + 'corner_radius' must be at most "
+                "tile_size (" +
+                    std::to_string(d.tile_size) + ")");
     r.read_colors(t, "face_palette", 3, 5, d.terrains, p.face_palette);
     if (p.face != Face::none) {
         if (p.face_depth == 0) r.error(t.get("face")->source(), "a face needs 'face_depth' (px)");
         if (p.face_palette.empty())
-            r.error(t.get("face")->source(), "a face needs 'face_palette' (3 to 5 colours, darkest first)");
-        if (p.wobble != 0.0) r.error(t.get("face")->source(), "a face needs 'wobble' = 0 (straight rims)");
+            r.error(t.get("face")->source(),
+                    "a face needs 'face_palette' (3 to 5 colours, darkest first)");
+        if (p.wobble != 0.0)
+            r.error(t.get("face")->source(), "a face needs 'wobble' = 0 (straight rims)");
     } else if (t.contains("face_depth") || t.contains("face_palette")) {
-        r.error(t.contains("face_depth") ? t.get("face_depth")->source() : t.get("face_palette")->source(),
+        r.error(t.contains("face_depth") ? t.get("face_depth")->source()
+                                         : t.get("face_palette")->source(),
                 "'face_depth' and 'face_palette' need 'face' (\"cliff\" or \"bricks\")");
     }
     if (d.symmetric && (p.shadow != 0.0 || p.face != Face::none))
@@ -432,20 +453,23 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
                 r.error(t.get("lower")->source(),
                         "there is already a pair of '" + up.name + "' over '" + lo.name + "'");
             else if (other.rim_depth != p.rim_depth || other.wobble != p.wobble ||
-                     other.wobble_period != p.wobble_period || other.corner_radius != p.corner_radius)
-                r.error(t.get("upper")->source(),
-                        "pairs of the same upper terrain '" + up.name +
-                            "' must have the same rim_depth, wobble, wobble_period and corner_radius "
-                            "(their rims meet)");
+                     other.wobble_period != p.wobble_period ||
+                     other.corner_radius != p.corner_radius)
+                r.error(
+                    t.get("upper")->source(),
+                    "pairs of the same upper terrain '" + up.name +
+                        "' must have the same rim_depth, wobble, wobble_period and corner_radius "
+                        "(their rims meet)");
             else if (other.set != p.set)
-                r.error(t.get("upper")->source(),
-                        "pairs of the same upper terrain '" + up.name + "' must have the same 'set'");
+                r.error(t.get("upper")->source(), "pairs of the same upper terrain '" + up.name +
+                                                      "' must have the same 'set'");
         }
     }
     pairs.push_back(std::move(p));
 }
 
-void read_rules_output(Reader& r, const toml::table& t, const Description& d, std::vector<RulesOutput>& out) {
+void read_rules_output(Reader& r, const toml::table& t, const Description& d,
+                       std::vector<RulesOutput>& out) {
     r.check_keys(t, {"path", "terrains"}, "[rules]");
     RulesOutput o;
     if (const auto* s = r.require_string(t, "path", "[rules]")) {
@@ -481,9 +505,10 @@ std::vector<Rgba> default_trunk() {
 }
 
 void read_sprite(Reader& r, const toml::table& t, const Description& d, std::vector<Sprite>& out) {
-    r.check_keys(t,
-                 {"name", "shape", "footprint", "palette", "trunk", "accents", "outline", "shadow", "size"},
-                 "[[sprite]]");
+    r.check_keys(
+        t,
+        {"name", "shape", "footprint", "palette", "trunk", "accents", "outline", "shadow", "size"},
+        "[[sprite]]");
     Sprite s;
     r.read_tile_name(t, "name", "[[sprite]]", s.name);
     if (const auto* v = r.require_string(t, "shape", "[[sprite]]")) {
@@ -494,9 +519,10 @@ void read_sprite(Reader& r, const toml::table& t, const Description& d, std::vec
                                               {"stalagmite", Shape::stalagmite},
                                               {"crystal", Shape::crystal}});
         if (!shape)
-            r.error(v->source(), "unknown shape \"" + v->get() +
-                                     "\" (expected \"oak\", \"pine\", \"rock\", \"bush\", \"stalagmite\" or "
-                                     "\"crystal\")");
+            r.error(v->source(),
+                    "unknown shape \"" + v->get() +
+                        "\" (expected \"oak\", \"pine\", \"rock\", \"bush\", \"stalagmite\" or "
+                        "\"crystal\")");
         else
             s.shape = *shape;
     }
@@ -521,11 +547,13 @@ void read_sprite(Reader& r, const toml::table& t, const Description& d, std::vec
     r.read_number(t, "size", 0.5, 1.2, s.size);
     if (d.objects) {
         const auto& o = *d.objects;
-        if (s.footprint_w * d.tile_size > o.sprite_width || s.footprint_h * d.tile_size > o.sprite_height)
+        if (s.footprint_w * d.tile_size > o.sprite_width ||
+            s.footprint_h * d.tile_size > o.sprite_height)
             r.error(t.contains("footprint") ? t.get("footprint")->source() : t.source(),
                     "the footprint (" + std::to_string(s.footprint_w * d.tile_size) + "x" +
-                        std::to_string(s.footprint_h * d.tile_size) + " px) does not fit the sprite cell (" +
-                        std::to_string(o.sprite_width) + "x" + std::to_string(o.sprite_height) + ")");
+                        std::to_string(s.footprint_h * d.tile_size) +
+                        " px) does not fit the sprite cell (" + std::to_string(o.sprite_width) +
+                        "x" + std::to_string(o.sprite_height) + ")");
     }
     for (const auto& other : out)
         if (other.name == s.name && !s.name.empty())
@@ -548,16 +576,17 @@ void check_unique_names(Reader& r, const toml::table& root, const Description& d
     for (std::size_t i = 0; i < d.terrains.size(); ++i) {
         const auto& t = d.terrains[i];
         add(t.name, where(i));
-        const toml::array* variant_nodes = (*terrain_nodes)[i].as_table()->contains("variant")
-                                               ? (*terrain_nodes)[i].as_table()->get("variant")->as_array()
-                                               : nullptr;
+        const toml::array* variant_nodes =
+            (*terrain_nodes)[i].as_table()->contains("variant")
+                ? (*terrain_nodes)[i].as_table()->get("variant")->as_array()
+                : nullptr;
         for (std::size_t j = 0; j < t.variants.size(); ++j)
             add(t.variants[j].name, variant_nodes ? (*variant_nodes)[j].source() : where(i));
         if (t.symbol != '?' && !symbols.insert(t.symbol).second)
             r.error(where(i), std::string("symbol '") + t.symbol + "' is used by two terrains");
         if (!heights.insert(t.height).second)
-            r.error(where(i),
-                    "height " + std::to_string(t.height) + " is used by two terrains (heights must differ)");
+            r.error(where(i), "height " + std::to_string(t.height) +
+                                  " is used by two terrains (heights must differ)");
     }
     const toml::array* pair_nodes = root.contains("pair") ? root.get("pair")->as_array() : nullptr;
     for (std::size_t i = 0; i < d.pairs.size(); ++i) {
@@ -581,15 +610,16 @@ std::optional<Rgba> parse_hex_color(std::string_view s) {
         v[i] = hex(s[static_cast<std::size_t>(i) + 1]);
         if (v[i] < 0) return std::nullopt;
     }
-    return Rgba{static_cast<std::uint8_t>(v[0] * 16 + v[1]), static_cast<std::uint8_t>(v[2] * 16 + v[3]),
+    return Rgba{static_cast<std::uint8_t>(v[0] * 16 + v[1]),
+                static_cast<std::uint8_t>(v[2] * 16 + v[3]),
                 static_cast<std::uint8_t>(v[4] * 16 + v[5]), 255};
 }
 
 bool is_valid_tile_name(std::string_view s) {
     if (s.empty()) return false;
     for (char c : s)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
             return false;
     return true;
 }
@@ -602,7 +632,8 @@ std::optional<Description> parse_description(std::string_view text, const std::s
         root = toml::parse(text, path);
     } catch (const toml::parse_error& e) {
         diags.push_back(error_at(path, static_cast<int>(e.source().begin.line),
-                                 static_cast<int>(e.source().begin.column), std::string(e.description())));
+                                 static_cast<int>(e.source().begin.column),
+                                 std::string(e.description())));
         return std::nullopt;
     }
 #else
@@ -610,7 +641,8 @@ std::optional<Description> parse_description(std::string_view text, const std::s
     if (!result) {
         const auto& e = result.error();
         diags.push_back(error_at(path, static_cast<int>(e.source().begin.line),
-                                 static_cast<int>(e.source().begin.column), std::string(e.description())));
+                                 static_cast<int>(e.source().begin.column),
+                                 std::string(e.description())));
         return std::nullopt;
     }
     root = std::move(result).table();
@@ -619,8 +651,8 @@ std::optional<Description> parse_description(std::string_view text, const std::s
     Reader r(path, diags);
     Description d;
     r.check_keys(root,
-                 {"tile_size", "columns", "seed", "symmetric", "error", "rules", "terrain", "pair", "objects",
-                  "sprite"},
+                 {"tile_size", "columns", "seed", "symmetric", "error", "rules", "terrain", "pair",
+                  "objects", "sprite"},
                  "the description");
     r.read_int(root, "tile_size", 8, 64, d.tile_size);
     if (d.tile_size % 8 != 0)
@@ -671,7 +703,8 @@ std::optional<Description> parse_description(std::string_view text, const std::s
             for (const toml::node& n : *rules->as_array())
                 read_rules_output(r, *n.as_table(), d, d.rules);
         } else
-            r.error(rules->source(), "'rules' must be a table ([rules]) or an array of tables ([[rules]])");
+            r.error(rules->source(),
+                    "'rules' must be a table ([rules]) or an array of tables ([[rules]])");
     }
     if (const toml::array* pairs = r.get_table_array(root, "pair")) {
         if (pairs->size() > 32) r.error(pairs->source(), "at most 32 pairs");
@@ -680,16 +713,18 @@ std::optional<Description> parse_description(std::string_view text, const std::s
         if (!d.rules.empty())
             for (std::size_t i = 0; i < d.pairs.size(); ++i)
                 if (d.pairs[i].set != TileSet::blob)
-                    r.error((*pairs)[i].source(), "rules can only be written for pairs with set = \"blob\"; "
-                                                  "write the rules of a \"basic\" set by hand");
+                    r.error((*pairs)[i].source(),
+                            "rules can only be written for pairs with set = \"blob\"; "
+                            "write the rules of a \"basic\" set by hand");
     }
     if (const toml::table* o = r.get_table(root, "objects")) {
         r.check_keys(*o, {"image", "sprite_width", "sprite_height", "columns"}, "[objects]");
         Objects objects;
         if (const auto* s = r.get_string(*o, "image")) {
             const std::string& v = s->get();
-            if (v.empty() || v.find('/') != std::string::npos || v.find('\\') != std::string::npos ||
-                v.size() < 5 || v.substr(v.size() - 4) != ".png")
+            if (v.empty() || v.find('/') != std::string::npos ||
+                v.find('\\') != std::string::npos || v.size() < 5 ||
+                v.substr(v.size() - 4) != ".png")
                 r.error(s->source(), "'image' must be a file name ending in .png (no folders)");
             else
                 objects.image = v;
@@ -700,7 +735,8 @@ std::optional<Description> parse_description(std::string_view text, const std::s
         d.objects = objects;
     }
     if (const toml::array* sprites = r.get_table_array(root, "sprite")) {
-        if (!d.objects) r.error(sprites->source(), "[[sprite]] needs an [objects] table (the sprite sheet)");
+        if (!d.objects)
+            r.error(sprites->source(), "[[sprite]] needs an [objects] table (the sprite sheet)");
         if (sprites->size() > 64) r.error(sprites->source(), "at most 64 sprites");
         for (const toml::node& n : *sprites)
             read_sprite(r, *n.as_table(), d, d.sprites);

@@ -45,19 +45,22 @@ struct Ramp {
     Rgba darkest() const { return palette.front(); }
 };
 
-// Everything a terrain's pixels hash on: the description seed and the terrain's name (not its index, so
-// adding a terrain does not change the others).
+// Everything a terrain's pixels hash on: the description seed and the terrain's name (not its
+// index, so adding a terrain does not change the others).
 std::uint64_t terrain_key(const Description& d, const Terrain& t) {
     return hash_values(d.seed, hash_string(t.name));
 }
 
 double hash_unit(std::uint64_t key, std::uint64_t stream, int x, int y) {
-    return unit_double(hash_values(key, stream, static_cast<std::uint64_t>(static_cast<std::int64_t>(x)),
+    return unit_double(hash_values(key, stream,
+                                   static_cast<std::uint64_t>(static_cast<std::int64_t>(x)),
                                    static_cast<std::uint64_t>(static_cast<std::int64_t>(y))));
 }
 
-// Value noise in [0,1) whose lattice (spacing `cell` px) wraps every `period` px: seamless over the tile.
-double periodic_noise(std::uint64_t key, std::uint64_t stream, double x, double y, int cell, int period) {
+// Value noise in [0,1) whose lattice (spacing `cell` px) wraps every `period` px: seamless over the
+// tile.
+double periodic_noise(std::uint64_t key, std::uint64_t stream, double x, double y, int cell,
+                      int period) {
     const int n = std::max(1, period / cell);
     const double fx = x / cell, fy = y / cell;
     const int ix = static_cast<int>(std::floor(fx)), iy = static_cast<int>(std::floor(fy));
@@ -69,10 +72,12 @@ double periodic_noise(std::uint64_t key, std::uint64_t stream, double x, double 
     return top + (bottom - top) * ty;
 }
 
-// Shade offsets per pixel, drawn with wrap-around so marks crossing the border continue on the other side.
+// Shade offsets per pixel, drawn with wrap-around so marks crossing the border continue on the
+// other side.
 class ShadeCanvas {
   public:
-    explicit ShadeCanvas(int size) : size_(size), shades_(static_cast<std::size_t>(size * size), 0) {}
+    explicit ShadeCanvas(int size)
+        : size_(size), shades_(static_cast<std::size_t>(size * size), 0) {}
     int size() const { return size_; }
     int& at(int x, int y) {
         return shades_[static_cast<std::size_t>(wrap(y, size_) * size_ + wrap(x, size_))];
@@ -86,22 +91,24 @@ class ShadeCanvas {
     std::vector<int> shades_;
 };
 
-// A 2x2 ordered-dither threshold per pixel, so patch borders become checkerboards instead of hard lines.
+// A 2x2 ordered-dither threshold per pixel, so patch borders become checkerboards instead of hard
+// lines.
 double dither2(int x, int y) {
     static constexpr double kBayer[2][2] = {{0.0, 0.5}, {0.75, 0.25}};
     return kBayer[y & 1][x & 1];
 }
 
-// Patches: +1 where the noise is high, -1 where it is low, dithered over `soft` of noise range at the edges.
-// The noise mixes a coarse (cell px) and a fine (cell / 2 px) octave.
-void paint_patches(ShadeCanvas& c, std::uint64_t key, int cell, double light_above, double dark_below,
-                   double soft) {
+// Patches: +1 where the noise is high, -1 where it is low, dithered over `soft` of noise range at
+// the edges. The noise mixes a coarse (cell px) and a fine (cell / 2 px) octave.
+void paint_patches(ShadeCanvas& c, std::uint64_t key, int cell, double light_above,
+                   double dark_below, double soft) {
     const int n = c.size();
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x) {
             const double px = x + 0.5, py = y + 0.5;
-            const double v = 0.65 * periodic_noise(key, kNoiseCoarse, px, py, cell, n) +
-                             0.35 * periodic_noise(key, kNoiseFine, px, py, std::max(1, cell / 2), n);
+            const double v =
+                0.65 * periodic_noise(key, kNoiseCoarse, px, py, cell, n) +
+                0.35 * periodic_noise(key, kNoiseFine, px, py, std::max(1, cell / 2), n);
             const double t = dither2(x, y) * soft;
             if (v > light_above + t)
                 c.at(x, y) = 1;
@@ -110,23 +117,25 @@ void paint_patches(ShadeCanvas& c, std::uint64_t key, int cell, double light_abo
         }
 }
 
-// Marks on a jittered grid of cells (cell_w x cell_h px); each cell gets a mark with probability `density`.
-// `draw(x, y, shape)` draws one mark at its top-left pixel, shape being a hash in [0,1).
+// Marks on a jittered grid of cells (cell_w x cell_h px); each cell gets a mark with probability
+// `density`. `draw(x, y, shape)` draws one mark at its top-left pixel, shape being a hash in [0,1).
 template <class Draw>
 void scatter_marks(int size, std::uint64_t key, int cell_w, int cell_h, double density, Draw draw) {
     for (int cy = 0; cy < size / cell_h; ++cy)
         for (int cx = 0; cx < size / cell_w; ++cx) {
             if (hash_unit(key, kMarks, cx, cy) >= density) continue;
-            const std::uint64_t h =
-                hash_values(key, kMarkShape, static_cast<std::uint64_t>(cx), static_cast<std::uint64_t>(cy));
+            const std::uint64_t h = hash_values(key, kMarkShape, static_cast<std::uint64_t>(cx),
+                                                static_cast<std::uint64_t>(cy));
             const int jx = static_cast<int>((h >> 8) % static_cast<std::uint64_t>(cell_w));
             const int jy = static_cast<int>((h >> 24) % static_cast<std::uint64_t>(cell_h));
             draw(cx * cell_w + jx, cy * cell_h + jy, unit_double(h));
         }
 }
 
-// Mottling: a checkerboard of a lighter (or darker) shade where the noise is high (or low), never solid.
-void paint_mottle(ShadeCanvas& c, std::uint64_t key, int cell, double light_above, double dark_below) {
+// Mottling: a checkerboard of a lighter (or darker) shade where the noise is high (or low), never
+// solid.
+void paint_mottle(ShadeCanvas& c, std::uint64_t key, int cell, double light_above,
+                  double dark_below) {
     const int n = c.size();
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x) {
@@ -142,11 +151,12 @@ void paint_mottle(ShadeCanvas& c, std::uint64_t key, int cell, double light_abov
 void texture_blades(ShadeCanvas& c, std::uint64_t key, double density) {
     paint_mottle(c, key, 8, 0.66, 0.22);
     // Sparse light dabs (a lit leaf: one or two light pixels)...
-    scatter_marks(c.size(), hash_values(key, 1), 4, 4, 0.5 * density, [&](int x, int y, double shape) {
-        c.at(x, y) = 1;
-        if (shape < 0.4) c.at(x + 1, y) = 1;
-        if (shape > 0.8) c.at(x, y) = 2;
-    });
+    scatter_marks(c.size(), hash_values(key, 1), 4, 4, 0.5 * density,
+                  [&](int x, int y, double shape) {
+                      c.at(x, y) = 1;
+                      if (shape < 0.4) c.at(x + 1, y) = 1;
+                      if (shape > 0.8) c.at(x, y) = 2;
+                  });
     // ...and little dark "v" blades, sometimes with a light pixel between the arms.
     scatter_marks(c.size(), key, 4, 4, density, [&](int x, int y, double shape) {
         c.at(x, y) = -1;
@@ -189,9 +199,9 @@ void texture_waves(ShadeCanvas& c, std::uint64_t key, double density) {
     });
 }
 
-// Stone flags: irregular flagstones (a Voronoi diagram of a jittered grid of points on the torus) split by
-// dark joints, each stone lit along its top-left rim and shaded along its bottom-right rim, with a shade of
-// its own.
+// Stone flags: irregular flagstones (a Voronoi diagram of a jittered grid of points on the torus)
+// split by dark joints, each stone lit along its top-left rim and shaded along its bottom-right
+// rim, with a shade of its own.
 void texture_flags(ShadeCanvas& c, std::uint64_t key, double density, const Ramp& ramp) {
     const int n = c.size();
     const int joint = -ramp.base() - 4; // clamps to the darkest shade
@@ -266,8 +276,8 @@ void texture_void(ShadeCanvas& c, std::uint64_t key, double density, const Ramp&
         }
 }
 
-// Rock tops: broad dithered patches, small stones (a lit top-left, a dark underside) and specks, and the odd
-// short crack with a lit lip.
+// Rock tops: broad dithered patches, small stones (a lit top-left, a dark underside) and specks,
+// and the odd short crack with a lit lip.
 void texture_rocky(ShadeCanvas& c, std::uint64_t key, double density) {
     const int n = c.size();
     for (int y = 0; y < n; ++y)
@@ -328,8 +338,8 @@ void texture_leafy(ShadeCanvas& c, std::uint64_t key, double density) {
     });
 }
 
-// Makes a canvas invariant under quarter turns about the tile centre: every pixel takes the shade of the
-// pixel of its orbit in the top-left quadrant.
+// Makes a canvas invariant under quarter turns about the tile centre: every pixel takes the shade
+// of the pixel of its orbit in the top-left quadrant.
 void symmetrize(ShadeCanvas& c) {
     const int n = c.size();
     ShadeCanvas out(n);
@@ -458,7 +468,8 @@ struct Box {
     }
 };
 
-// A wave of period 1 (in units of the wobble period), |wave| <= 1. The symmetric wave is even (cosines only).
+// A wave of period 1 (in units of the wobble period), |wave| <= 1. The symmetric wave is even
+// (cosines only).
 double wave(double t, double phase2) {
     constexpr double kTau = 2.0 * std::numbers::pi;
     return 0.75 * std::sin(kTau * t) + 0.25 * std::sin(2.0 * kTau * t + phase2);
@@ -469,9 +480,10 @@ double even_wave(double t) {
 }
 
 // The geometry of one rim tile. Each side k (n, e, s, w) of the cell has its own rim depth profile
-// R_k(t) = depth + wobble * u_k(t), t the position along that side (x for n and s, y for e and w), u_k
-// periodic with the wobble period and u_k(0) = 0: all four profiles equal `depth` at the tile corners, so the
-// round notch of an inner corner (radius `depth`) meets the rims of both neighbouring cells exactly.
+// R_k(t) = depth + wobble * u_k(t), t the position along that side (x for n and s, y for e and w),
+// u_k periodic with the wobble period and u_k(0) = 0: all four profiles equal `depth` at the tile
+// corners, so the round notch of an inner corner (radius `depth`) meets the rims of both
+// neighbouring cells exactly.
 struct RimGeometry {
     double size, depth, wobble, period, radius;
     std::array<double, 4> shift; // per side: where along the wave the profile starts (periods)
@@ -486,7 +498,8 @@ struct RimGeometry {
     }
     double R(int side, double t) const { return depth + wobble * u(side, t); }
 
-    // Signed distance of a rounded intersection of two half-planes whose signed distances are a and b.
+    // Signed distance of a rounded intersection of two half-planes whose signed distances are a and
+    // b.
     static double rounded(double a, double b, double r) {
         const double qx = r - a, qy = r - b;
         const double outside = std::hypot(std::max(qx, 0.0), std::max(qy, 0.0));
@@ -496,7 +509,8 @@ struct RimGeometry {
 
     double field(double x, double y) const {
         // Per side: the distance to that edge (positive inside the cell) minus the rim depth there.
-        const double edge[4] = {y - R(0, x), (size - x) - R(1, y), (size - y) - R(2, x), x - R(3, y)};
+        const double edge[4] = {y - R(0, x), (size - x) - R(1, y), (size - y) - R(2, x),
+                                x - R(3, y)};
         double h = std::numeric_limits<double>::infinity();
         for (int k = 0; k < 4; ++k) {
             if (!(mask & bit(2 * k))) continue;
@@ -514,7 +528,8 @@ struct RimGeometry {
     }
 };
 
-// The profiles are hashed from the upper terrain alone: every pair of one upper terrain has the same rims.
+// The profiles are hashed from the upper terrain alone: every pair of one upper terrain has the
+// same rims.
 RimGeometry geometry(const Description& d, const Pair& pair, BlobMask reduced) {
     const auto& up = d.terrains[static_cast<std::size_t>(pair.upper)];
     const std::uint64_t key = hash_values(d.seed, kWobble, hash_string(up.name));
@@ -534,7 +549,7 @@ RimGeometry geometry(const Description& d, const Pair& pair, BlobMask reduced) {
 
 struct PixelClass {
     Material material = Material::upper;
-    int line = 0;         // index into the pair's lines for *_line; the face row (1 = at the foot) for face
+    int line = 0; // index into the pair's lines for *_line; the face row (1 = at the foot) for face
     bool outline = false; // a face pixel on the outline (within the upper lines of the boundary)
 };
 
@@ -553,7 +568,8 @@ PixelClass classify(const Pair& pair, const RimGeometry& g, int x, int y) {
         if (-h < pair.blend && !checker) return {Material::upper, 0};
         return {Material::lower, 0};
     }
-    // Where the upper terrain lies to the north (h grows towards -y), the lower lines widen: a cast shadow.
+    // Where the upper terrain lies to the north (h grows towards -y), the lower lines widen: a cast
+    // shadow.
     constexpr double eps = 0.01;
     const double gx = (g.field(px + eps, py) - g.field(px - eps, py)) / (2 * eps);
     const double gy = (g.field(px, py + eps) - g.field(px, py - eps)) / (2 * eps);
@@ -574,8 +590,9 @@ Grid<PixelClass> classify_tile(const Description& d, const Pair& pair, BlobMask 
         for (int x = 0; x < n; ++x)
             out(x, y) = classify(pair, g, x, y);
     if (pair.face == Face::none || pair.face_depth <= 0) return out;
-    // Rim pixels: inside the tile by the field; below it (the top rows of the cell to the south, which is of
-    // the upper terrain when the scan gets there) its east or west strip when that diagonal is lower.
+    // Rim pixels: inside the tile by the field; below it (the top rows of the cell to the south,
+    // which is of the upper terrain when the scan gets there) its east or west strip when that
+    // diagonal is lower.
     auto rim_at = [&](int x, int y) {
         const double cx = x + 0.5;
         if (y < n) return g.field(cx, y + 0.5) < 0;
@@ -597,12 +614,13 @@ Grid<PixelClass> classify_tile(const Description& d, const Pair& pair, BlobMask 
     return out;
 }
 
-// The colour of a face pixel at column x (tile-periodic), row k (1 = the foot) of a face `depth` rows tall.
+// The colour of a face pixel at column x (tile-periodic), row k (1 = the foot) of a face `depth`
+// rows tall.
 Rgba face_color(const Description& d, const Pair& pair, int x, int k) {
     const Ramp ramp{pair.face_palette};
     const int n = d.tile_size, depth = pair.face_depth;
-    const std::uint64_t key =
-        hash_values(d.seed, kFace, hash_string(d.terrains[static_cast<std::size_t>(pair.upper)].name));
+    const std::uint64_t key = hash_values(
+        d.seed, kFace, hash_string(d.terrains[static_cast<std::size_t>(pair.upper)].name));
     const int row_from_top = depth - k; // 0 = the lip
     if (pair.face == Face::bricks) {
         const int course = row_from_top / 4, r = row_from_top % 4;
@@ -611,8 +629,8 @@ Rgba face_color(const Description& d, const Pair& pair, int x, int k) {
         if (k == 1) return ramp.darkest();
         if (r == 3 || bx % 8 == 7) return ramp.shade(-2);
         const int brick = bx / 8;
-        const double v = unit_double(
-            hash_values(key, static_cast<std::uint64_t>(course), static_cast<std::uint64_t>(brick)));
+        const double v = unit_double(hash_values(key, static_cast<std::uint64_t>(course),
+                                                 static_cast<std::uint64_t>(brick)));
         int shade = v < 0.35 ? -1 : 0;
         // Deeper rows fade into the dark (a face falling into a pit reads as depth).
         if (depth > 6 && k <= depth / 3 && ((wrap(x, n) + k) & 1) == 0) shade -= 1;
@@ -620,9 +638,9 @@ Rgba face_color(const Description& d, const Pair& pair, int x, int k) {
         if (bx % 8 == 0) return ramp.shade(shade + 1);
         return ramp.shade(shade);
     }
-    // Cliff: ridges of rock 2..5 px wide (tile-periodic), each lit on its left column and shaded on its
-    // right, split by dark cracks that stop short of the lit lip; lighter at the top, darker towards the
-    // foot.
+    // Cliff: ridges of rock 2..5 px wide (tile-periodic), each lit on its left column and shaded on
+    // its right, split by dark cracks that stop short of the lit lip; lighter at the top, darker
+    // towards the foot.
     if (k == 1) return ramp.darkest();
     std::vector<int> ridge_of(static_cast<std::size_t>(n));
     std::vector<int> starts;
@@ -637,12 +655,14 @@ Rgba face_color(const Description& d, const Pair& pair, int x, int k) {
     const int xi = wrap(x, n);
     const int r = ridge_of[static_cast<std::size_t>(xi)];
     const int start = starts[static_cast<std::size_t>(r)];
-    const int end = r + 1 < static_cast<int>(starts.size()) ? starts[static_cast<std::size_t>(r) + 1] : n;
+    const int end =
+        r + 1 < static_cast<int>(starts.size()) ? starts[static_cast<std::size_t>(r) + 1] : n;
     const bool checker = ((xi + k) & 1) == 0;
     // Each crack runs from the foot up to a height of its own.
     const int crack_top = depth - 1 - static_cast<int>(hash_values(key, kLayout, 99, r) % 3);
     if (k == depth) return xi == start && depth > 3 ? ramp.shade(0) : ramp.shade(1);
-    const double height = static_cast<double>(k - 1) / std::max(1, depth - 1); // 0 at the foot, 1 at the lip
+    const double height =
+        static_cast<double>(k - 1) / std::max(1, depth - 1); // 0 at the foot, 1 at the lip
     if (xi == start && k < crack_top) return ramp.shade(height < 0.5 ? -2 : -1);
     int shade = 0;
     if (xi == start + 1 || (xi == start && k >= crack_top))
@@ -655,7 +675,8 @@ Rgba face_color(const Description& d, const Pair& pair, int x, int k) {
     return ramp.shade(shade);
 }
 
-// The mask's smallest quarter turn (the one painted), and the fewest quarter turns that bring it to the mask.
+// The mask's smallest quarter turn (the one painted), and the fewest quarter turns that bring it to
+// the mask.
 std::pair<BlobMask, int> canonical_turn(BlobMask m) {
     BlobMask best = m, cur = m;
     for (int q = 1; q < 4; ++q) {
@@ -778,11 +799,12 @@ Image paint_variant(const Description& d, int terrain, int variant) {
     const Variant& v = t.variants[static_cast<std::size_t>(variant)];
     Image img = paint_base(d, terrain);
     const int n = d.tile_size;
-    constexpr int kMargin = 2; // decorations stay this far from the border: borders equal the base tile
+    constexpr int kMargin =
+        2; // decorations stay this far from the border: borders equal the base tile
     const std::uint64_t key = hash_values(terrain_key(d, t), kDecoration, hash_string(v.name));
     if (v.decoration == Decoration::reseed) {
-        // The same texture from another seed inside the border, the first ring inside it a checkerboard of
-        // both.
+        // The same texture from another seed inside the border, the first ring inside it a
+        // checkerboard of both.
         const Image other = paint_texture(d, t, key);
         for (int y = kMargin; y < n - kMargin; ++y)
             for (int x = kMargin; x < n - kMargin; ++x) {
@@ -799,14 +821,17 @@ Image paint_variant(const Description& d, int terrain, int variant) {
     for (int i = 0, attempt = 0; i < v.count && attempt < 64; ++attempt) {
         const std::uint64_t h = hash_values(key, static_cast<std::uint64_t>(attempt));
         // The first decoration uses the first (largest) pattern; the others pick one.
-        const std::size_t which = i == 0 ? 0 : static_cast<std::size_t>((h >> 48) % patterns.size());
+        const std::size_t which =
+            i == 0 ? 0 : static_cast<std::size_t>((h >> 48) % patterns.size());
         const Pattern& p = patterns[which];
-        const int room_x = n - 2 * kMargin - p.width() + 1, room_y = n - 2 * kMargin - p.height() + 1;
+        const int room_x = n - 2 * kMargin - p.width() + 1,
+                  room_y = n - 2 * kMargin - p.height() + 1;
         if (room_x <= 0 || room_y <= 0) continue;
         const int x = kMargin + static_cast<int>((h >> 8) % static_cast<std::uint64_t>(room_x));
         const int y = kMargin + static_cast<int>((h >> 28) % static_cast<std::uint64_t>(room_y));
         const Box box{x, y, x + p.width() - 1, y + p.height() - 1};
-        if (std::any_of(placed.begin(), placed.end(), [&](const Box& b) { return b.overlaps(box, 1); }))
+        if (std::any_of(placed.begin(), placed.end(),
+                        [&](const Box& b) { return b.overlaps(box, 1); }))
             continue;
         placed.push_back(box);
         draw_pattern(img, p, x, y, v.colors, ramp);

@@ -1,29 +1,35 @@
-// The procedural tile painter: base textures, variants, the error tile and the rim tiles of every pair (46
-// blob cases, or the 15 tiles of a "basic" set), packed into one tileset image. Pure: a Description in,
-// images out; all randomness is position hashing (hash of seed, stream and pixel position inside the tile),
-// so the same description gives the same bytes.
+// The procedural tile painter: base textures, variants, the error tile and the rim tiles of every
+// pair (46 blob cases, or the 15 tiles of a "basic" set), packed into one tileset image. Pure: a
+// Description in, images out; all randomness is position hashing (hash of seed, stream and pixel
+// position inside the tile), so the same description gives the same bytes.
 //
 // Seamlessness:
-//  * Base textures are functions on the torus (every noise lattice and mark placement wraps at the tile
-//    size), so a base tile tiles with itself; variants differ from their base only 2+ px inside the border.
-//  * A rim tile samples the upper and lower base textures at the same pixel, so its textures continue into
-//    neighbouring tiles. Its boundary is the zero set of one field h(p) over the cell (rim_field below):
-//    h = min over lower edges of (distance to that edge - R_side(position along the edge)), over counted
-//    diagonals of (distance to that corner - rim_depth), with outer corners rounded. Each side's depth
-//    profile R_side = rim_depth + wobble * u_side is periodic with wobble_period (which divides the tile
-//    size) and equals rim_depth at the tile corners. So h is continuous across the edge between two upper
-//    cells, and rims and their lines (which depend on h only within a few px of the boundary) meet exactly.
-//    All pairs of one upper terrain share the profiles (they are hashed from the upper terrain's name), so
-//    rims of different lower terrains meet too.
-//  * Faces (the vertical side of a raised terrain, drawn where the lower terrain lies to the south) are the
-//  upper
-//    region extruded downwards: a pixel of the upper terrain is a face pixel when a rim pixel lies at most
-//    face_depth px straight below it. Faces need straight rims (wobble 0); then the rim pixels in the top
-//    rows of the cell below are known from the mask alone (its east or west strip, when the south-east or
-//    south-west diagonal is lower), so faces continue exactly across cells.
-//  * Symmetric descriptions: base textures are invariant under quarter turns and every side has the same even
-//    profile; a rim tile is painted for the smallest mask among its quarter turns and turned, so the turned
-//    tiles are exact quarter turns of each other.
+//  * Base textures are functions on the torus (every noise lattice and mark placement wraps at the
+//  tile
+//    size), so a base tile tiles with itself; variants differ from their base only 2+ px inside the
+//    border.
+//  * A rim tile samples the upper and lower base textures at the same pixel, so its textures
+//  continue into
+//    neighbouring tiles. Its boundary is the zero set of one field h(p) over the cell (rim_field
+//    below): h = min over lower edges of (distance to that edge - R_side(position along the edge)),
+//    over counted diagonals of (distance to that corner - rim_depth), with outer corners rounded.
+//    Each side's depth profile R_side = rim_depth + wobble * u_side is periodic with wobble_period
+//    (which divides the tile size) and equals rim_depth at the tile corners. So h is continuous
+//    across the edge between two upper cells, and rims and their lines (which depend on h only
+//    within a few px of the boundary) meet exactly. All pairs of one upper terrain share the
+//    profiles (they are hashed from the upper terrain's name), so rims of different lower terrains
+//    meet too.
+//  * Faces (the vertical side of a raised terrain, drawn where the lower terrain lies to the south)
+//  are the upper
+//    region extruded downwards: a pixel of the upper terrain is a face pixel when a rim pixel lies
+//    at most face_depth px straight below it. Faces need straight rims (wobble 0); then the rim
+//    pixels in the top rows of the cell below are known from the mask alone (its east or west
+//    strip, when the south-east or south-west diagonal is lower), so faces continue exactly across
+//    cells.
+//  * Symmetric descriptions: base textures are invariant under quarter turns and every side has the
+//  same even
+//    profile; a rim tile is painted for the smallest mask among its quarter turns and turned, so
+//    the turned tiles are exact quarter turns of each other.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +57,8 @@ enum class Material : std::uint8_t {
     upper_line, // one of the pair's upper_lines
     lower,      // the lower terrain's texture
     lower_line, // one of the pair's lower_lines
-    face,       // the upper terrain's face (its vertical side), face_depth px above a boundary to the south
+    face, // the upper terrain's face (its vertical side), face_depth px above a boundary to the
+          // south
 };
 
 // The seamless base texture of terrain `terrain` (index into d.terrains): tile_size x tile_size.
@@ -74,9 +81,9 @@ Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced)
 BlobMask turn_mask(BlobMask m);
 Image turn_image(const Image& img);
 
-// Everything, laid out as: first row(s) the base tiles, each followed by its variants, then the error tile
-// (unless excluded); then each pair's rim tiles in rim_tiles() order, starting a fresh row unless they all
-// fit in the rest of the current one.
+// Everything, laid out as: first row(s) the base tiles, each followed by its variants, then the
+// error tile (unless excluded); then each pair's rim tiles in rim_tiles() order, starting a fresh
+// row unless they all fit in the rest of the current one.
 Tileset paint_tileset(const Description& d);
 
 } // namespace tilegen::paint

@@ -36,8 +36,9 @@ double lambert(double nx, double ny, double nz) {
     return std::max(0.0, (nx * lx + ny * ly + nz * lz) / len);
 }
 
-// The sprite being built: per pixel the part that owns it (-1: empty) and its colour. Parts are painted back
-// to front; a part's pixels bordering a later (nearer) part are darkened into a contour line.
+// The sprite being built: per pixel the part that owns it (-1: empty) and its colour. Parts are
+// painted back to front; a part's pixels bordering a later (nearer) part are darkened into a
+// contour line.
 class Canvas {
   public:
     Canvas(int w, int h) : w_(w), h_(h), part_(static_cast<std::size_t>(w * h), -1), img_(w, h) {}
@@ -54,7 +55,8 @@ class Canvas {
     Rgba get(int x, int y) const { return img_.get(x, y); }
     Image& image() { return img_; }
 
-    // Pixels of a part next to a nearer part (4-neighbours) get `line` (contours between clumps, tiers).
+    // Pixels of a part next to a nearer part (4-neighbours) get `line` (contours between clumps,
+    // tiers).
     void contours(int part, Rgba line) {
         std::vector<std::pair<int, int>> marks;
         for (int y = 0; y < h_; ++y)
@@ -79,25 +81,27 @@ class Canvas {
         for (int y = 0; y < h_; ++y)
             for (int x = 0; x < w_; ++x) {
                 if (part_[idx(x, y)] >= 0) continue;
-                if (part(x + 1, y) >= 0 || part(x - 1, y) >= 0 || part(x, y + 1) >= 0 || part(x, y - 1) >= 0)
+                if (part(x + 1, y) >= 0 || part(x - 1, y) >= 0 || part(x, y + 1) >= 0 ||
+                    part(x, y - 1) >= 0)
                     marks.emplace_back(x, y);
             }
         for (auto [x, y] : marks)
             set(x, y, kOutlinePart, c);
     }
 
-    // The contact shadow: an ellipse of opaque dark pixels on empty pixels, ordered-dithered to the shadow's
-    // opacity (denser inside, sparser at the rim). Sprites keep alpha 0 or 255 only, so every renderer (Tiled,
-    // SFML, tilegen's PNG) composes them to exactly the same pixels.
-    void shadow(double cx, double cy, double rx, double ry, double opacity, Rgba tint, int x0, int x1, int y0,
-                int y1) {
+    // The contact shadow: an ellipse of opaque dark pixels on empty pixels, ordered-dithered to the
+    // shadow's opacity (denser inside, sparser at the rim). Sprites keep alpha 0 or 255 only, so
+    // every renderer (Tiled, SFML, tilegen's PNG) composes them to exactly the same pixels.
+    void shadow(double cx, double cy, double rx, double ry, double opacity, Rgba tint, int x0,
+                int x1, int y0, int y1) {
         for (int y = std::max(0, y0); y < std::min(h_, y1); ++y)
             for (int x = std::max(0, x0); x < std::min(w_, x1); ++x) {
                 if (part_[idx(x, y)] >= 0) continue;
                 const double dx = (x + 0.5 - cx) / rx, dy = (y + 0.5 - cy) / ry;
                 const double r = dx * dx + dy * dy;
                 if (r > 1.0) continue;
-                static constexpr int kBayer[4][4] = {{0, 8, 2, 10}, {12, 4, 14, 6}, {3, 11, 1, 9}, {15, 7, 13, 5}};
+                static constexpr int kBayer[4][4] = {
+                    {0, 8, 2, 10}, {12, 4, 14, 6}, {3, 11, 1, 9}, {15, 7, 13, 5}};
                 const double a = std::clamp(r < 0.55 ? opacity : opacity * 0.5, 0.0, 1.0);
                 if ((kBayer[y & 3][x & 3] + 0.5) / 16.0 >= a) continue;
                 Rgba c = tint;
@@ -107,7 +111,8 @@ class Canvas {
     }
 
     static constexpr int kOutlinePart = 1000;
-    static constexpr int kNoContour = 900; // parts from here on never cast contours (trunks, details)
+    static constexpr int kNoContour =
+        900; // parts from here on never cast contours (trunks, details)
 
   private:
     std::size_t idx(int x, int y) const { return static_cast<std::size_t>(y * w_ + x); }
@@ -136,20 +141,21 @@ struct Clump {
     double x, y, r;
 };
 
-// A crown (or bush) of round clumps: each pixel belongs to the nearest-in-front clump that covers it, shaded
-// as a sphere blended with the whole crown's sphere; contours separate the clumps.
-void paint_clumps(Canvas& c, const Ctx& ctx, std::vector<Clump> clumps, double crown_x, double crown_y,
-                  double crown_rx, double crown_ry, int first_part, bool berries) {
+// A crown (or bush) of round clumps: each pixel belongs to the nearest-in-front clump that covers
+// it, shaded as a sphere blended with the whole crown's sphere; contours separate the clumps.
+void paint_clumps(Canvas& c, const Ctx& ctx, std::vector<Clump> clumps, double crown_x,
+                  double crown_y, double crown_rx, double crown_ry, int first_part, bool berries) {
     // Back to front: higher clumps (smaller y) first.
-    std::stable_sort(clumps.begin(), clumps.end(), [](const Clump& a, const Clump& b) { return a.y < b.y; });
+    std::stable_sort(clumps.begin(), clumps.end(),
+                     [](const Clump& a, const Clump& b) { return a.y < b.y; });
     const auto& pal = ctx.s.palette;
     for (std::size_t i = 0; i < clumps.size(); ++i) {
         const Clump& k = clumps[i];
         const int part = first_part + static_cast<int>(i);
-        for (int y = static_cast<int>(std::floor(k.y - k.r)); y <= static_cast<int>(std::ceil(k.y + k.r));
-             ++y)
-            for (int x = static_cast<int>(std::floor(k.x - k.r)); x <= static_cast<int>(std::ceil(k.x + k.r));
-                 ++x) {
+        for (int y = static_cast<int>(std::floor(k.y - k.r));
+             y <= static_cast<int>(std::ceil(k.y + k.r)); ++y)
+            for (int x = static_cast<int>(std::floor(k.x - k.r));
+                 x <= static_cast<int>(std::ceil(k.x + k.r)); ++x) {
                 const double px = x + 0.5, py = y + 0.5;
                 const double nx = (px - k.x) / k.r, ny = (py - k.y) / k.r;
                 const double rr = nx * nx + ny * ny;
@@ -188,7 +194,8 @@ void paint_clumps(Canvas& c, const Ctx& ctx, std::vector<Clump> clumps, double c
             const int p = c.part(x, y);
             if (p < first_part || p >= first_part + static_cast<int>(clumps.size())) continue;
             if (c.part(x + 1, y) != p || c.part(x, y + 1) != p) continue;
-            const Rgba berry = ctx.s.accents[static_cast<std::size_t>(placed) % ctx.s.accents.size()];
+            const Rgba berry =
+                ctx.s.accents[static_cast<std::size_t>(placed) % ctx.s.accents.size()];
             c.set(x, y, p, berry);
             c.set(x, y + 1, p, pal.front());
             ++placed;
@@ -197,8 +204,8 @@ void paint_clumps(Canvas& c, const Ctx& ctx, std::vector<Clump> clumps, double c
 }
 
 // A trunk: a vertical cylinder from y_top to y_bottom, flaring into roots at the foot.
-void paint_trunk(Canvas& c, const Ctx& ctx, double x_mid, double half_top, double half_bottom, int y_top,
-                 int y_bottom, int part) {
+void paint_trunk(Canvas& c, const Ctx& ctx, double x_mid, double half_top, double half_bottom,
+                 int y_top, int y_bottom, int part) {
     const auto& pal = ctx.s.trunk;
     for (int y = y_top; y < y_bottom; ++y) {
         const double t = (y - y_top) / std::max(1.0, static_cast<double>(y_bottom - y_top - 1));
@@ -209,8 +216,9 @@ void paint_trunk(Canvas& c, const Ctx& ctx, double x_mid, double half_top, doubl
             const double nx = (x + 0.5 - x_mid) / std::max(half, 0.5);
             double light = 0.62 - 0.55 * nx;
             // Bark: dark vertical streaks.
-            if (std::abs(nx) < 0.8 && unit_double(hash_values(ctx.key, 41, static_cast<std::uint64_t>(x),
-                                                              static_cast<std::uint64_t>(y / 3))) < 0.22)
+            if (std::abs(nx) < 0.8 &&
+                unit_double(hash_values(ctx.key, 41, static_cast<std::uint64_t>(x),
+                                        static_cast<std::uint64_t>(y / 3))) < 0.22)
                 light -= 0.3;
             c.set(x, y, part, quantize(pal, light, x, y));
         }
@@ -230,7 +238,8 @@ void paint_oak(Canvas& c, const Ctx& ctx) {
     const double r = crown_rx * 0.42;
     const int ring = 7;
     for (int i = 0; i < ring; ++i) {
-        const double a = 2 * kPi * (i + 0.5 + ctx.jitter(1, static_cast<std::uint64_t>(i), 0.15)) / ring;
+        const double a =
+            2 * kPi * (i + 0.5 + ctx.jitter(1, static_cast<std::uint64_t>(i), 0.15)) / ring;
         clumps.push_back({crown_x + std::cos(a) * (crown_rx - r) * 0.98,
                           crown_y + std::sin(a) * (crown_ry - r) * 0.98 + 1.0,
                           r * (0.92 + ctx.jitter(2, static_cast<std::uint64_t>(i), 0.1))});
@@ -263,7 +272,8 @@ void paint_pine(Canvas& c, const Ctx& ctx) {
     const double half_w = std::min(ctx.fw / 2.0 - 1.5, 14.0 * sz);
     const double bottom = trunk_bottom - 5;
     const double top = std::max(2.0, bottom - (ctx.H - ctx.fh * 0.12 - 8) * sz);
-    paint_trunk(c, ctx, ctx.cx, 2.0, 2.6, static_cast<int>(bottom) - 4, trunk_bottom, Canvas::kNoContour);
+    paint_trunk(c, ctx, ctx.cx, 2.0, 2.6, static_cast<int>(bottom) - 4, trunk_bottom,
+                Canvas::kNoContour);
     const int tiers = 4;
     const double span = bottom - top;
     // Tiers bottom (widest) first, each upper tier drawn over the one below.
@@ -303,15 +313,18 @@ void paint_boulder(Canvas& c, const Ctx& ctx, double cx, double cy, double rx, d
                    bool crack) {
     const auto& pal = ctx.s.palette;
     const double rot = ctx.jitter(6, static_cast<std::uint64_t>(part), 0.4);
-    for (int y = static_cast<int>(std::floor(cy - ry - 1)); y <= static_cast<int>(std::ceil(cy + ry)); ++y)
-        for (int x = static_cast<int>(std::floor(cx - rx - 1)); x <= static_cast<int>(std::ceil(cx + rx));
-             ++x) {
+    for (int y = static_cast<int>(std::floor(cy - ry - 1));
+         y <= static_cast<int>(std::ceil(cy + ry)); ++y)
+        for (int x = static_cast<int>(std::floor(cx - rx - 1));
+             x <= static_cast<int>(std::ceil(cx + rx)); ++x) {
             const double px = x + 0.5, py = y + 0.5;
             const double nx = (px - cx) / rx, ny = (py - cy) / ry;
             // Flattened bottom, a lumpy outline.
             const double a = std::atan2(ny, nx);
-            const double lump = 1.0 + 0.08 * std::sin(3 * a + rot * 5) + 0.05 * std::sin(5 * a + 1.0);
-            const double rr = nx * nx + (ny > 0.35 ? 0.35 * 0.35 + (ny - 0.35) * (ny - 0.35) * 2.2 : ny * ny);
+            const double lump =
+                1.0 + 0.08 * std::sin(3 * a + rot * 5) + 0.05 * std::sin(5 * a + 1.0);
+            const double rr =
+                nx * nx + (ny > 0.35 ? 0.35 * 0.35 + (ny - 0.35) * (ny - 0.35) * 2.2 : ny * ny);
             if (rr > lump * lump) continue;
             // Facets: the normal's direction in 7 sectors, the height in 3 bands.
             const double sector = std::round((a + rot) / (2 * kPi / 7)) * (2 * kPi / 7) - rot;
@@ -324,7 +337,8 @@ void paint_boulder(Canvas& c, const Ctx& ctx, double cx, double cy, double rx, d
             c.set(x, y, part, quantize(pal, light, x, y));
         }
     if (crack) {
-        int x = static_cast<int>(std::floor(cx + rx * 0.15)), y = static_cast<int>(std::floor(cy - ry * 0.7));
+        int x = static_cast<int>(std::floor(cx + rx * 0.15)),
+            y = static_cast<int>(std::floor(cy - ry * 0.7));
         for (int i = 0; i < static_cast<int>(ry * 1.1); ++i) {
             if (c.part(x, y) == part) c.set(x, y, part, pal.front());
             if (c.part(x + 1, y) == part && i % 2 == 0) c.set(x + 1, y, part, pal[pal.size() - 2]);
@@ -346,7 +360,8 @@ void paint_rock(Canvas& c, const Ctx& ctx) {
     rx *= 0.76;
     const double ry = rx * 0.8;
     paint_boulder(c, ctx, ctx.cx - rx * 0.22, ctx.base - ry - 2.5, rx, ry, 0, true);
-    paint_boulder(c, ctx, ctx.cx + rx * 0.78, ctx.base - ry * 0.4 - 2.5, rx * 0.4, ry * 0.4, 1, false);
+    paint_boulder(c, ctx, ctx.cx + rx * 0.78, ctx.base - ry * 0.4 - 2.5, rx * 0.4, ry * 0.4, 1,
+                  false);
 }
 
 void paint_stalagmite(Canvas& c, const Ctx& ctx) {
@@ -379,20 +394,21 @@ void paint_stalagmite(Canvas& c, const Ctx& ctx) {
 void paint_crystal(Canvas& c, const Ctx& ctx) {
     const auto& pal = ctx.s.palette;
     const double sz = ctx.s.size;
-    // A prism: an axis from the foot leaning by `lean`, a half width, a pointed tip; its left face lit, its
-    // right face dark, a bright ridge between them.
+    // A prism: an axis from the foot leaning by `lean`, a half width, a pointed tip; its left face
+    // lit, its right face dark, a bright ridge between them.
     auto prism = [&](double fx, double fy, double lean, double len, double half, int part) {
         const double ax = std::sin(lean), ay = -std::cos(lean);
-        for (int y = static_cast<int>(std::floor(fy - len - 2)); y <= static_cast<int>(std::ceil(fy + 1));
-             ++y)
-            for (int x = static_cast<int>(std::floor(fx - len)); x <= static_cast<int>(std::ceil(fx + len));
-                 ++x) {
+        for (int y = static_cast<int>(std::floor(fy - len - 2));
+             y <= static_cast<int>(std::ceil(fy + 1)); ++y)
+            for (int x = static_cast<int>(std::floor(fx - len));
+                 x <= static_cast<int>(std::ceil(fx + len)); ++x) {
                 const double px = x + 0.5 - fx, py = y + 0.5 - fy;
                 const double along = px * ax + py * ay;   // 0 at the foot, len at the tip
                 const double across = px * -ay + py * ax; // signed distance from the axis
                 if (along < -0.5 || along > len) continue;
                 const double tip_start = len - half * 1.6;
-                const double w = along > tip_start ? half * (len - along) / (len - tip_start) : half;
+                const double w =
+                    along > tip_start ? half * (len - along) / (len - tip_start) : half;
                 if (std::abs(across) > w) continue;
                 double light;
                 if (std::abs(across) < 0.6)
@@ -420,7 +436,8 @@ void paint_crystal(Canvas& c, const Ctx& ctx) {
                       y = static_cast<int>(ctx.base - 4 - ctx.unit(72, i) * 18);
             if (c.part(x, y) < 0 || c.part(x, y) >= 4) continue;
             if (!(c.get(x, y) == pal.back()) && !(c.get(x, y) == pal[pal.size() - 2])) continue;
-            c.set(x, y, c.part(x, y), ctx.s.accents[static_cast<std::size_t>(placed) % ctx.s.accents.size()]);
+            c.set(x, y, c.part(x, y),
+                  ctx.s.accents[static_cast<std::size_t>(placed) % ctx.s.accents.size()]);
             ++placed;
         }
     }
@@ -469,8 +486,8 @@ Image paint_sprite(const Description& d, const Sprite& s) {
     const double ry = std::max(2.5, std::min(ctx.fh * 0.22, 5.0));
     const double rx = ctx.fw * 0.45;
     Rgba tint = s.outline;
-    c.shadow(ctx.cx, ctx.base - ry * 0.8 - 0.5, rx, ry, s.shadow, tint, 0, ctx.fw, o.sprite_height - ctx.fh,
-             o.sprite_height);
+    c.shadow(ctx.cx, ctx.base - ry * 0.8 - 0.5, rx, ry, s.shadow, tint, 0, ctx.fw,
+             o.sprite_height - ctx.fh, o.sprite_height);
     return img;
 }
 

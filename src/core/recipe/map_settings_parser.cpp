@@ -17,10 +17,14 @@ struct KindInfo {
 const std::vector<KindInfo>& kinds() {
     static const std::vector<KindInfo> k = {
         {"harmonic", NoiseKind::harmonic, {"interpolation", "octaves", "persistence"}},
-        {"value", NoiseKind::value, {"scale", "octaves", "lacunarity", "gain", "fractal", "interpolation"}},
+        {"value",
+         NoiseKind::value,
+         {"scale", "octaves", "lacunarity", "gain", "fractal", "interpolation"}},
         {"perlin", NoiseKind::perlin, {"scale", "octaves", "lacunarity", "gain", "fractal"}},
         {"simplex", NoiseKind::simplex, {"scale", "octaves", "lacunarity", "gain", "fractal"}},
-        {"worley", NoiseKind::worley, {"scale", "octaves", "lacunarity", "gain", "fractal", "return", "distance"}},
+        {"worley",
+         NoiseKind::worley,
+         {"scale", "octaves", "lacunarity", "gain", "fractal", "return", "distance"}},
         {"diamond-square", NoiseKind::diamond_square, {"roughness"}},
         {"fault", NoiseKind::fault, {"faults", "smoothing"}},
         {"hills", NoiseKind::hills, {"hills", "radius_min", "radius_max"}},
@@ -31,21 +35,24 @@ const std::vector<KindInfo>& kinds() {
 }
 
 template <class E>
-E pick(TomlReader& r, const toml::table& t, std::string_view key, const std::string& prefix, E fallback,
-       std::initializer_list<std::pair<std::string_view, E>> options) {
+E pick(TomlReader& r, const toml::table& t, std::string_view key, const std::string& prefix,
+       E fallback, std::initializer_list<std::pair<std::string_view, E>> options) {
     std::string fallback_name;
     for (const auto& [n, v] : options)
         if (v == fallback) fallback_name = std::string(n);
     std::vector<std::string_view> names;
-    for (const auto& [n, v] : options) names.push_back(n);
+    for (const auto& [n, v] : options)
+        names.push_back(n);
     const toml::node* node = t.get(key);
     if (!node) return fallback;
     const std::string got = r.string(t, key, prefix, fallback_name);
     for (const auto& [n, v] : options)
         if (n == got) return v;
     std::string list;
-    for (auto n : names) list += (list.empty() ? "\"" : ", \"") + std::string(n) + "\"";
-    r.error(*node, "'" + prefix + "." + std::string(key) + "' is \"" + got + "\", expected one of " + list);
+    for (auto n : names)
+        list += (list.empty() ? "\"" : ", \"") + std::string(n) + "\"";
+    r.error(*node, "'" + prefix + "." + std::string(key) + "' is \"" + got +
+                       "\", expected one of " + list);
     return fallback;
 }
 
@@ -53,7 +60,8 @@ ModifierSettings parse_modifier(TomlReader& r, const toml::table& t, const std::
     ModifierSettings m;
     m.line = static_cast<int>(t.source().begin.line);
     m.column = static_cast<int>(t.source().begin.column);
-    if (!t.get("kind")) r.error(t, "modifier has no 'kind' (warp, island, terrace, smooth or combine)");
+    if (!t.get("kind"))
+        r.error(t, "modifier has no 'kind' (warp, island, terrace, smooth or combine)");
     m.kind = pick(r, t, "kind", prefix, ModifierKind::island,
                   {{"warp", ModifierKind::warp},
                    {"island", ModifierKind::island},
@@ -118,7 +126,8 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
         if (kind_name == k.name) info = &k;
     if (!info) {
         std::string list;
-        for (const auto& k : kinds()) list += (list.empty() ? "\"" : ", \"") + std::string(k.name) + "\"";
+        for (const auto& k : kinds())
+            list += (list.empty() ? "\"" : ", \"") + std::string(k.name) + "\"";
         r.error(TomlReader::where(t, "kind"),
                 "'" + prefix + ".kind' is \"" + kind_name + "\", expected one of " + list);
         return def;
@@ -131,20 +140,25 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
         if (std::find(info->keys.begin(), info->keys.end(), k) != info->keys.end()) continue;
         bool other_kind = false;
         for (const auto& other : kinds())
-            other_kind = other_kind || std::find(other.keys.begin(), other.keys.end(), k) != other.keys.end();
+            other_kind = other_kind ||
+                         std::find(other.keys.begin(), other.keys.end(), k) != other.keys.end();
         std::string list;
-        for (auto a : info->keys) list += (list.empty() ? "" : ", ") + std::string(a);
-        r.error(key.source(), other_kind ? "'" + prefix + "." + std::string(k) + "' does not apply to kind \"" +
-                                               kind_name + "\" (its keys: " + list + ", seed_offset, modifiers)"
-                                         : "unknown key '" + prefix + "." + std::string(k) + "' (kind \"" + kind_name +
-                                               "\" takes: " + list + ", seed_offset, modifiers)");
+        for (auto a : info->keys)
+            list += (list.empty() ? "" : ", ") + std::string(a);
+        r.error(key.source(),
+                other_kind ? "'" + prefix + "." + std::string(k) + "' does not apply to kind \"" +
+                                 kind_name + "\" (its keys: " + list + ", seed_offset, modifiers)"
+                           : "unknown key '" + prefix + "." + std::string(k) + "' (kind \"" +
+                                 kind_name + "\" takes: " + list + ", seed_offset, modifiers)");
     }
-    s.seed_offset = static_cast<std::uint64_t>(r.integer(t, "seed_offset", prefix, 0, 0, INT64_MAX));
+    s.seed_offset =
+        static_cast<std::uint64_t>(r.integer(t, "seed_offset", prefix, 0, 0, INT64_MAX));
 
     switch (s.kind) {
     case NoiseKind::harmonic:
-        s.harmonic.interpolation = pick(r, t, "interpolation", prefix, Interpolation::bicubic,
-                                        {{"bicubic", Interpolation::bicubic}, {"bilinear", Interpolation::bilinear}});
+        s.harmonic.interpolation =
+            pick(r, t, "interpolation", prefix, Interpolation::bicubic,
+                 {{"bicubic", Interpolation::bicubic}, {"bilinear", Interpolation::bilinear}});
         s.harmonic.octaves = static_cast<int>(r.integer(t, "octaves", prefix, 0, 0, 30));
         s.harmonic.persistence = r.number(t, "persistence", prefix, 0.5, 1e-6, 1.0);
         break;
@@ -156,24 +170,30 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
         s.octaves = static_cast<int>(r.integer(t, "octaves", prefix, 5, 1, 16));
         s.lacunarity = r.number(t, "lacunarity", prefix, 2, 1, 8);
         s.gain = r.number(t, "gain", prefix, 0.5, 0, 1);
-        s.fractal = pick(r, t, "fractal", prefix, Fractal::fbm,
-                         {{"fbm", Fractal::fbm}, {"ridged", Fractal::ridged}, {"billow", Fractal::billow}});
+        s.fractal =
+            pick(r, t, "fractal", prefix, Fractal::fbm,
+                 {{"fbm", Fractal::fbm}, {"ridged", Fractal::ridged}, {"billow", Fractal::billow}});
         if (s.kind == NoiseKind::value)
-            s.lattice_interpolation = pick(r, t, "interpolation", prefix, LatticeInterpolation::quintic,
-                                           {{"linear", LatticeInterpolation::linear},
-                                            {"cosine", LatticeInterpolation::cosine},
-                                            {"cubic", LatticeInterpolation::cubic},
-                                            {"quintic", LatticeInterpolation::quintic}});
+            s.lattice_interpolation =
+                pick(r, t, "interpolation", prefix, LatticeInterpolation::quintic,
+                     {{"linear", LatticeInterpolation::linear},
+                      {"cosine", LatticeInterpolation::cosine},
+                      {"cubic", LatticeInterpolation::cubic},
+                      {"quintic", LatticeInterpolation::quintic}});
         if (s.kind == NoiseKind::worley) {
             s.worley_return = pick(r, t, "return", prefix, WorleyReturn::f1,
-                                   {{"f1", WorleyReturn::f1}, {"f2", WorleyReturn::f2}, {"f2-f1", WorleyReturn::f2_minus_f1}});
+                                   {{"f1", WorleyReturn::f1},
+                                    {"f2", WorleyReturn::f2},
+                                    {"f2-f1", WorleyReturn::f2_minus_f1}});
             s.worley_distance = pick(r, t, "distance", prefix, WorleyDistance::euclidean,
                                      {{"euclidean", WorleyDistance::euclidean},
                                       {"manhattan", WorleyDistance::manhattan},
                                       {"chebyshev", WorleyDistance::chebyshev}});
         }
         break;
-    case NoiseKind::diamond_square: s.roughness = r.number(t, "roughness", prefix, 0.5, 0, 1); break;
+    case NoiseKind::diamond_square:
+        s.roughness = r.number(t, "roughness", prefix, 0.5, 0, 1);
+        break;
     case NoiseKind::fault:
         s.faults = static_cast<int>(r.integer(t, "faults", prefix, 200, 1, 100000));
         s.smoothing = static_cast<int>(r.integer(t, "smoothing", prefix, 2, 0, 32));
@@ -181,7 +201,8 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
     case NoiseKind::hills:
         s.hills = static_cast<int>(r.integer(t, "hills", prefix, 300, 1, 1000000));
         s.hill_radius_min = r.number(t, "radius_min", prefix, 4, 1, 1e5);
-        s.hill_radius_max = r.number(t, "radius_max", prefix, std::max(20.0, s.hill_radius_min), s.hill_radius_min, 1e5);
+        s.hill_radius_max = r.number(t, "radius_max", prefix, std::max(20.0, s.hill_radius_min),
+                                     s.hill_radius_min, 1e5);
         break;
     case NoiseKind::particle:
         s.drops = static_cast<int>(r.integer(t, "drops", prefix, 40, 1, 100000));
@@ -200,10 +221,12 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
     if (const toml::node* mods = t.get("modifiers")) {
         const toml::array* arr = mods->as_array();
         if (!arr || !arr->is_array_of_tables()) {
-            r.error(*mods, "'" + prefix + ".modifiers' must be an array of tables: write each as [[" + prefix +
+            r.error(*mods, "'" + prefix +
+                               ".modifiers' must be an array of tables: write each as [[" + prefix +
                                ".modifiers]]");
         } else {
-            for (const toml::node& m : *arr) s.modifiers.push_back(parse_modifier(r, *m.as_table(), prefix + ".modifiers"));
+            for (const toml::node& m : *arr)
+                s.modifiers.push_back(parse_modifier(r, *m.as_table(), prefix + ".modifiers"));
         }
     }
     return def;

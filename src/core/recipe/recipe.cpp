@@ -26,7 +26,8 @@ bool is_valid_symbol(char c) {
     return std::string_view("?![]@*#/\\").find(c) == std::string_view::npos;
 }
 
-std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path, Diagnostics& diags) {
+std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path,
+                                   Diagnostics& diags) {
     const std::size_t errors_before = diags.size();
     TomlReader reader(path, diags);
     auto doc = reader.parse(text);
@@ -36,16 +37,20 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     Recipe recipe;
     recipe.path = path;
     recipe.name = std::filesystem::path(path).stem().string();
-    reader.reject_unknown_keys(root, "", {"map", "noise", "maps", "classes", "biomes", "terrain", "rules", "tileset", "objects", "output"});
+    reader.reject_unknown_keys(root, "",
+                               {"map", "noise", "maps", "classes", "biomes", "terrain", "rules",
+                                "tileset", "objects", "output"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
         recipe.map.width = static_cast<int>(reader.integer(*map, "width", "map", 128, 1, 65536));
         recipe.map.height = static_cast<int>(reader.integer(*map, "height", "map", 128, 1, 65536));
-        recipe.map.seed = static_cast<std::uint64_t>(reader.integer(*map, "seed", "map", 1, 0, INT64_MAX));
+        recipe.map.seed =
+            static_cast<std::uint64_t>(reader.integer(*map, "seed", "map", 1, 0, INT64_MAX));
     }
 
-    // Maps: [noise] is "elevation"; [maps.NAME] add more (a [maps.elevation] replaces [noise]'s role).
+    // Maps: [noise] is "elevation"; [maps.NAME] add more (a [maps.elevation] replaces [noise]'s
+    // role).
     if (const toml::table* noise = reader.table(root, "noise", ""))
         recipe.maps.push_back(parse_map_definition(reader, *noise, "elevation", "noise"));
     if (const toml::table* maps = reader.table(root, "maps", "")) {
@@ -57,21 +62,25 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 continue;
             }
             if (find_map(recipe, name)) {
-                reader.error(key.source(), "map '" + name + "' is defined twice (" +
-                                               (name == "elevation" ? "[noise] is the map 'elevation'" : "") + ")");
+                reader.error(key.source(),
+                             "map '" + name + "' is defined twice (" +
+                                 (name == "elevation" ? "[noise] is the map 'elevation'" : "") +
+                                 ")");
                 continue;
             }
             recipe.maps.push_back(parse_map_definition(reader, *t, name, "maps." + name));
         }
     }
     // The elevation map always exists ([noise] may be left out: harmonic noise with its defaults).
-    if (!find_map(recipe, "elevation")) recipe.maps.insert(recipe.maps.begin(), MapDefinition{"elevation", {}, 0, 0});
+    if (!find_map(recipe, "elevation"))
+        recipe.maps.insert(recipe.maps.begin(), MapDefinition{"elevation", {}, 0, 0});
 
     // [[terrain]]
     if (const toml::node* node = root.get("terrain")) {
         const toml::array* arr = node->as_array();
         if (!arr || !arr->is_array_of_tables()) {
-            reader.error(*node, "'terrain' must be an array of tables: write each class as [[terrain]]");
+            reader.error(*node,
+                         "'terrain' must be an array of tables: write each class as [[terrain]]");
         } else {
             std::set<char> symbols;
             std::set<std::string> names;
@@ -82,18 +91,23 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 TerrainClass cls;
                 if (!t.get("name")) reader.error(t, "terrain class has no 'name'");
                 if (!t.get("symbol")) reader.error(t, "terrain class has no 'symbol'");
-                if (!t.get("share") && !root.get("biomes")) reader.error(t, "terrain class has no 'share'");
+                if (!t.get("share") && !root.get("biomes"))
+                    reader.error(t, "terrain class has no 'share'");
                 cls.name = reader.string(t, "name", "terrain", "");
                 std::string symbol = reader.string(t, "symbol", "terrain", "");
                 cls.share = reader.number(t, "share", "terrain", 0, 0, 1);
-                if (t.get("name") && cls.name.empty()) reader.error(TomlReader::where(t, "name"), "terrain name is empty");
+                if (t.get("name") && cls.name.empty())
+                    reader.error(TomlReader::where(t, "name"), "terrain name is empty");
                 if (!cls.name.empty() && !names.insert(cls.name).second)
-                    reader.error(TomlReader::where(t, "name"), "duplicate terrain name '" + cls.name + "'");
+                    reader.error(TomlReader::where(t, "name"),
+                                 "duplicate terrain name '" + cls.name + "'");
                 if (t.get("symbol")) {
                     if (symbol.size() != 1 || !is_valid_symbol(symbol[0])) {
                         reader.error(TomlReader::where(t, "symbol"),
-                                     "terrain symbol must be one printable character other than ? ! [ ] @ * # / \\ "
-                                     "(got \"" + symbol + "\")");
+                                     "terrain symbol must be one printable character other than ? "
+                                     "! [ ] @ * # / \\ "
+                                     "(got \"" +
+                                         symbol + "\")");
                     } else {
                         cls.symbol = symbol[0];
                         if (!symbols.insert(cls.symbol).second)
@@ -103,22 +117,28 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 }
                 if (t.get("color")) {
                     const std::string c = reader.string(t, "color", "terrain", "");
-                    const bool hex = c.size() == 7 && c[0] == '#' &&
-                                     c.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
+                    const bool hex =
+                        c.size() == 7 && c[0] == '#' &&
+                        c.find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos;
                     if (!hex)
-                        reader.error(TomlReader::where(t, "color"), "terrain color must be \"#rrggbb\", not \"" + c + "\"");
+                        reader.error(TomlReader::where(t, "color"),
+                                     "terrain color must be \"#rrggbb\", not \"" + c + "\"");
                     else
-                        cls.color = static_cast<std::uint32_t>(std::stoul(c.substr(1), nullptr, 16));
+                        cls.color =
+                            static_cast<std::uint32_t>(std::stoul(c.substr(1), nullptr, 16));
                 }
                 total += cls.share;
                 recipe.terrain.push_back(cls);
                 recipe.terrain_positions.push_back(position_of(t.source()));
             }
-            if (recipe.terrain.size() < 2 || recipe.terrain.size() > static_cast<std::size_t>(kMaxClasses))
-                reader.error(*node, "a recipe needs 2 to " + std::to_string(kMaxClasses) + " terrain classes, found " +
+            if (recipe.terrain.size() < 2 ||
+                recipe.terrain.size() > static_cast<std::size_t>(kMaxClasses))
+                reader.error(*node, "a recipe needs 2 to " + std::to_string(kMaxClasses) +
+                                        " terrain classes, found " +
                                         std::to_string(recipe.terrain.size()));
             else if (!root.get("biomes") && std::abs(total - 1.0) > 1e-6)
-                reader.error(*node, "terrain shares add up to " + std::to_string(total) + ", expected 1");
+                reader.error(*node,
+                             "terrain shares add up to " + std::to_string(total) + ", expected 1");
         }
     } else {
         reader.error(root.source(), "recipe has no [[terrain]] classes");
@@ -130,11 +150,13 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         recipe.classes.map = reader.string(*classes, "map", "classes", "elevation");
         recipe.classes.position = position_of(TomlReader::where(*classes, "map"));
         if (!find_map(recipe, recipe.classes.map))
-            reader.error(TomlReader::where(*classes, "map"), "'classes.map' names map '" + recipe.classes.map +
-                                                                 "', which the recipe does not define");
+            reader.error(TomlReader::where(*classes, "map"),
+                         "'classes.map' names map '" + recipe.classes.map +
+                             "', which the recipe does not define");
     }
     if (const toml::table* biomes = reader.table(root, "biomes", "")) {
-        reader.reject_unknown_keys(*biomes, "biomes", {"rows", "row_shares", "columns", "column_shares", "table"});
+        reader.reject_unknown_keys(*biomes, "biomes",
+                                   {"rows", "row_shares", "columns", "column_shares", "table"});
         BiomeTable b;
         b.position = position_of(biomes->source());
         b.rows_map = reader.string(*biomes, "rows", "biomes", "elevation");
@@ -142,20 +164,22 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         for (const char* key : {"rows", "columns"}) {
             const std::string& name = std::string(key) == "rows" ? b.rows_map : b.columns_map;
             if (!find_map(recipe, name))
-                reader.error(TomlReader::where(*biomes, key), "'biomes." + std::string(key) + "' names map '" + name +
-                                                                  "', which the recipe does not define");
+                reader.error(TomlReader::where(*biomes, key),
+                             "'biomes." + std::string(key) + "' names map '" + name +
+                                 "', which the recipe does not define");
         }
         auto shares = [&](const char* key, std::vector<double>& out) {
             const toml::node* n = biomes->get(key);
             const toml::array* arr = n ? n->as_array() : nullptr;
             if (!arr || arr->empty()) {
                 reader.error(n ? n->source() : biomes->source(),
-                             "'biomes." + std::string(key) + "' must be a non-empty array of fractions adding up to 1");
+                             "'biomes." + std::string(key) +
+                                 "' must be a non-empty array of fractions adding up to 1");
                 return;
             }
             double total = 0;
             for (const toml::node& v : *arr) {
-                double x = v.is_integer() ? static_cast<double>(v.as_integer()->get())
+                double x = v.is_integer()          ? static_cast<double>(v.as_integer()->get())
                            : v.is_floating_point() ? v.as_floating_point()->get()
                                                    : -1;
                 if (!(x >= 0 && x <= 1)) reader.error(v, "a share must be a number from 0 to 1");
@@ -163,7 +187,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 total += x;
             }
             if (std::abs(total - 1.0) > 1e-6)
-                reader.error(*n, "'biomes." + std::string(key) + "' adds up to " + std::to_string(total) + ", expected 1");
+                reader.error(*n, "'biomes." + std::string(key) + "' adds up to " +
+                                     std::to_string(total) + ", expected 1");
         };
         shares("row_shares", b.row_shares);
         shares("column_shares", b.column_shares);
@@ -171,11 +196,13 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         const toml::array* ta = tn ? tn->as_array() : nullptr;
         if (!ta) {
             reader.error(tn ? tn->source() : biomes->source(),
-                         "'biomes.table' must be an array of strings: one per row band, one symbol per column band");
+                         "'biomes.table' must be an array of strings: one per row band, one symbol "
+                         "per column band");
         } else {
             if (ta->size() != b.row_shares.size())
-                reader.error(*tn, "'biomes.table' has " + std::to_string(ta->size()) + " rows, expected " +
-                                      std::to_string(b.row_shares.size()) + " (one per row share)");
+                reader.error(*tn, "'biomes.table' has " + std::to_string(ta->size()) +
+                                      " rows, expected " + std::to_string(b.row_shares.size()) +
+                                      " (one per row share)");
             for (const toml::node& row : *ta) {
                 const auto* str = row.as_string();
                 if (!str) {
@@ -184,13 +211,17 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 }
                 const std::string row_text = str->get();
                 if (row_text.size() != b.column_shares.size())
-                    reader.error(row, "biome table row \"" + row_text + "\" has " + std::to_string(row_text.size()) +
-                                          " symbols, expected " + std::to_string(b.column_shares.size()) +
+                    reader.error(row, "biome table row \"" + row_text + "\" has " +
+                                          std::to_string(row_text.size()) + " symbols, expected " +
+                                          std::to_string(b.column_shares.size()) +
                                           " (one per column share)");
                 for (char c : row_text) {
                     bool known = false;
-                    for (const auto& t : recipe.terrain) known = known || t.symbol == c;
-                    if (!known) reader.error(row, std::string("biome table uses symbol '") + c + "', which no [[terrain]] has");
+                    for (const auto& t : recipe.terrain)
+                        known = known || t.symbol == c;
+                    if (!known)
+                        reader.error(row, std::string("biome table uses symbol '") + c +
+                                              "', which no [[terrain]] has");
                 }
                 b.table.push_back(row_text);
             }
@@ -206,7 +237,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         } else {
             for (const toml::node& item : *arr) {
                 const toml::table& t = *item.as_table();
-                reader.reject_unknown_keys(t, "objects", {"sprite", "on", "density", "threshold", "chance", "spacing"});
+                reader.reject_unknown_keys(
+                    t, "objects", {"sprite", "on", "density", "threshold", "chance", "spacing"});
                 ObjectRule rule;
                 rule.line = static_cast<int>(t.source().begin.line);
                 rule.column = static_cast<int>(t.source().begin.column);
@@ -226,21 +258,27 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                         }
                     } else if (const auto* wt = sp->as_table()) {
                         for (const auto& [k, v] : *wt) {
-                            double weight = v.is_integer() ? static_cast<double>(v.as_integer()->get())
+                            double weight = v.is_integer()
+                                                ? static_cast<double>(v.as_integer()->get())
                                             : v.is_floating_point() ? v.as_floating_point()->get()
                                                                     : -1;
-                            if (!(weight >= 0 && weight <= 1e9)) reader.error(v, "a sprite weight must be a number from 0 to 1e9");
+                            if (!(weight >= 0 && weight <= 1e9))
+                                reader.error(v, "a sprite weight must be a number from 0 to 1e9");
                             rule.sprites.emplace_back(k.str());
                             rule.weights.push_back(weight);
                         }
                     } else {
-                        reader.error(*sp, "'objects.sprite' must be a sprite name, a list of names or a table of weights");
+                        reader.error(*sp, "'objects.sprite' must be a sprite name, a list of names "
+                                          "or a table of weights");
                     }
                     if (rule.sprites.empty()) reader.error(*sp, "'objects.sprite' names no sprite");
                 } else {
                     reader.error(t, "[[objects]] needs 'sprite' (a name from the sprite sheet)");
                 }
-                if (!t.get("on")) reader.error(t, "[[objects]] needs 'on': the terrain symbols it may stand on, e.g. \"gf\"");
+                if (!t.get("on"))
+                    reader.error(
+                        t,
+                        "[[objects]] needs 'on': the terrain symbols it may stand on, e.g. \"gf\"");
                 const std::string on = reader.string(t, "on", "objects", "");
                 for (char c : on) {
                     bool found = false;
@@ -249,13 +287,16 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                             if (i < static_cast<std::size_t>(kMaxClasses)) rule.on |= 1u << i;
                             found = true;
                         }
-                    if (!found) reader.error(TomlReader::where(t, "on"), std::string("'objects.on' uses symbol '") + c +
-                                                                            "', which no [[terrain]] has");
+                    if (!found)
+                        reader.error(TomlReader::where(t, "on"),
+                                     std::string("'objects.on' uses symbol '") + c +
+                                         "', which no [[terrain]] has");
                 }
                 rule.density = reader.string(t, "density", "objects", "");
                 if (!rule.density.empty() && !find_map(recipe, rule.density))
-                    reader.error(TomlReader::where(t, "density"), "'objects.density' names map '" + rule.density +
-                                                                      "', which the recipe does not define");
+                    reader.error(TomlReader::where(t, "density"),
+                                 "'objects.density' names map '" + rule.density +
+                                     "', which the recipe does not define");
                 rule.threshold = reader.number(t, "threshold", "objects", 0, 0, 1);
                 rule.chance = reader.number(t, "chance", "objects", 1, 0, 1);
                 rule.spacing = reader.number(t, "spacing", "objects", 2, 1, 256);
@@ -268,8 +309,9 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     for (const MapDefinition& def : recipe.maps)
         for (const ModifierSettings& m : def.settings.modifiers)
             if (m.kind == ModifierKind::combine && !m.map.empty() && !find_map(recipe, m.map))
-                diags.push_back(error_at(path, m.line, m.column, "combine names map '" + m.map +
-                                                                     "', which the recipe does not define"));
+                diags.push_back(error_at(path, m.line, m.column,
+                                         "combine names map '" + m.map +
+                                             "', which the recipe does not define"));
     for (const MapDefinition& start : recipe.maps) {
         // Depth-first walk along combine edges; reaching `start` again is a cycle.
         std::vector<const MapDefinition*> stack{&start};
@@ -286,8 +328,9 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             }
         }
         if (cycle)
-            diags.push_back(error_at(path, start.line, start.column,
-                                     "map '" + start.name + "' depends on itself through combine modifiers"));
+            diags.push_back(
+                error_at(path, start.line, start.column,
+                         "map '" + start.name + "' depends on itself through combine modifiers"));
     }
 
     if (const toml::table* rules = reader.table(root, "rules", "")) {
@@ -295,13 +338,16 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         if (const toml::node* files = rules->get("files")) {
             const toml::array* arr = files->as_array();
             if (!arr) {
-                reader.error(*files, "'rules.files' must be an array of paths, e.g. [\"../rules/overworld.rules\"]");
+                reader.error(
+                    *files,
+                    "'rules.files' must be an array of paths, e.g. [\"../rules/overworld.rules\"]");
             } else {
                 for (const toml::node& f : *arr) {
                     if (const auto* s = f.as_string())
                         recipe.rules.files.push_back({s->get(), position_of(f.source())});
                     else
-                        reader.error(f, "rule file path must be a string, not " + toml_type_name(f.type()));
+                        reader.error(f, "rule file path must be a string, not " +
+                                            toml_type_name(f.type()));
                 }
                 if (arr->empty()) reader.error(*files, "'rules.files' is empty");
             }
@@ -312,14 +358,16 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         recipe.rules.outside_position = position_of(TomlReader::where(*rules, "outside"));
         if (recipe.rules.outside != "clamp") {
             bool known = false;
-            for (const auto& c : recipe.terrain) known = known || std::string(1, c.symbol) == recipe.rules.outside;
+            for (const auto& c : recipe.terrain)
+                known = known || std::string(1, c.symbol) == recipe.rules.outside;
             if (!known)
                 reader.error(TomlReader::where(*rules, "outside"),
                              "'rules.outside' is \"" + recipe.rules.outside +
                                  "\", expected \"clamp\" or a terrain symbol");
         }
     } else {
-        reader.error(root.source(), "recipe has no [rules] section (rules.files lists the rule files)");
+        reader.error(root.source(),
+                     "recipe has no [rules] section (rules.files lists the rule files)");
     }
 
     if (const toml::table* tileset = reader.table(root, "tileset", "")) {
@@ -330,19 +378,22 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         recipe.tileset.path = reader.string(*tileset, "path", "tileset", "");
         recipe.tileset.position = position_of(TomlReader::where(*tileset, "path"));
     } else {
-        reader.error(root.source(), "recipe has no [tileset] section (tileset.path names the tileset manifest)");
+        reader.error(root.source(),
+                     "recipe has no [tileset] section (tileset.path names the tileset manifest)");
     }
 
     if (const toml::table* output = reader.table(root, "output", "")) {
         reader.reject_unknown_keys(*output, "output", {"encoding"});
-        recipe.output.encoding = reader.choice(*output, "encoding", "output", "csv",
-                                               {"csv", "base64", "base64+zlib", "base64+gzip", "base64+zstd"});
+        recipe.output.encoding =
+            reader.choice(*output, "encoding", "output", "csv",
+                          {"csv", "base64", "base64+zlib", "base64+gzip", "base64+zstd"});
         recipe.output.position = position_of(TomlReader::where(*output, "encoding"));
     }
 
     if (!recipe.objects.empty() && recipe.tileset.objects.empty() && root.get("tileset"))
-        reader.error(root.get("tileset")->source(),
-                     "[[objects]] need a sprite sheet: add objects = \"path/to/objects.toml\" to [tileset]");
+        reader.error(
+            root.get("tileset")->source(),
+            "[[objects]] need a sprite sheet: add objects = \"path/to/objects.toml\" to [tileset]");
 
     if (has_errors(diags, errors_before)) return std::nullopt;
     return recipe;

@@ -1,9 +1,10 @@
 // Recipe: one map's description (TOML), parsed into a value. Pure: the caller reads the file.
 // Input: the recipe text and its path (paths inside are relative to the recipe's folder).
 // Output: a Recipe with every default filled in, or diagnostics at the offending key's line:column.
-// Invariants (when no error): 1 <= width, height <= 65536; 2..32 terrain classes with distinct symbols and
-// names, shares in [0, 1] adding up to 1 (within 1e-6; not needed with a biome table); at least one rule file;
-// every map a combine or the classes refer to exists, and maps do not depend on themselves.
+// Invariants (when no error): 1 <= width, height <= 65536; 2..32 terrain classes with distinct
+// symbols and names, shares in [0, 1] adding up to 1 (within 1e-6; not needed with a biome table);
+// at least one rule file; every map a combine or the classes refer to exists, and maps do not
+// depend on themselves.
 #pragma once
 
 #include <cstdint>
@@ -25,25 +26,28 @@ struct SourcePosition {
 };
 
 struct MapSettings {
-    int width = 128;       // cells; default 128, range 1..65536
-    int height = 128;      // cells; default 128, range 1..65536
+    int width = 128;        // cells; default 128, range 1..65536
+    int height = 128;       // cells; default 128, range 1..65536
     std::uint64_t seed = 1; // default 1, range 0..2^63-1
 };
 
-// How terrain classes are cut from the maps: percentile shares of one map (default), or a biome table over two.
+// How terrain classes are cut from the maps: percentile shares of one map (default), or a biome
+// table over two.
 struct BiomeTable {
-    std::string rows_map = "elevation";  // bands of this map are the table's rows, lowest first
-    std::vector<double> row_shares;      // fraction of cells per row band; add up to 1
+    std::string rows_map = "elevation";   // bands of this map are the table's rows, lowest first
+    std::vector<double> row_shares;       // fraction of cells per row band; add up to 1
     std::string columns_map = "moisture"; // bands of this map are the columns, lowest first
     std::vector<double> column_shares;
-    std::vector<std::string> table;      // one string per row band, one terrain symbol per column band
+    std::vector<std::string> table; // one string per row band, one terrain symbol per column band
     SourcePosition position;
 };
 
 struct ClassSettings {
-    std::string map = "elevation"; // the map whose percentiles give the [[terrain]] shares; default "elevation"
+    std::string map =
+        "elevation"; // the map whose percentiles give the [[terrain]] shares; default "elevation"
     SourcePosition position;
-    std::optional<BiomeTable> biomes; // when set, classes come from the table and [[terrain]] shares are unused
+    std::optional<BiomeTable>
+        biomes; // when set, classes come from the table and [[terrain]] shares are unused
 };
 
 struct RuleFileRef {
@@ -52,21 +56,22 @@ struct RuleFileRef {
 };
 
 struct RulesSettings {
-    std::vector<RuleFileRef> files;      // required, at least one
-    std::string outside = "clamp";       // "clamp" (default) or a terrain symbol
+    std::vector<RuleFileRef> files; // required, at least one
+    std::string outside = "clamp";  // "clamp" (default) or a terrain symbol
     SourcePosition outside_position;
 };
 
 struct TilesetSettings {
     std::string path; // required: the tileset manifest (TOML), relative to the recipe's folder
     SourcePosition position;
-    std::string objects; // optional: the sprite sheet manifest for [[objects]], relative to the recipe's folder
+    std::string objects; // optional: the sprite sheet manifest for [[objects]], relative to the
+                         // recipe's folder
     SourcePosition objects_position;
 };
 
 struct OutputSettings {
-    std::string encoding = "csv"; // tile layer data: "csv" (default), "base64", "base64+zlib", "base64+gzip",
-                                  // "base64+zstd"
+    std::string encoding = "csv"; // tile layer data: "csv" (default), "base64", "base64+zlib",
+                                  // "base64+gzip", "base64+zstd"
     SourcePosition position;
 };
 
@@ -74,7 +79,8 @@ struct Recipe {
     std::string path; // the recipe file, as given
     std::string name; // the file's stem, e.g. "overworld"; names default outputs
     MapSettings map;
-    std::vector<MapDefinition> maps; // [noise] is the map "elevation"; [maps.NAME] add more; at least one
+    std::vector<MapDefinition>
+        maps; // [noise] is the map "elevation"; [maps.NAME] add more; at least one
     ClassSettings classes;
     std::vector<TerrainClass> terrain; // lowest first
     std::vector<SourcePosition> terrain_positions;
@@ -87,9 +93,11 @@ struct Recipe {
 // The map of the given name, or nullptr.
 const MapDefinition* find_map(const Recipe& recipe, const std::string& name);
 
-std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path, Diagnostics& diags);
+std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path,
+                                   Diagnostics& diags);
 
-// A symbol a terrain class may use: printable ASCII, not whitespace nor a character rule syntax reserves.
+// A symbol a terrain class may use: printable ASCII, not whitespace nor a character rule syntax
+// reserves.
 bool is_valid_symbol(char c);
 
 } // namespace tilegen

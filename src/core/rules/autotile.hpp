@@ -1,8 +1,9 @@
 // Autotiling: ClassGrid -> TileGrid, one per output layer.
-// Input: the class grid, each layer's rules (ordered by specificity) with their targets resolved to gids, the seed.
-// Output: per layer a grid of gids; the deciding rule of every cell; hit counts; the unmatched cell count.
-// Invariants: a cell no rule matches gets the error tile and counts as unmatched. Among a rule's targets the
-// choice is a weighted pick by hash(seed, x, y, rule identity): stable, and independent of other rules.
+// Input: the class grid, each layer's rules (ordered by specificity) with their targets resolved to
+// gids, the seed. Output: per layer a grid of gids; the deciding rule of every cell; hit counts;
+// the unmatched cell count. Invariants: a cell no rule matches gets the error tile and counts as
+// unmatched. Among a rule's targets the choice is a weighted pick by hash(seed, x, y, rule
+// identity): stable, and independent of other rules.
 #pragma once
 
 #include <cstdint>
@@ -23,29 +24,32 @@ struct ResolvedTargets {
 
 struct LayerRules {
     std::string name;
-    std::vector<Rule> ordered;              // order_by_specificity()
-    std::vector<ResolvedTargets> resolved;  // parallel to ordered
+    std::vector<Rule> ordered;             // order_by_specificity()
+    std::vector<ResolvedTargets> resolved; // parallel to ordered
 };
 
 struct AutotileResult {
     std::vector<TileLayer> layers;
-    std::vector<Grid<int>> decisions;          // per layer: index into LayerRules::ordered, or kNoRule
+    std::vector<Grid<int>> decisions; // per layer: index into LayerRules::ordered, or kNoRule
     std::vector<std::vector<std::uint64_t>> hits; // per layer, per ordered rule: cells decided
-    std::uint64_t unmatched = 0;               // (cell, layer) pairs no rule matched
-    std::vector<std::uint64_t> layer_unmatched; // per layer: cells no rule matched
-    std::vector<std::int64_t> first_unmatched;  // per layer: y * width + x of the first such cell, or -1
+    std::uint64_t unmatched = 0;                  // (cell, layer) pairs no rule matched
+    std::vector<std::uint64_t> layer_unmatched;   // per layer: cells no rule matched
+    std::vector<std::int64_t>
+        first_unmatched; // per layer: y * width + x of the first such cell, or -1
 };
 
 // Index into targets chosen for cell (x, y); -1 when there are no targets.
-int choose_target(const ResolvedTargets& targets, std::uint64_t rule_identity, std::uint64_t seed, int x, int y);
+int choose_target(const ResolvedTargets& targets, std::uint64_t rule_identity, std::uint64_t seed,
+                  int x, int y);
 // The same, with the per-rule part of the hash precomputed: rule_choice_base(seed, identity).
 std::uint64_t rule_choice_base(std::uint64_t seed, std::uint64_t rule_identity);
 int choose_target_from_base(const ResolvedTargets& targets, std::uint64_t base, int x, int y);
 
-// Rows are split over `threads`; the result does not depend on the thread count. Matching and choosing run in
-// one pass per row; without `keep_decisions` the decision grids are not kept (4 bytes per cell and layer less).
-AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> layers, int class_count,
-                        OutsidePolicy outside, std::uint64_t seed, Gid error_gid, int threads = 1,
-                        bool keep_decisions = true);
+// Rows are split over `threads`; the result does not depend on the thread count. Matching and
+// choosing run in one pass per row; without `keep_decisions` the decision grids are not kept (4
+// bytes per cell and layer less).
+AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> layers,
+                        int class_count, OutsidePolicy outside, std::uint64_t seed, Gid error_gid,
+                        int threads = 1, bool keep_decisions = true);
 
 } // namespace tilegen

@@ -1,6 +1,7 @@
 // Descriptor: a neighbourhood pattern of 1x1, 3x3 or 5x5 cells, the left-hand side of a rule.
-// Like Tiled's WangId, a small value: each cell is a mask of the classes it accepts; `?` accepts all.
-// Invariants: size is 1, 3 or 5; cells beyond size*size are kAnyClass; the centre cell is the one being tiled.
+// Like Tiled's WangId, a small value: each cell is a mask of the classes it accepts; `?` accepts
+// all. Invariants: size is 1, 3 or 5; cells beyond size*size are kAnyClass; the centre cell is the
+// one being tiled.
 #pragma once
 
 #include <array>
@@ -12,7 +13,7 @@ using ClassMask = std::uint32_t;
 inline constexpr ClassMask kAnyClass = 0xFFFFFFFFu;
 
 class Descriptor {
-public:
+  public:
     static constexpr int kMaxSize = 5;
 
     Descriptor() { cells_.fill(kAnyClass); }
@@ -37,7 +38,7 @@ public:
 
     bool operator==(const Descriptor&) const = default;
 
-private:
+  private:
     static std::size_t index(int column, int row) {
         return static_cast<std::size_t>(row) * kMaxSize + static_cast<std::size_t>(column);
     }

@@ -5,8 +5,8 @@
 
 namespace tilegen {
 
-CellExplanation explain_cell(const ClassGrid& classes, int x, int y, const LayerRules& layer, OutsidePolicy outside,
-                             std::uint64_t seed, Gid error_gid) {
+CellExplanation explain_cell(const ClassGrid& classes, int x, int y, const LayerRules& layer,
+                             OutsidePolicy outside, std::uint64_t seed, Gid error_gid) {
     CellExplanation e;
     auto class_at = [&](int cx, int cy) -> ClassId {
         if (!classes.contains(cx, cy)) {
@@ -38,7 +38,8 @@ CellExplanation explain_cell(const ClassGrid& classes, int x, int y, const Layer
     }
     const auto d = static_cast<std::size_t>(e.decision);
     e.chosen_target = choose_target(layer.resolved[d], layer.ordered[d].identity, seed, x, y);
-    e.gid = e.chosen_target < 0 ? error_gid : layer.resolved[d].gids[static_cast<std::size_t>(e.chosen_target)];
+    e.gid = e.chosen_target < 0 ? error_gid
+                                : layer.resolved[d].gids[static_cast<std::size_t>(e.chosen_target)];
     return e;
 }
 
@@ -46,7 +47,8 @@ std::string mask_text(ClassMask mask, const std::string& symbols) {
     const ClassMask all = symbols.size() >= 32 ? kAnyClass : ((ClassMask{1} << symbols.size()) - 1);
     if (mask == kAnyClass || (mask & all) == all) return "?";
     std::string in, out;
-    for (std::size_t i = 0; i < symbols.size(); ++i) (mask & (ClassMask{1} << i) ? in : out) += symbols[i];
+    for (std::size_t i = 0; i < symbols.size(); ++i)
+        (mask & (ClassMask{1} << i) ? in : out) += symbols[i];
     if (in.size() == 1) return in;
     if (out.size() == 1) return "!" + out;
     if (in.size() <= out.size() || out.empty()) return "[" + in + "]";
@@ -57,7 +59,8 @@ std::string pattern_text(const Descriptor& pattern, const std::string& symbols) 
     std::string out;
     for (int r = 0; r < pattern.size(); ++r) {
         if (r) out += ' ';
-        for (int c = 0; c < pattern.size(); ++c) out += mask_text(pattern.cell(c, r), symbols);
+        for (int c = 0; c < pattern.size(); ++c)
+            out += mask_text(pattern.cell(c, r), symbols);
     }
     return out;
 }

@@ -36,13 +36,15 @@ int first_match_in(std::span<const Rule> ordered, const Neighbourhood& n) {
 
 } // namespace
 
-RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count, RuleCheckLimits limits) {
+RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
+                            RuleCheckLimits limits) {
     RuleCheckReport report;
     const ClassMask all = class_count >= 32 ? kAnyClass : ((ClassMask{1} << class_count) - 1);
     for (const LayerRules& layer : layers) {
         const auto& rules = layer.ordered;
         int radius = 0;
-        for (const Rule& r : rules) radius = std::max(radius, r.pattern.radius());
+        for (const Rule& r : rules)
+            radius = std::max(radius, r.pattern.radius());
         const int side = 2 * radius + 1;
         // Cells any rule looks at (a `?` everywhere else never changes a decision).
         std::vector<int> relevant;
@@ -55,18 +57,22 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                     used = true;
             if (used) relevant.push_back(i);
         }
-        // Exact enumeration over equivalence classes: with the centre class fixed, only rules whose centre accepts
-        // it can match, and two classes that every such rule treats alike at a position can stand in for each
-        // other there. One representative per group, weighted by the group's size, covers every neighbourhood.
+        // Exact enumeration over equivalence classes: with the centre class fixed, only rules whose
+        // centre accepts it can match, and two classes that every such rule treats alike at a
+        // position can stand in for each other there. One representative per group, weighted by the
+        // group's size, covers every neighbourhood.
         const int centre = radius * side + radius;
-        const bool centre_relevant = std::find(relevant.begin(), relevant.end(), centre) != relevant.end();
+        const bool centre_relevant =
+            std::find(relevant.begin(), relevant.end(), centre) != relevant.end();
         struct Plan {
             ClassId centre_class = 0;
-            std::vector<std::vector<std::pair<ClassId, std::uint64_t>>> groups; // per relevant position: (rep, size)
+            std::vector<std::vector<std::pair<ClassId, std::uint64_t>>>
+                groups; // per relevant position: (rep, size)
         };
         std::vector<Plan> plans;
         double combos = 0, neighbourhoods = 1;
-        for (std::size_t i = 0; i < relevant.size(); ++i) neighbourhoods *= class_count;
+        for (std::size_t i = 0; i < relevant.size(); ++i)
+            neighbourhoods *= class_count;
         for (int c = 0; c < (centre_relevant ? class_count : 1); ++c) {
             Plan plan;
             plan.centre_class = static_cast<ClassId>(c);
@@ -84,7 +90,8 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                     for (int k = 0; k < class_count; ++k) {
                         std::vector<bool> sig;
                         for (const Rule* r : live) {
-                            const bool inside = std::abs(dx) <= r->pattern.radius() && std::abs(dy) <= r->pattern.radius();
+                            const bool inside = std::abs(dx) <= r->pattern.radius() &&
+                                                std::abs(dy) <= r->pattern.radius();
                             sig.push_back(!inside || ((r->pattern.at(dx, dy) >> k) & 1u));
                         }
                         auto it = std::find(signatures.begin(), signatures.end(), sig);
@@ -109,14 +116,16 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
 
         std::vector<std::uint64_t> decided(rules.size(), 0);
         Neighbourhood n{side, std::vector<ClassId>(static_cast<std::size_t>(side * side), 0)};
-        // Visits every neighbourhood to examine with its weight (how many neighbourhoods it stands for).
+        // Visits every neighbourhood to examine with its weight (how many neighbourhoods it stands
+        // for).
         auto visit_all = [&](const std::function<void(std::uint64_t)>& visit) {
             if (!cov.exact) {
                 for (std::uint64_t k = 0; k < limits.sample_size; ++k) {
                     for (int pos : relevant)
-                        n.cells[static_cast<std::size_t>(pos)] = static_cast<ClassId>(
-                            hash_values(0x636865636bull /* "check" */, k, static_cast<std::uint64_t>(pos)) %
-                            static_cast<std::uint64_t>(class_count));
+                        n.cells[static_cast<std::size_t>(pos)] =
+                            static_cast<ClassId>(hash_values(0x636865636bull /* "check" */, k,
+                                                             static_cast<std::uint64_t>(pos)) %
+                                                 static_cast<std::uint64_t>(class_count));
                     visit(1);
                 }
                 return;
@@ -132,7 +141,8 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                     }
                     visit(weight);
                     std::size_t i = 0;
-                    while (i < digit.size() && ++digit[i] == plan.groups[i].size()) digit[i++] = 0;
+                    while (i < digit.size() && ++digit[i] == plan.groups[i].size())
+                        digit[i++] = 0;
                     if (i == digit.size()) break;
                 }
             }
@@ -166,9 +176,11 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
         // Shadowed: never decided. Find who decides what they match.
         for (std::size_t i = 0; i < rules.size(); ++i) {
             if (decided[i] || duplicate[i]) continue;
-            // A rule that only places the error tile is a safety net: never deciding is its purpose.
-            const bool safety_net = std::all_of(rules[i].targets.begin(), rules[i].targets.end(),
-                                                [](const Target& t) { return t.kind == Target::Kind::error; });
+            // A rule that only places the error tile is a safety net: never deciding is its
+            // purpose.
+            const bool safety_net =
+                std::all_of(rules[i].targets.begin(), rules[i].targets.end(),
+                            [](const Target& t) { return t.kind == Target::Kind::error; });
             if (safety_net) continue;
             ShadowedRule s{{layer.name, i}, report.coverage.back().exact, true, {}};
             std::map<int, std::uint64_t> by;
@@ -178,8 +190,10 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                 by[first_match_in(rules, n)] += weight;
             });
             if (!by.empty()) {
-                auto best = std::max_element(by.begin(), by.end(),
-                                             [](const auto& a, const auto& b) { return a.second < b.second; });
+                auto best =
+                    std::max_element(by.begin(), by.end(), [](const auto& a, const auto& b) {
+                        return a.second < b.second;
+                    });
                 s.by = {layer.name, static_cast<std::size_t>(best->first)};
             }
             report.shadowed.push_back(s);

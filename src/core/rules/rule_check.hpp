@@ -1,10 +1,10 @@
-// Rule linting (tilegen check): what a layer's rules leave uncovered, what they shadow, what they repeat.
-// Input: the layers (rules ordered by specificity) and the class count.
-// Output: a report of uncovered neighbourhoods (with examples), shadowed rules (with the rule that shadows
-// them), duplicate rules and zero-weight targets.
-// Invariants: the neighbourhoods examined are every combination of classes over the cells any rule of the
-// layer looks at — exactly when there are at most `exact_limit` of them, otherwise a deterministic sample of
-// `sample_size`; the report says which.
+// Rule linting (tilegen check): what a layer's rules leave uncovered, what they shadow, what they
+// repeat. Input: the layers (rules ordered by specificity) and the class count. Output: a report of
+// uncovered neighbourhoods (with examples), shadowed rules (with the rule that shadows them),
+// duplicate rules and zero-weight targets. Invariants: the neighbourhoods examined are every
+// combination of classes over the cells any rule of the layer looks at — exactly when there are at
+// most `exact_limit` of them, otherwise a deterministic sample of `sample_size`; the report says
+// which.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +40,7 @@ struct ShadowedRule {
     RuleRef rule;
     bool exact = true;
     bool matches_nothing = false; // no neighbourhood matches the pattern at all
-    RuleRef by;                   // the rule that decides most of the neighbourhoods this rule matches
+    RuleRef by; // the rule that decides most of the neighbourhoods this rule matches
 };
 
 struct DuplicateRule {
@@ -54,7 +54,8 @@ struct ZeroWeightTarget {
 
 struct RuleCheckReport {
     std::vector<LayerCoverage> coverage;
-    std::vector<ShadowedRule> shadowed; // not listed: safety nets (rules whose targets are all @error)
+    std::vector<ShadowedRule>
+        shadowed; // not listed: safety nets (rules whose targets are all @error)
     std::vector<DuplicateRule> duplicates;
     std::vector<ZeroWeightTarget> zero_weights;
     bool clean() const;
@@ -66,7 +67,8 @@ struct RuleCheckLimits {
     std::size_t examples = 3;
 };
 
-RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count, RuleCheckLimits limits = {});
+RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
+                            RuleCheckLimits limits = {});
 
 // Whether the pattern matches a neighbourhood (whose side is at least the pattern's size).
 bool matches(const Descriptor& pattern, const Neighbourhood& n);

@@ -1,11 +1,11 @@
 // Rule matching: ClassGrid -> which rule decides each cell, per layer.
 // Input: a class grid, one layer's rules, the class count and the outside policy.
 // Output: Grid<int> of rule indices into the layer's ordered rules (kNoRule where none matches).
-// Invariants: rules are tried most specific first (most non-`?` cells), ties in order of appearance; the first
-// match wins. The decision depends only on the cell's neighbourhood, so it is computed once per distinct
-// neighbourhood (a lookup table keyed by the neighbourhood's classes), and its cost does not grow with rule count.
-// For 3x3 rules the key only tells apart the classes the rules of the cell's centre class tell apart, so even
-// 16 classes give a small flat table.
+// Invariants: rules are tried most specific first (most non-`?` cells), ties in order of
+// appearance; the first match wins. The decision depends only on the cell's neighbourhood, so it is
+// computed once per distinct neighbourhood (a lookup table keyed by the neighbourhood's classes),
+// and its cost does not grow with rule count. For 3x3 rules the key only tells apart the classes
+// the rules of the cell's centre class tell apart, so even 16 classes give a small flat table.
 #pragma once
 
 #include <cstdint>
@@ -31,31 +31,36 @@ struct OutsidePolicy {
 // The layer's rules in the order they are tried (stable sort by specificity, descending).
 std::vector<Rule> order_by_specificity(std::vector<Rule> rules);
 
-// Index of the first rule in `ordered` whose pattern matches the neighbourhood of (x, y), or kNoRule.
-int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> ordered, OutsidePolicy outside);
+// Index of the first rule in `ordered` whose pattern matches the neighbourhood of (x, y), or
+// kNoRule.
+int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> ordered,
+                OutsidePolicy outside);
 
-// One layer's matcher over one class grid: decision tables are built once and shared; match_rows may be called
-// from several threads at once for disjoint row ranges. `classes` and `ordered` must outlive it.
+// One layer's matcher over one class grid: decision tables are built once and shared; match_rows
+// may be called from several threads at once for disjoint row ranges. `classes` and `ordered` must
+// outlive it.
 class LayerMatcher {
-public:
-    LayerMatcher(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside);
+  public:
+    LayerMatcher(const ClassGrid& classes, std::span<const Rule> ordered, int class_count,
+                 OutsidePolicy outside);
     ~LayerMatcher();
     LayerMatcher(const LayerMatcher&) = delete;
     LayerMatcher& operator=(const LayerMatcher&) = delete;
-    // Calls row_done(y, decisions) for y = y0 .. y1-1 in order; decisions has classes.width() entries (rule
-    // indices into `ordered`, or kNoRule) and is valid during the call only.
+    // Calls row_done(y, decisions) for y = y0 .. y1-1 in order; decisions has classes.width()
+    // entries (rule indices into `ordered`, or kNoRule) and is valid during the call only.
     void match_rows(int y0, int y1, const std::function<void(int, const int*)>& row_done) const;
 
     struct Impl;
 
-private:
-    template <int Bits> void reduced_rows(int y0, int y1, const std::function<void(int, const int*)>& row_done) const;
+  private:
+    template <int Bits>
+    void reduced_rows(int y0, int y1, const std::function<void(int, const int*)>& row_done) const;
     std::unique_ptr<Impl> impl_;
 };
 
 // The first matching rule for every cell. `class_count` bounds the class ids in `classes`.
 // Rows are split over `threads`; the result does not depend on the thread count.
-Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count, OutsidePolicy outside,
-                      int threads = 1);
+Grid<int> match_rules(const ClassGrid& classes, std::span<const Rule> ordered, int class_count,
+                      OutsidePolicy outside, int threads = 1);
 
 } // namespace tilegen

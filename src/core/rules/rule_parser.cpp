@@ -2,8 +2,8 @@
 
 #include <cctype>
 #include <charconv>
-#include <optional>
 #include <cmath>
+#include <optional>
 
 #include "core/hash.hpp"
 #include "core/rules/tile_transform.hpp"
@@ -21,10 +21,12 @@ std::vector<Token> tokenize(std::string_view line) {
     std::vector<Token> tokens;
     std::size_t i = 0;
     while (i < line.size()) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+        while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+            ++i;
         if (i >= line.size() || line[i] == '#') break;
         std::size_t start = i;
-        while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+        while (i < line.size() && line[i] != ' ' && line[i] != '\t')
+            ++i;
         tokens.push_back({line.substr(start, i - start), static_cast<int>(start) + 1});
     }
     return tokens;
@@ -51,11 +53,13 @@ std::string printable(char c) {
 }
 
 class LineParser {
-public:
+  public:
     LineParser(const std::string& path, int line, const SymbolTable& symbols, Diagnostics& diags)
         : path_(path), line_(line), symbols_(symbols), diags_(diags) {}
 
-    void error(int column, std::string message) { diags_.push_back(error_at(path_, line_, column, std::move(message))); }
+    void error(int column, std::string message) {
+        diags_.push_back(error_at(path_, line_, column, std::move(message)));
+    }
 
     // Parses one row group into cells; returns false (with a diagnostic) on a malformed cell.
     bool parse_group(const Token& t, std::vector<ClassMask>& cells) {
@@ -139,25 +143,34 @@ public:
             error(t.column, "target has a weight but no tile name");
             return std::nullopt;
         }
-        // Transform suffixes: name@r90, name@fx@fy, ... (not on the built-ins, which start with '@').
+        // Transform suffixes: name@r90, name@fx@fy, ... (not on the built-ins, which start with
+        // '@').
         TileTransform transform;
-        for (std::size_t at = s.rfind('@'); at != std::string_view::npos && at > 0; at = s.rfind('@')) {
+        for (std::size_t at = s.rfind('@'); at != std::string_view::npos && at > 0;
+             at = s.rfind('@')) {
             std::string_view suffix = s.substr(at + 1);
             TileTransform step;
-            if (suffix == "r90") step = TileTransform::rotation(1);
-            else if (suffix == "r180") step = TileTransform::rotation(2);
-            else if (suffix == "r270") step = TileTransform::rotation(3);
-            else if (suffix == "fx") step = TileTransform::mirror();
-            else if (suffix == "fy") step = TileTransform::mirror().then(TileTransform::rotation(2));
+            if (suffix == "r90")
+                step = TileTransform::rotation(1);
+            else if (suffix == "r180")
+                step = TileTransform::rotation(2);
+            else if (suffix == "r270")
+                step = TileTransform::rotation(3);
+            else if (suffix == "fx")
+                step = TileTransform::mirror();
+            else if (suffix == "fy")
+                step = TileTransform::mirror().then(TileTransform::rotation(2));
             else {
-                error(t.column + static_cast<int>(at), "unknown tile transform '@" + std::string(suffix) +
-                                                          "' (expected @r90, @r180, @r270, @fx or @fy)");
+                error(t.column + static_cast<int>(at),
+                      "unknown tile transform '@" + std::string(suffix) +
+                          "' (expected @r90, @r180, @r270, @fx or @fy)");
                 return std::nullopt;
             }
             transforms_.insert(transforms_.begin(), step);
             s = s.substr(0, at);
         }
-        for (const TileTransform& step : transforms_) transform = transform.then(step);
+        for (const TileTransform& step : transforms_)
+            transform = transform.then(step);
         transforms_.clear();
         target.flips = transform.flip_bits();
         if (s.front() == '@') {
@@ -166,25 +179,28 @@ public:
             } else if (s == "@none") {
                 target.kind = Target::Kind::none;
             } else {
-                error(t.column, "unknown built-in target '" + std::string(s) + "' (expected @error or @none)");
+                error(t.column, "unknown built-in target '" + std::string(s) +
+                                    "' (expected @error or @none)");
                 return std::nullopt;
             }
         } else {
-            bool image = s.find('/') != std::string_view::npos || s.ends_with(".png") || s.ends_with(".bmp") ||
-                         s.ends_with(".PNG") || s.ends_with(".BMP");
+            bool image = s.find('/') != std::string_view::npos || s.ends_with(".png") ||
+                         s.ends_with(".bmp") || s.ends_with(".PNG") || s.ends_with(".BMP");
             target.kind = image ? Target::Kind::image : Target::Kind::tile;
         }
         target.name = std::string(s);
         return target;
     }
 
-private:
+  private:
     std::optional<ClassMask> symbol_mask(char c, int column) {
         auto it = symbols_.find(c);
         if (it == symbols_.end()) {
             std::string known;
-            for (const auto& [sym, cls] : symbols_) known += sym;
-            error(column, "unknown terrain symbol '" + printable(c) + "' (the recipe's symbols are: " + known + ")");
+            for (const auto& [sym, cls] : symbols_)
+                known += sym;
+            error(column, "unknown terrain symbol '" + printable(c) +
+                              "' (the recipe's symbols are: " + known + ")");
             return std::nullopt;
         }
         return ClassMask{1} << it->second;
@@ -199,8 +215,8 @@ private:
 
 } // namespace
 
-std::vector<Rule> parse_rules(std::string_view text, const std::string& path, const SymbolTable& symbols,
-                              Diagnostics& diags) {
+std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
+                              const SymbolTable& symbols, Diagnostics& diags) {
     std::vector<Rule> rules;
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); // UTF-8 byte order mark
     std::string layer = "ground";
@@ -225,10 +241,12 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
         // Modifiers: `rotate` and/or `mirror` before the pattern.
         bool rotate = false, mirror = false, bad_modifier = false;
         std::size_t skip = 0;
-        while (skip < tokens.size() && (tokens[skip].text == "rotate" || tokens[skip].text == "mirror")) {
+        while (skip < tokens.size() &&
+               (tokens[skip].text == "rotate" || tokens[skip].text == "mirror")) {
             bool& flag = tokens[skip].text == "rotate" ? rotate : mirror;
             if (flag) {
-                p.error(tokens[skip].column, "'" + std::string(tokens[skip].text) + "' is given twice");
+                p.error(tokens[skip].column,
+                        "'" + std::string(tokens[skip].text) + "' is given twice");
                 bad_modifier = true;
             }
             flag = true;
@@ -237,8 +255,8 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
         if (bad_modifier) continue;
         if (skip == tokens.size()) {
             const Token& last = tokens.back();
-            p.error(last.column + static_cast<int>(last.text.size()), "expected a pattern after '" +
-                                                                        std::string(last.text) + "'");
+            p.error(last.column + static_cast<int>(last.text.size()),
+                    "expected a pattern after '" + std::string(last.text) + "'");
             continue;
         }
         tokens.erase(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(skip));
@@ -247,8 +265,9 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
         if (!p.parse_group(tokens[0], first)) continue;
         const int size = static_cast<int>(first.size());
         if (size != 1 && size != 3 && size != 5) {
-            p.error(tokens[0].column, "a row group has " + std::to_string(size) +
-                                          " cells; patterns are 1x1, 3x3 or 5x5 (e.g. '?s? ggg ?s?')");
+            p.error(tokens[0].column,
+                    "a row group has " + std::to_string(size) +
+                        " cells; patterns are 1x1, 3x3 or 5x5 (e.g. '?s? ggg ?s?')");
             continue;
         }
         Rule rule;
@@ -257,13 +276,14 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
         rule.file = path;
         rule.line = line_no;
         bool ok = true;
-        for (int c = 0; c < size; ++c) rule.pattern.set_cell(c, 0, first[static_cast<std::size_t>(c)]);
+        for (int c = 0; c < size; ++c)
+            rule.pattern.set_cell(c, 0, first[static_cast<std::size_t>(c)]);
         for (int r = 1; r < size && ok; ++r) {
             if (static_cast<std::size_t>(r) >= tokens.size()) {
                 const Token& last = tokens.back();
                 p.error(last.column + static_cast<int>(last.text.size()),
-                        "expected " + std::to_string(size) + " row groups of " + std::to_string(size) +
-                            " cells, found " + std::to_string(r));
+                        "expected " + std::to_string(size) + " row groups of " +
+                            std::to_string(size) + " cells, found " + std::to_string(r));
                 ok = false;
                 break;
             }
@@ -274,17 +294,20 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
             }
             if (static_cast<int>(cells.size()) != size) {
                 p.error(tokens[static_cast<std::size_t>(r)].column,
-                        "row group " + std::to_string(r + 1) + " has " + std::to_string(cells.size()) +
-                            " cells, expected " + std::to_string(size));
+                        "row group " + std::to_string(r + 1) + " has " +
+                            std::to_string(cells.size()) + " cells, expected " +
+                            std::to_string(size));
                 ok = false;
                 break;
             }
-            for (int c = 0; c < size; ++c) rule.pattern.set_cell(c, r, cells[static_cast<std::size_t>(c)]);
+            for (int c = 0; c < size; ++c)
+                rule.pattern.set_cell(c, r, cells[static_cast<std::size_t>(c)]);
         }
         if (!ok) continue;
         if (tokens.size() <= static_cast<std::size_t>(size)) {
             const Token& last = tokens.back();
-            p.error(last.column + static_cast<int>(last.text.size()), "rule has no target (a tile name, an image or @error)");
+            p.error(last.column + static_cast<int>(last.text.size()),
+                    "rule has no target (a tile name, an image or @error)");
             continue;
         }
         std::string canonical = layer + (rotate ? " rotate" : "") + (mirror ? " mirror" : "");
@@ -301,8 +324,9 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
         }
         if (!ok) continue;
         rule.identity = hash_string(canonical);
-        // Variants: the pattern turned 90, 180, 270 degrees clockwise and/or mirrored left-right, each with its
-        // targets turned the same way; they follow their source, and ones equal to an earlier variant are dropped.
+        // Variants: the pattern turned 90, 180, 270 degrees clockwise and/or mirrored left-right,
+        // each with its targets turned the same way; they follow their source, and ones equal to an
+        // earlier variant are dropped.
         std::vector<Rule> variants{rule};
         if (rotate || mirror) {
             std::vector<TileTransform> transforms;
@@ -312,19 +336,23 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path, co
             for (const TileTransform& tr : transforms) {
                 Rule v = rule;
                 if (tr.mirrored) v.pattern = v.pattern.mirrored();
-                for (int r = 0; r < tr.quarter_turns; ++r) v.pattern = v.pattern.rotated();
+                for (int r = 0; r < tr.quarter_turns; ++r)
+                    v.pattern = v.pattern.rotated();
                 bool seen = false;
-                for (const Rule& earlier : variants) seen = seen || earlier.pattern == v.pattern;
+                for (const Rule& earlier : variants)
+                    seen = seen || earlier.pattern == v.pattern;
                 if (seen) continue;
                 for (Target& t : v.targets)
                     t.flips = TileTransform::from_flip_bits(t.flips).then(tr).flip_bits();
-                v.variant = std::string(tr.mirrored ? "m" : "") + (tr.mirrored && tr.quarter_turns ? " " : "") +
+                v.variant = std::string(tr.mirrored ? "m" : "") +
+                            (tr.mirrored && tr.quarter_turns ? " " : "") +
                             (tr.quarter_turns ? "r" + std::to_string(90 * tr.quarter_turns) : "");
                 v.identity = hash_string(canonical + " @" + v.variant);
                 variants.push_back(std::move(v));
             }
         }
-        for (Rule& v : variants) rules.push_back(std::move(v));
+        for (Rule& v : variants)
+            rules.push_back(std::move(v));
     }
     return rules;
 }

@@ -1,5 +1,6 @@
-// TileTransform: the 8 ways to turn or flip a square tile (the dihedral group D4), and their Tiled flip bits.
-// A transform is "mirror left-right (if mirrored), then rotate `quarter_turns` x 90 degrees clockwise".
+// TileTransform: the 8 ways to turn or flip a square tile (the dihedral group D4), and their Tiled
+// flip bits. A transform is "mirror left-right (if mirrored), then rotate `quarter_turns` x 90
+// degrees clockwise".
 #pragma once
 
 #include "core/map.hpp"
@@ -10,7 +11,9 @@ struct TileTransform {
     int quarter_turns = 0; // 0..3, clockwise
     bool mirrored = false;
 
-    static constexpr TileTransform rotation(int quarters) { return {((quarters % 4) + 4) % 4, false}; }
+    static constexpr TileTransform rotation(int quarters) {
+        return {((quarters % 4) + 4) % 4, false};
+    }
     static constexpr TileTransform mirror() { return {0, true}; }
 
     // `after` applied to the result of *this.
@@ -23,8 +26,10 @@ struct TileTransform {
     // Tiled's flip bits (diagonal first, then horizontal, then vertical) for this transform.
     constexpr Gid flip_bits() const {
         constexpr Gid table[2][4] = {
-            {0, kFlipHorizontal | kFlipDiagonal, kFlipHorizontal | kFlipVertical, kFlipVertical | kFlipDiagonal},
-            {kFlipHorizontal, kFlipHorizontal | kFlipVertical | kFlipDiagonal, kFlipVertical, kFlipDiagonal},
+            {0, kFlipHorizontal | kFlipDiagonal, kFlipHorizontal | kFlipVertical,
+             kFlipVertical | kFlipDiagonal},
+            {kFlipHorizontal, kFlipHorizontal | kFlipVertical | kFlipDiagonal, kFlipVertical,
+             kFlipDiagonal},
         };
         return table[mirrored ? 1 : 0][quarter_turns];
     }

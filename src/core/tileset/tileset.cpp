@@ -6,8 +6,8 @@
 
 namespace tilegen {
 
-std::optional<TilesetManifest> parse_tileset_manifest(std::string_view text, const std::string& path,
-                                                      Diagnostics& diags) {
+std::optional<TilesetManifest> parse_tileset_manifest(std::string_view text,
+                                                      const std::string& path, Diagnostics& diags) {
     const std::size_t before = diags.size();
     TomlReader reader(path, diags);
     auto doc = reader.parse(text);
@@ -31,16 +31,17 @@ std::optional<TilesetManifest> parse_tileset_manifest(std::string_view text, con
             e.col = static_cast<int>(key.source().begin.column);
             if (const auto* i = node.as_integer()) {
                 if (i->get() < 0 || i->get() > 1'000'000) {
-                    reader.error(node, "tile index " + std::to_string(i->get()) + " is out of range (0 to 1000000)");
+                    reader.error(node, "tile index " + std::to_string(i->get()) +
+                                           " is out of range (0 to 1000000)");
                     continue;
                 }
                 e.index = static_cast<int>(i->get());
-            } else if (const auto* a = node.as_array(); a && a->size() == 2 && (*a)[0].as_integer() &&
-                                                        (*a)[1].as_integer()) {
+            } else if (const auto* a = node.as_array();
+                       a && a->size() == 2 && (*a)[0].as_integer() && (*a)[1].as_integer()) {
                 long long c = (*a)[0].as_integer()->get(), r = (*a)[1].as_integer()->get();
                 if (c < 0 || r < 0 || c > 100000 || r > 100000) {
-                    reader.error(node, "tile position [" + std::to_string(c) + ", " + std::to_string(r) +
-                                           "] is out of range");
+                    reader.error(node, "tile position [" + std::to_string(c) + ", " +
+                                           std::to_string(r) + "] is out of range");
                     continue;
                 }
                 e.column = static_cast<int>(c);
@@ -65,8 +66,9 @@ std::optional<Tileset> make_tileset(TilesetManifest manifest, Image image, Diagn
     t.rows = image.height() / manifest.tile_height;
     if (t.columns < 1 || t.rows < 1) {
         diags.push_back(error_at(manifest.path, manifest.image_line, manifest.image_col,
-                                 "image is " + std::to_string(image.width()) + "x" + std::to_string(image.height()) +
-                                     " pixels, smaller than one " + std::to_string(manifest.tile_width) + "x" +
+                                 "image is " + std::to_string(image.width()) + "x" +
+                                     std::to_string(image.height()) + " pixels, smaller than one " +
+                                     std::to_string(manifest.tile_width) + "x" +
                                      std::to_string(manifest.tile_height) + " tile"));
         return std::nullopt;
     }
@@ -76,10 +78,11 @@ std::optional<Tileset> make_tileset(TilesetManifest manifest, Image image, Diagn
         int index = e.index;
         if (index < 0) {
             if (e.column >= t.columns || e.row >= t.rows) {
-                diags.push_back(error_at(manifest.path, e.line, e.col,
-                                         "tile '" + e.name + "' at [" + std::to_string(e.column) + ", " +
-                                             std::to_string(e.row) + "] is outside the image (" +
-                                             std::to_string(t.columns) + " x " + std::to_string(t.rows) + " tiles)"));
+                diags.push_back(error_at(
+                    manifest.path, e.line, e.col,
+                    "tile '" + e.name + "' at [" + std::to_string(e.column) + ", " +
+                        std::to_string(e.row) + "] is outside the image (" +
+                        std::to_string(t.columns) + " x " + std::to_string(t.rows) + " tiles)"));
                 ok = false;
                 continue;
             }
@@ -87,7 +90,8 @@ std::optional<Tileset> make_tileset(TilesetManifest manifest, Image image, Diagn
         } else if (index >= count) {
             diags.push_back(error_at(manifest.path, e.line, e.col,
                                      "tile '" + e.name + "' has index " + std::to_string(index) +
-                                         " but the image holds " + std::to_string(count) + " tiles"));
+                                         " but the image holds " + std::to_string(count) +
+                                         " tiles"));
             ok = false;
             continue;
         }
@@ -125,9 +129,11 @@ Atlas build_atlas(const Tileset& tileset, const std::vector<std::pair<std::strin
     atlas.image.copy_from(tileset.image, 0, 0, tileset.columns * tw, tileset.rows * th, 0, 0);
     atlas.names.assign(static_cast<std::size_t>(total), std::string());
     for (const auto& [name, index] : tileset.index_of)
-        if (atlas.names[static_cast<std::size_t>(index)].empty()) atlas.names[static_cast<std::size_t>(index)] = name;
+        if (atlas.names[static_cast<std::size_t>(index)].empty())
+            atlas.names[static_cast<std::size_t>(index)] = name;
     auto place = [&](int index, const Image& img, const std::string& name) {
-        atlas.image.copy_from(img, 0, 0, tw, th, (index % atlas.columns) * tw, (index / atlas.columns) * th);
+        atlas.image.copy_from(img, 0, 0, tw, th, (index % atlas.columns) * tw,
+                              (index / atlas.columns) * th);
         atlas.names[static_cast<std::size_t>(index)] = name;
     };
     extra_index.clear();

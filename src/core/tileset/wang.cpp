@@ -9,7 +9,8 @@ std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> parts;
     std::stringstream in(s);
     std::string p;
-    while (std::getline(in, p, '-')) parts.push_back(p);
+    while (std::getline(in, p, '-'))
+        parts.push_back(p);
     return parts;
 }
 } // namespace
@@ -32,22 +33,33 @@ std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_nam
             if (parts.size() <= 2) out[t].fill(static_cast<std::uint8_t>(upper));
             continue;
         }
-        bool n = false, e = false, s = false, w = false, ne = false, se = false, sw = false, nw = false, valid = true;
+        bool n = false, e = false, s = false, w = false, ne = false, se = false, sw = false,
+             nw = false, valid = true;
         for (std::size_t i = 2; i < parts.size(); ++i) {
             const std::string& d = parts[i];
-            if (d == "n") n = true;
-            else if (d == "e") e = true;
-            else if (d == "s") s = true;
-            else if (d == "w") w = true;
-            else if (d == "ne") ne = true;
-            else if (d == "se") se = true;
-            else if (d == "sw") sw = true;
-            else if (d == "nw") nw = true;
-            else valid = false;
+            if (d == "n")
+                n = true;
+            else if (d == "e")
+                e = true;
+            else if (d == "s")
+                s = true;
+            else if (d == "w")
+                w = true;
+            else if (d == "ne")
+                ne = true;
+            else if (d == "se")
+                se = true;
+            else if (d == "sw")
+                sw = true;
+            else if (d == "nw")
+                nw = true;
+            else
+                valid = false;
         }
         if (!valid) continue;
         auto c = [&](bool is_lower) { return static_cast<std::uint8_t>(is_lower ? lower : upper); };
-        out[t] = {c(n), c(n || e || ne), c(e), c(e || s || se), c(s), c(s || w || sw), c(w), c(w || n || nw)};
+        out[t] = {c(n), c(n || e || ne), c(e), c(e || s || se),
+                  c(s), c(s || w || sw), c(w), c(w || n || nw)};
     }
     return out;
 }

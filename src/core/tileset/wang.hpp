@@ -1,8 +1,9 @@
 // Wang ids for Tiled's terrain brush, derived from tile names that follow the painter's convention:
 //   TERRAIN or TERRAIN-VARIANT      a plain tile of TERRAIN (all eight Wang positions TERRAIN)
-//   UPPER-LOWER-DIRS                an UPPER cell with LOWER rims on the listed sides, DIRS from n ne e se s sw w nw
-// Output: a "mixed" Wang id per tile (top, top-right, right, bottom-right, bottom, bottom-left, left, top-left;
-// 1-based colour = terrain index + 1; 0 = no Wang id for this tile).
+//   UPPER-LOWER-DIRS                an UPPER cell with LOWER rims on the listed sides, DIRS from n
+//   ne e se s sw w nw
+// Output: a "mixed" Wang id per tile (top, top-right, right, bottom-right, bottom, bottom-left,
+// left, top-left; 1-based colour = terrain index + 1; 0 = no Wang id for this tile).
 #pragma once
 
 #include <array>

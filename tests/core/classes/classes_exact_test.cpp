@@ -1,7 +1,7 @@
-// Exactness of the fast class passes: thresholds are exact order statistics (a sort gives the same), bit for bit the
-// thresholds of the first implementation (2^16 buckets) for heights of any bits (NaN, -0, infinities, huge and
-// negative values); classify and classify_table give band_of cell by cell; the counts they keep are class_counts;
-// none of it depends on the thread count.
+// Exactness of the fast class passes: thresholds are exact order statistics (a sort gives the
+// same), bit for bit the thresholds of the first implementation (2^16 buckets) for heights of any
+// bits (NaN, -0, infinities, huge and negative values); classify and classify_table give band_of
+// cell by cell; the counts they keep are class_counts; none of it depends on the thread count.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -23,10 +23,11 @@ namespace {
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-// The thresholds as the first implementation computed them: a 2^16-bucket histogram (height * 2^16 truncated and
-// clamped, bucket 0 for NaN and for values whose conversion overflows, as on x86), then per wanted bucket its values
-// in grid order and nth_element, cut after cut.
-std::vector<float> reference_thresholds(const Grid<float>& heights, const std::vector<double>& shares) {
+// The thresholds as the first implementation computed them: a 2^16-bucket histogram (height * 2^16
+// truncated and clamped, bucket 0 for NaN and for values whose conversion overflows, as on x86),
+// then per wanted bucket its values in grid order and nth_element, cut after cut.
+std::vector<float> reference_thresholds(const Grid<float>& heights,
+                                        const std::vector<double>& shares) {
     std::vector<float> thresholds;
     if (shares.size() < 2) return thresholds;
     constexpr int kBuckets = 1 << 16;
@@ -37,7 +38,8 @@ std::vector<float> reference_thresholds(const Grid<float>& heights, const std::v
     };
     const std::size_t n = heights.size();
     std::vector<std::size_t> histogram(kBuckets, 0);
-    for (float v : heights.cells()) ++histogram[static_cast<std::size_t>(bucket_of(v))];
+    for (float v : heights.cells())
+        ++histogram[static_cast<std::size_t>(bucket_of(v))];
     struct Cut {
         bool beyond = false;
         std::size_t bucket = 0, rank = 0;
@@ -47,17 +49,19 @@ std::vector<float> reference_thresholds(const Grid<float>& heights, const std::v
     std::size_t bucket = 0, below = 0;
     for (std::size_t i = 0; i + 1 < shares.size(); ++i) {
         cumulative += shares[i];
-        const auto rank =
-            static_cast<std::size_t>(std::llround(std::clamp(cumulative, 0.0, 1.0) * static_cast<double>(n)));
+        const auto rank = static_cast<std::size_t>(
+            std::llround(std::clamp(cumulative, 0.0, 1.0) * static_cast<double>(n)));
         if (rank >= n) {
             cuts.push_back({true, 0, 0});
             continue;
         }
-        while (below + histogram[bucket] <= rank) below += histogram[bucket++];
+        while (below + histogram[bucket] <= rank)
+            below += histogram[bucket++];
         cuts.push_back({false, bucket, rank - below});
     }
     std::vector<std::vector<float>> in_bucket(kBuckets);
-    for (float v : heights.cells()) in_bucket[static_cast<std::size_t>(bucket_of(v))].push_back(v);
+    for (float v : heights.cells())
+        in_bucket[static_cast<std::size_t>(bucket_of(v))].push_back(v);
     for (const Cut& c : cuts) {
         if (c.beyond) {
             thresholds.push_back(std::nextafter(1.0f, 2.0f));
@@ -74,7 +78,8 @@ std::vector<float> reference_thresholds(const Grid<float>& heights, const std::v
 }
 
 // The order statistics by sorting (heights without NaN).
-std::vector<float> sorted_thresholds(const Grid<float>& heights, const std::vector<double>& shares) {
+std::vector<float> sorted_thresholds(const Grid<float>& heights,
+                                     const std::vector<double>& shares) {
     std::vector<float> sorted(heights.cells().begin(), heights.cells().end());
     std::sort(sorted.begin(), sorted.end());
     std::vector<float> thresholds;
@@ -91,11 +96,12 @@ std::vector<float> sorted_thresholds(const Grid<float>& heights, const std::vect
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
 }
 
-// Heights of every kind: smooth-ish runs in [0, 1], ties, 0 and 1, bucket edges (k / 2^16 and the floats either
-// side), and with `odd`, NaN, -0, infinities, negatives, denormals, 32768 and beyond.
+// Heights of every kind: smooth-ish runs in [0, 1], ties, 0 and 1, bucket edges (k / 2^16 and the
+// floats either side), and with `odd`, NaN, -0, infinities, negatives, denormals, 32768 and beyond.
 Grid<float> random_heights(std::mt19937& rng, int width, int height, bool odd) {
     Grid<float> g(width, height);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
@@ -105,20 +111,49 @@ Grid<float> random_heights(std::mt19937& rng, int width, int height, bool odd) {
         switch (kind(rng)) {
         case 0:
         case 1:
-        case 2: v = run = std::clamp(run + (unit(rng) - 0.5f) * 0.01f, 0.0f, 1.0f); break;
-        case 3: v = unit(rng); break;
-        case 4: v = static_cast<float>(static_cast<int>(unit(rng) * 8.0f)) / 8.0f; break; // ties
-        case 5: v = 0.0f; break;
-        case 6: v = 1.0f; break;
-        case 7: v = static_cast<float>(fine(rng)) / 65536.0f; break;
-        case 8: v = std::nextafter(static_cast<float>(fine(rng)) / 65536.0f, unit(rng) < 0.5f ? 0.0f : 2.0f); break;
-        case 9: v = kNaN; break;
-        case 10: v = -0.0f; break;
-        case 11: v = unit(rng) < 0.5f ? kInf : -kInf; break;
-        case 12: v = -unit(rng); break;
-        case 13: v = std::numeric_limits<float>::denorm_min() * static_cast<float>(fine(rng)); break;
-        case 14: v = unit(rng) < 0.5f ? 32768.0f : std::nextafter(32768.0f, 0.0f); break;
-        default: v = unit(rng) * 1e12f; break;
+        case 2:
+            v = run = std::clamp(run + (unit(rng) - 0.5f) * 0.01f, 0.0f, 1.0f);
+            break;
+        case 3:
+            v = unit(rng);
+            break;
+        case 4:
+            v = static_cast<float>(static_cast<int>(unit(rng) * 8.0f)) / 8.0f;
+            break; // ties
+        case 5:
+            v = 0.0f;
+            break;
+        case 6:
+            v = 1.0f;
+            break;
+        case 7:
+            v = static_cast<float>(fine(rng)) / 65536.0f;
+            break;
+        case 8:
+            v = std::nextafter(static_cast<float>(fine(rng)) / 65536.0f,
+                               unit(rng) < 0.5f ? 0.0f : 2.0f);
+            break;
+        case 9:
+            v = kNaN;
+            break;
+        case 10:
+            v = -0.0f;
+            break;
+        case 11:
+            v = unit(rng) < 0.5f ? kInf : -kInf;
+            break;
+        case 12:
+            v = -unit(rng);
+            break;
+        case 13:
+            v = std::numeric_limits<float>::denorm_min() * static_cast<float>(fine(rng));
+            break;
+        case 14:
+            v = unit(rng) < 0.5f ? 32768.0f : std::nextafter(32768.0f, 0.0f);
+            break;
+        default:
+            v = unit(rng) * 1e12f;
+            break;
         }
     }
     return g;
@@ -128,8 +163,10 @@ std::vector<double> random_shares(std::mt19937& rng, std::size_t count) {
     std::vector<double> shares(count);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     double total = 0;
-    for (double& s : shares) total += s = unit(rng) < 0.15 ? 0.0 : unit(rng);
-    for (double& s : shares) s = total > 0 ? s / total : 1.0 / static_cast<double>(count);
+    for (double& s : shares)
+        total += s = unit(rng) < 0.15 ? 0.0 : unit(rng);
+    for (double& s : shares)
+        s = total > 0 ? s / total : 1.0 / static_cast<double>(count);
     return shares;
 }
 
@@ -142,7 +179,8 @@ std::vector<std::uint64_t> naive_counts(const ClassGrid& classes, std::size_t id
 
 } // namespace
 
-TEST_CASE("thresholds are the order statistics a sort gives, ties and edge values included, on any thread count") {
+TEST_CASE("thresholds are the order statistics a sort gives, ties and edge values included, on any "
+          "thread count") {
     std::mt19937 rng(11);
     const std::pair<int, int> sizes[] = {{1, 1}, {7, 3}, {64, 64}, {333, 97}, {1000, 61}};
     for (std::pair<int, int> size : sizes) {
@@ -162,7 +200,8 @@ TEST_CASE("thresholds are the order statistics a sort gives, ties and edge value
     }
 }
 
-TEST_CASE("thresholds are bit for bit those of 2^16 buckets, for heights of any bits (NaN, -0, infinities, huge)") {
+TEST_CASE("thresholds are bit for bit those of 2^16 buckets, for heights of any bits (NaN, -0, "
+          "infinities, huge)") {
     std::mt19937 rng(5);
     const std::pair<int, int> sizes[] = {{1, 1}, {5, 5}, {64, 33}, {301, 77}};
     for (std::pair<int, int> size : sizes) {
@@ -184,7 +223,8 @@ TEST_CASE("thresholds are bit for bit those of 2^16 buckets, for heights of any 
     for (float fill : {0.0f, -0.0f, kNaN, -1.0f, 1e-9f, 1.0f, 40000.0f}) {
         const Grid<float> g(9, 4, fill);
         CAPTURE(fill);
-        CHECK(same_bits(thresholds_from_shares(g, {0.2, 0.3, 0.5}, 2), reference_thresholds(g, {0.2, 0.3, 0.5})));
+        CHECK(same_bits(thresholds_from_shares(g, {0.2, 0.3, 0.5}, 2),
+                        reference_thresholds(g, {0.2, 0.3, 0.5})));
     }
 }
 
@@ -195,10 +235,15 @@ TEST_CASE("classify and classify_table give band_of cell by cell and count as cl
         std::vector<float> t(count);
         for (float& x : t) {
             const float r = unit(rng);
-            x = r < 0.05f ? kNaN : r < 0.1f ? kInf : r < 0.15f ? -0.0f : r < 0.2f ? 1.0f : unit(rng);
+            x = r < 0.05f   ? kNaN
+                : r < 0.1f  ? kInf
+                : r < 0.15f ? -0.0f
+                : r < 0.2f  ? 1.0f
+                            : unit(rng);
         }
         if (unit(rng) < 0.8f) // mostly in order, NaN last
-            std::sort(t.begin(), t.end(), [](float a, float b) { return std::isnan(b) ? !std::isnan(a) : a < b; });
+            std::sort(t.begin(), t.end(),
+                      [](float a, float b) { return std::isnan(b) ? !std::isnan(a) : a < b; });
         return t;
     };
     const std::pair<int, int> sizes[] = {{1, 1}, {37, 11}, {16, 4}, {300, 50}, {4099, 3}};
@@ -218,7 +263,8 @@ TEST_CASE("classify and classify_table give band_of cell by cell and count as cl
                 expected.cells()[i] = static_cast<ClassId>(band_of(rows.cells()[i], t));
             for (int threads : {1, 2, 3}) {
                 CAPTURE(threads);
-                std::vector<std::uint64_t> counts(t.size() + 1 - static_cast<std::size_t>(round % 2), 7);
+                std::vector<std::uint64_t> counts(
+                    t.size() + 1 - static_cast<std::size_t>(round % 2), 7);
                 const ClassGrid got = classify(rows, t, threads, &counts);
                 CHECK(got == expected);
                 CHECK(counts == naive_counts(expected, counts.size()));
@@ -228,10 +274,12 @@ TEST_CASE("classify and classify_table give band_of cell by cell and count as cl
 
             // Two maps through a table (the last rounds: a table of more than 256 entries).
             const auto rt = random_thresholds(round < 10 ? static_cast<std::size_t>(round) : 20);
-            const auto ct = random_thresholds(round < 10 ? static_cast<std::size_t>(9 - round) : 17);
+            const auto ct =
+                random_thresholds(round < 10 ? static_cast<std::size_t>(9 - round) : 17);
             const std::size_t ncols = ct.size() + 1;
             std::vector<ClassId> table((rt.size() + 1) * ncols);
-            for (ClassId& c : table) c = static_cast<ClassId>(unit(rng) * 9.0f);
+            for (ClassId& c : table)
+                c = static_cast<ClassId>(unit(rng) * 9.0f);
             ClassGrid expected_table(w, h);
             for (std::size_t i = 0; i < rows.size(); ++i)
                 expected_table.cells()[i] =
@@ -239,7 +287,8 @@ TEST_CASE("classify and classify_table give band_of cell by cell and count as cl
             for (int threads : {1, 2, 3}) {
                 CAPTURE(threads);
                 std::vector<std::uint64_t> counts(9, 0);
-                CHECK(classify_table(rows, rt, columns, ct, table, threads, &counts) == expected_table);
+                CHECK(classify_table(rows, rt, columns, ct, table, threads, &counts) ==
+                      expected_table);
                 CHECK(counts == naive_counts(expected_table, 9));
                 CHECK(classify_table(rows, rt, columns, ct, table, threads) == expected_table);
             }
@@ -247,27 +296,33 @@ TEST_CASE("classify and classify_table give band_of cell by cell and count as cl
     }
 }
 
-TEST_CASE("class_counts and class_fractions: ids at or above the class count are not counted; empty grids") {
+TEST_CASE("class_counts and class_fractions: ids at or above the class count are not counted; "
+          "empty grids") {
     ClassGrid g(4100, 2, 0);
-    for (std::size_t i = 0; i < g.size(); ++i) g.cells()[i] = static_cast<ClassId>((i * 7) % 256);
+    for (std::size_t i = 0; i < g.size(); ++i)
+        g.cells()[i] = static_cast<ClassId>((i * 7) % 256);
     for (int count : {0, 1, 5, 255, 256, 300}) {
         CAPTURE(count);
         const auto expected = naive_counts(g, static_cast<std::size_t>(count));
-        for (int threads : {1, 2, 3}) CHECK(class_counts(g, count, threads) == expected);
+        for (int threads : {1, 2, 3})
+            CHECK(class_counts(g, count, threads) == expected);
         const auto f = class_fractions(g, count, 2);
         REQUIRE(f.size() == static_cast<std::size_t>(count));
         for (int i = 0; i < count; ++i)
             CHECK(f[static_cast<std::size_t>(i)] ==
-                  static_cast<double>(expected[static_cast<std::size_t>(i)]) / static_cast<double>(g.size()));
+                  static_cast<double>(expected[static_cast<std::size_t>(i)]) /
+                      static_cast<double>(g.size()));
     }
     CHECK(class_fractions(ClassGrid(), 3) == std::vector<double>{0.0, 0.0, 0.0});
     CHECK(class_fractions(ClassGrid(0, 5), 2, 3) == std::vector<double>{0.0, 0.0});
 }
 
-TEST_CASE("generate: fractions counted while classifying are class_fractions of the classes, on any thread count") {
+TEST_CASE("generate: fractions counted while classifying are class_fractions of the classes, on "
+          "any thread count") {
     for (const char* sample : {"overworld.toml", "archipelago.toml"}) {
         Diagnostics d;
-        auto project = io::load_project(test::source_dir() / "samples" / sample, io::DiskFiles{}, d);
+        auto project =
+            io::load_project(test::source_dir() / "samples" / sample, io::DiskFiles{}, d);
         REQUIRE(project);
         const int class_count = static_cast<int>(project->recipe.terrain.size());
         GenerateResult first;

@@ -11,7 +11,8 @@ using namespace tilegen;
 TEST_CASE("class shares hold within 0.5 points for many seeds and sizes") {
     const std::vector<double> shares{0.35, 0.15, 0.5};
     for (std::uint64_t seed : {1ull, 2ull, 3ull, 77ull, 123456789ull}) {
-        for (auto [w, h] : {std::pair{16, 16}, std::pair{100, 37}, std::pair{256, 256}, std::pair{333, 97}}) {
+        for (auto [w, h] :
+             {std::pair{16, 16}, std::pair{100, 37}, std::pair{256, 256}, std::pair{333, 97}}) {
             auto heights = harmonic_noise({}, seed, w, h, {0, 0, w, h});
             auto t = thresholds_from_shares(heights, shares);
             REQUIRE(t.size() == 2);
@@ -27,7 +28,8 @@ TEST_CASE("class shares hold within 0.5 points for many seeds and sizes") {
 
 TEST_CASE("thresholds are exact ranks: shares of a known field") {
     Grid<float> g(10, 10);
-    for (int i = 0; i < 100; ++i) g.cells()[static_cast<std::size_t>(i)] = static_cast<float>((i * 37) % 100) / 100.0f;
+    for (int i = 0; i < 100; ++i)
+        g.cells()[static_cast<std::size_t>(i)] = static_cast<float>((i * 37) % 100) / 100.0f;
     auto t = thresholds_from_shares(g, {0.25, 0.5, 0.25});
     CHECK(t[0] == doctest::Approx(0.25f));
     CHECK(t[1] == doctest::Approx(0.75f));

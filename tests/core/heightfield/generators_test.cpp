@@ -15,9 +15,10 @@ using tilegen::test::high_frequency_energy;
 
 namespace {
 
-const NoiseKind kAllKinds[] = {NoiseKind::harmonic, NoiseKind::value,          NoiseKind::perlin, NoiseKind::simplex,
-                               NoiseKind::worley,   NoiseKind::diamond_square, NoiseKind::fault,  NoiseKind::hills,
-                               NoiseKind::particle, NoiseKind::profile};
+const NoiseKind kAllKinds[] = {NoiseKind::harmonic, NoiseKind::value,  NoiseKind::perlin,
+                               NoiseKind::simplex,  NoiseKind::worley, NoiseKind::diamond_square,
+                               NoiseKind::fault,    NoiseKind::hills,  NoiseKind::particle,
+                               NoiseKind::profile};
 
 MapDefinition def_of(NoiseKind kind) {
     MapDefinition d;
@@ -33,7 +34,6 @@ MapDefinition def_of(NoiseKind kind) {
 Grid<float> whole(const MapDefinition& d, std::uint64_t seed, int w, int h) {
     return generate_heightfield(d, seed, w, h, {0, 0, w, h}, nullptr);
 }
-
 
 bool same_window(const Grid<float>& part, const Grid<float>& all, Region r) {
     for (int y = 0; y < r.height; ++y)
@@ -58,12 +58,14 @@ TEST_CASE("every kind: deterministic, seed-dependent, in [0, 1] and not flat") {
     }
 }
 
-TEST_CASE("position-based kinds: a region alone equals the window of the whole map, modifiers included") {
+TEST_CASE(
+    "position-based kinds: a region alone equals the window of the whole map, modifiers included") {
     const Region r{23, 11, 41, 29};
     for (NoiseKind kind : kAllKinds) {
         CAPTURE(noise_kind_name(kind));
         auto d = def_of(kind);
-        CHECK(same_window(generate_heightfield(d, 9, 100, 70, r, nullptr), whole(d, 9, 100, 70), r));
+        CHECK(
+            same_window(generate_heightfield(d, 9, 100, 70, r, nullptr), whole(d, 9, 100, 70), r));
         // With every modifier but combine.
         ModifierSettings warp, island, terrace, smooth;
         warp.kind = ModifierKind::warp;
@@ -74,7 +76,8 @@ TEST_CASE("position-based kinds: a region alone equals the window of the whole m
         smooth.kind = ModifierKind::smooth;
         smooth.smooth_radius = 2;
         d.settings.modifiers = {warp, smooth, island, terrace};
-        CHECK(same_window(generate_heightfield(d, 9, 100, 70, r, nullptr), whole(d, 9, 100, 70), r));
+        CHECK(
+            same_window(generate_heightfield(d, 9, 100, 70, r, nullptr), whole(d, 9, 100, 70), r));
     }
     CHECK_FALSE(is_position_based(NoiseKind::diamond_square));
     CHECK(is_position_based(NoiseKind::simplex));
@@ -86,7 +89,8 @@ TEST_CASE("more octaves give more high-frequency energy") {
         auto one = def_of(kind), six = def_of(kind);
         one.settings.octaves = 1;
         six.settings.octaves = 6;
-        CHECK(high_frequency_energy(whole(six, 2, 128, 128)) > 1.5 * high_frequency_energy(whole(one, 2, 128, 128)));
+        CHECK(high_frequency_energy(whole(six, 2, 128, 128)) >
+              1.5 * high_frequency_energy(whole(one, 2, 128, 128)));
     }
 }
 
@@ -113,8 +117,10 @@ TEST_CASE("Worley: F1 is 0 at a feature point, F2 >= F1, all metrics") {
     for (std::int64_t cx : {-3, 0, 5})
         for (std::int64_t cy : {-1, 2}) {
             const std::uint64_t h = hash_position(stream, cx, cy);
-            const double px = static_cast<double>(cx) + unit_double(h), py = static_cast<double>(cy) + unit_double(mix64(h));
-            for (auto dist : {WorleyDistance::euclidean, WorleyDistance::manhattan, WorleyDistance::chebyshev}) {
+            const double px = static_cast<double>(cx) + unit_double(h),
+                         py = static_cast<double>(cy) + unit_double(mix64(h));
+            for (auto dist : {WorleyDistance::euclidean, WorleyDistance::manhattan,
+                              WorleyDistance::chebyshev}) {
                 CHECK(worley_noise(stream, px, py, WorleyReturn::f1, dist) == 0.0);
                 CHECK(worley_noise(stream, px + 0.3, py, WorleyReturn::f1, dist) > 0.0);
             }
@@ -124,13 +130,15 @@ TEST_CASE("Worley: F1 is 0 at a feature point, F2 >= F1, all metrics") {
         const double f1 = worley_noise(stream, x, y, WorleyReturn::f1, WorleyDistance::euclidean);
         const double f2 = worley_noise(stream, x, y, WorleyReturn::f2, WorleyDistance::euclidean);
         CHECK(f2 >= f1);
-        CHECK(worley_noise(stream, x, y, WorleyReturn::f2_minus_f1, WorleyDistance::euclidean) == doctest::Approx(f2 - f1));
+        CHECK(worley_noise(stream, x, y, WorleyReturn::f2_minus_f1, WorleyDistance::euclidean) ==
+              doctest::Approx(f2 - f1));
         CHECK(worley_noise(stream, x, y, WorleyReturn::f1, WorleyDistance::chebyshev) <=
               worley_noise(stream, x, y, WorleyReturn::f1, WorleyDistance::manhattan));
     }
 }
 
-TEST_CASE("island falloff lowers the edges; terrace makes steps; profile is ground below, air above") {
+TEST_CASE(
+    "island falloff lowers the edges; terrace makes steps; profile is ground below, air above") {
     auto d = def_of(NoiseKind::harmonic);
     ModifierSettings island;
     island.kind = ModifierKind::island;
@@ -138,9 +146,11 @@ TEST_CASE("island falloff lowers the edges; terrace makes steps; profile is grou
     d.settings.modifiers = {island};
     auto g = whole(d, 4, 64, 64);
     double edge = 0, centre = 0;
-    for (int i = 0; i < 64; ++i) edge += g(i, 0) + g(0, i);
+    for (int i = 0; i < 64; ++i)
+        edge += g(i, 0) + g(0, i);
     for (int y = 28; y < 36; ++y)
-        for (int x = 28; x < 36; ++x) centre += g(x, y);
+        for (int x = 28; x < 36; ++x)
+            centre += g(x, y);
     CHECK(edge / 128 < 0.25 * centre / 64);
 
     ModifierSettings terrace;
@@ -154,7 +164,8 @@ TEST_CASE("island falloff lowers the edges; terrace makes steps; profile is grou
 
     auto p = whole(def_of(NoiseKind::profile), 4, 50, 40);
     for (int x = 0; x < 50; ++x)
-        for (int y = 1; y < 40; ++y) CHECK(p(x, y) >= p(x, y - 1)); // deeper is higher
+        for (int y = 1; y < 40; ++y)
+            CHECK(p(x, y) >= p(x, y - 1)); // deeper is higher
 }
 
 TEST_CASE("combine reads other maps through the lookup") {
@@ -162,13 +173,16 @@ TEST_CASE("combine reads other maps through the lookup") {
     ModifierSettings m;
     m.kind = ModifierKind::combine;
     m.map = "flat";
-    for (auto [op, expect] : {std::pair{CombineOp::min, 0.25f}, std::pair{CombineOp::multiply, 0.0f}}) {
+    for (auto [op, expect] :
+         {std::pair{CombineOp::min, 0.25f}, std::pair{CombineOp::multiply, 0.0f}}) {
         m.op = op;
         a.settings.modifiers = {m};
-        auto g = generate_heightfield(a, 1, 20, 20, {0, 0, 20, 20}, [&](const std::string& name, Region r) {
-            CHECK(name == "flat");
-            return Grid<float>(r.width, r.height, op == CombineOp::min ? 0.25f : 0.0f);
-        });
-        for (float v : g.cells()) CHECK(v <= expect);
+        auto g = generate_heightfield(
+            a, 1, 20, 20, {0, 0, 20, 20}, [&](const std::string& name, Region r) {
+                CHECK(name == "flat");
+                return Grid<float>(r.width, r.height, op == CombineOp::min ? 0.25f : 0.0f);
+            });
+        for (float v : g.cells())
+            CHECK(v <= expect);
     }
 }

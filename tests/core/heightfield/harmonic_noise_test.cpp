@@ -9,8 +9,7 @@
 using namespace tilegen;
 using tilegen::test::high_frequency_energy;
 
-namespace {
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("harmonic noise is in [0, 1], deterministic, and depends on the seed") {
     HarmonicNoiseConfig cfg;
@@ -34,7 +33,8 @@ TEST_CASE("a region computed alone equals the same window of the whole map") {
         auto part = harmonic_noise(cfg, 9, 257, 130, r);
         bool same = true;
         for (int y = 0; y < r.height; ++y)
-            for (int x = 0; x < r.width; ++x) same = same && part(x, y) == whole(r.x + x, r.y + y);
+            for (int x = 0; x < r.width; ++x)
+                same = same && part(x, y) == whole(r.x + x, r.y + y);
         CHECK(same);
     }
 }

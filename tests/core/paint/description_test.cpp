@@ -1,6 +1,6 @@
-// The description's newer keys: rules outputs, several pairs per upper terrain, faces, blends, basic and
-// symmetric sets, objects and sprites: what they parse to, and the error for each bad value (message and
-// line:column).
+// The description's newer keys: rules outputs, several pairs per upper terrain, faces, blends,
+// basic and symmetric sets, objects and sprites: what they parse to, and the error for each bad
+// value (message and line:column).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -78,7 +78,8 @@ TEST_CASE("paint: descriptions: bad newer keys: message and line:column") {
              "\"#222222\"]\n",
          16, 8, "a face needs 'wobble' = 0"},
         {kTerrains + pair +
-             "wobble = 0\nface = \"cliff\"\nface_palette = [\"#000000\", \"#111111\", \"#222222\"]\n",
+             "wobble = 0\nface = \"cliff\"\nface_palette = [\"#000000\", \"#111111\", "
+             "\"#222222\"]\n",
          17, 8, "a face needs 'face_depth'"},
         {kTerrains + pair + "wobble = 0\nface = \"cliff\"\nface_depth = 6\n", 17, 8,
          "a face needs 'face_palette'"},
@@ -87,23 +88,29 @@ TEST_CASE("paint: descriptions: bad newer keys: message and line:column") {
              "\"#111111\", \"#222222\"]\n",
          18, 14, "'face_depth' + 'rim_depth' + 'corner_radius' must be at most tile_size"},
         {kTerrains + pair + "face = \"ledge\"\n", 16, 8, "unknown face \"ledge\""},
-        {kTerrains + pair + "face_depth = 3\n", 16, 14, "'face_depth' and 'face_palette' need 'face'"},
+        {kTerrains + pair + "face_depth = 3\n", 16, 14,
+         "'face_depth' and 'face_palette' need 'face'"},
         {kTerrains + pair + "lower_lines = [\"#000000\", \"#000000\", \"#000000\"]\n", 16, 15,
          "must fit inside the rim"},
-        {kTerrains + pair + "rim_depth = 2\nwobble = 0.5\nblend = 2\n", 13, 1, "must fit inside the rim"},
-        {"symmetric = true\n" + kTerrains + pair, 14, 1, "with 'symmetric' = true a pair needs 'shadow' = 0"},
+        {kTerrains + pair + "rim_depth = 2\nwobble = 0.5\nblend = 2\n", 13, 1,
+         "must fit inside the rim"},
+        {"symmetric = true\n" + kTerrains + pair, 14, 1,
+         "with 'symmetric' = true a pair needs 'shadow' = 0"},
         {"symmetric = 1\n" + kTerrains, 1, 13, "'symmetric' must be true or false"},
-        {kTerrains + "[[sprite]]\nname = \"oak\"\nshape = \"oak\"\npalette = [\"#000000\", \"#111111\", "
-                     "\"#222222\"]\n",
-         13, 1, "[[sprite]] needs an [objects] table"},
-        {kTerrains + "[objects]\n[[sprite]]\nname = \"oak\"\nshape = \"palm\"\npalette = [\"#000000\", "
-                     "\"#111111\", \"#222222\"]\n",
-         16, 9, "unknown shape \"palm\""},
         {kTerrains +
-             "[objects]\nsprite_width = 16\n[[sprite]]\nname = \"oak\"\nshape = \"oak\"\nfootprint = [2, "
-             "2]\npalette = [\"#000000\", \"#111111\", \"#222222\"]\n",
+             "[[sprite]]\nname = \"oak\"\nshape = \"oak\"\npalette = [\"#000000\", \"#111111\", "
+             "\"#222222\"]\n",
+         13, 1, "[[sprite]] needs an [objects] table"},
+        {kTerrains +
+             "[objects]\n[[sprite]]\nname = \"oak\"\nshape = \"palm\"\npalette = [\"#000000\", "
+             "\"#111111\", \"#222222\"]\n",
+         16, 9, "unknown shape \"palm\""},
+        {kTerrains + "[objects]\nsprite_width = 16\n[[sprite]]\nname = \"oak\"\nshape = "
+                     "\"oak\"\nfootprint = [2, "
+                     "2]\npalette = [\"#000000\", \"#111111\", \"#222222\"]\n",
          18, 13, "does not fit the sprite cell"},
-        {kTerrains + "[objects]\nimage = \"sprites/objects.png\"\n", 14, 9, "'image' must be a file name"},
+        {kTerrains + "[objects]\nimage = \"sprites/objects.png\"\n", 14, 9,
+         "'image' must be a file name"},
         {kTerrains + "[objects]\n[[sprite]]\nname = \"oak\"\nshape = \"oak\"\n", 14, 1,
          "[[sprite]] needs 'palette'"},
         {kTerrains + "[error]\ninclude = \"no\"\n", 14, 11, "'include' must be true or false"},
@@ -133,7 +140,8 @@ TEST_CASE("paint: descriptions: bad newer keys: message and line:column") {
     }
     // Rules cannot be written for a "basic" set (their rules are written by hand).
     {
-        const std::string text = "[rules]\npath = \"x.rules\"\n" + kTerrains + pair + "set = \"basic\"\n";
+        const std::string text =
+            "[rules]\npath = \"x.rules\"\n" + kTerrains + pair + "set = \"basic\"\n";
         Diagnostics diags;
         CHECK_FALSE(parse_description(text, "d.toml", diags));
         REQUIRE(diags.size() >= 1);

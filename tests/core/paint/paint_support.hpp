@@ -1,10 +1,11 @@
-// Helpers for the painter's tests: the shipped descriptions, and an exact coverage check of 3x3 rule sets.
+// Helpers for the painter's tests: the shipped descriptions, and an exact coverage check of 3x3
+// rule sets.
 //
-// Exact coverage without enumerating k^9 neighbourhoods: for a given centre class, a neighbour's class only
-// matters through which of the candidate rules' cells (at that position) accept it. Classes accepted by
-// exactly the same cells are interchangeable, so one representative per group and position gives every
-// distinct outcome: the product of the group counts is small (4^8 for the seven-terrain overworld) where 7^9
-// is 40M.
+// Exact coverage without enumerating k^9 neighbourhoods: for a given centre class, a neighbour's
+// class only matters through which of the candidate rules' cells (at that position) accept it.
+// Classes accepted by exactly the same cells are interchangeable, so one representative per group
+// and position gives every distinct outcome: the product of the group counts is small (4^8 for the
+// seven-terrain overworld) where 7^9 is 40M.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -37,7 +38,8 @@ inline const tilegen::paint::Description& description(const std::string& set) {
     return cache.emplace(set, *d).first->second;
 }
 
-// Symbols of a description's terrains (all, or a rules output's), lowest first: class id = position.
+// Symbols of a description's terrains (all, or a rules output's), lowest first: class id =
+// position.
 inline std::string symbols_by_height(const tilegen::paint::Description& d,
                                      const std::vector<int>& only = {}) {
     std::vector<const tilegen::paint::Terrain*> ts;
@@ -66,26 +68,28 @@ inline std::vector<Rule> ordered_rules(const std::string& text, const std::strin
 }
 
 struct ExactCoverage {
-    std::uint64_t representatives = 0;  // neighbourhoods examined (one per equivalence class)
-    std::uint64_t neighbourhoods = 0;   // all neighbourhoods they stand for (k^9)
-    std::uint64_t uncovered = 0;        // neighbourhoods decided by no rule or a catch-all (specificity 0)
+    std::uint64_t representatives = 0; // neighbourhoods examined (one per equivalence class)
+    std::uint64_t neighbourhoods = 0;  // all neighbourhoods they stand for (k^9)
+    std::uint64_t uncovered = 0; // neighbourhoods decided by no rule or a catch-all (specificity 0)
     std::vector<std::uint64_t> decided; // per ordered rule: neighbourhoods it decides
 };
 
-// Calls visit(neighbourhood, deciding rule or -1) once per equivalence class of 3x3 neighbourhoods over k
-// classes.
-inline ExactCoverage exact_coverage(const std::vector<Rule>& ordered, int k,
-                                    const std::function<void(const Neighbourhood&, int)>& visit = {}) {
+// Calls visit(neighbourhood, deciding rule or -1) once per equivalence class of 3x3 neighbourhoods
+// over k classes.
+inline ExactCoverage
+exact_coverage(const std::vector<Rule>& ordered, int k,
+               const std::function<void(const Neighbourhood&, int)>& visit = {}) {
     ExactCoverage out;
     out.decided.assign(ordered.size(), 0);
-    static constexpr int kPos[8][2] = {{-1, -1}, {0, -1}, {1, -1}, {-1, 0}, {1, 0}, {-1, 1}, {0, 1}, {1, 1}};
+    static constexpr int kPos[8][2] = {{-1, -1}, {0, -1}, {1, -1}, {-1, 0},
+                                       {1, 0},   {-1, 1}, {0, 1},  {1, 1}};
     for (int centre = 0; centre < k; ++centre) {
         std::vector<int> candidates;
         for (std::size_t r = 0; r < ordered.size(); ++r)
             if (ordered[r].pattern.at(0, 0) & (ClassMask{1} << centre))
                 candidates.push_back(static_cast<int>(r));
-        // Per position: groups of classes with the same acceptance by every candidate; a representative and a
-        // size.
+        // Per position: groups of classes with the same acceptance by every candidate; a
+        // representative and a size.
         std::vector<std::vector<std::pair<int, int>>> groups(8);
         for (int p = 0; p < 8; ++p) {
             std::map<std::vector<bool>, std::pair<int, int>> by_signature;
@@ -93,7 +97,8 @@ inline ExactCoverage exact_coverage(const std::vector<Rule>& ordered, int k,
                 std::vector<bool> sig;
                 for (int r : candidates) {
                     const Descriptor& pat = ordered[static_cast<std::size_t>(r)].pattern;
-                    const ClassMask m = pat.radius() == 0 ? kAnyClass : pat.at(kPos[p][0], kPos[p][1]);
+                    const ClassMask m =
+                        pat.radius() == 0 ? kAnyClass : pat.at(kPos[p][0], kPos[p][1]);
                     sig.push_back((m & (ClassMask{1} << c)) != 0);
                 }
                 auto [it, fresh] = by_signature.emplace(sig, std::pair<int, int>{c, 0});
@@ -108,7 +113,8 @@ inline ExactCoverage exact_coverage(const std::vector<Rule>& ordered, int k,
         while (true) {
             std::uint64_t weight = 1;
             for (int p = 0; p < 8; ++p) {
-                const auto& g = groups[static_cast<std::size_t>(p)][pick[static_cast<std::size_t>(p)]];
+                const auto& g =
+                    groups[static_cast<std::size_t>(p)][pick[static_cast<std::size_t>(p)]];
                 const int idx = (kPos[p][1] + 1) * 3 + (kPos[p][0] + 1);
                 n.cells[static_cast<std::size_t>(idx)] = static_cast<ClassId>(g.first);
                 weight *= static_cast<std::uint64_t>(g.second);
@@ -121,12 +127,14 @@ inline ExactCoverage exact_coverage(const std::vector<Rule>& ordered, int k,
                 }
             ++out.representatives;
             out.neighbourhoods += weight;
-            if (decided < 0 || ordered[static_cast<std::size_t>(decided)].pattern.specificity() == 0)
+            if (decided < 0 ||
+                ordered[static_cast<std::size_t>(decided)].pattern.specificity() == 0)
                 out.uncovered += weight;
             if (decided >= 0) out.decided[static_cast<std::size_t>(decided)] += weight;
             if (visit) visit(n, decided);
             int p = 0;
-            while (p < 8 && ++pick[static_cast<std::size_t>(p)] == groups[static_cast<std::size_t>(p)].size())
+            while (p < 8 && ++pick[static_cast<std::size_t>(p)] ==
+                                groups[static_cast<std::size_t>(p)].size())
                 pick[static_cast<std::size_t>(p++)] = 0;
             if (p == 8) break;
         }

@@ -1,7 +1,8 @@
-// The rules files of the tilesets: every 3x3 neighbourhood of their terrain set is decided by a real rule (no
-// catch-all, no error), no rule is shadowed or repeated, and each generated rule picks the tile the layering
-// asks for. Exact for every terrain set, the seven-terrain overworld included (by equivalence classes, see
-// paint_support.hpp), and cross-checked against the library's check_rules where it enumerates exactly.
+// The rules files of the tilesets: every 3x3 neighbourhood of their terrain set is decided by a
+// real rule (no catch-all, no error), no rule is shadowed or repeated, and each generated rule
+// picks the tile the layering asks for. Exact for every terrain set, the seven-terrain overworld
+// included (by equivalence classes, see paint_support.hpp), and cross-checked against the library's
+// check_rules where it enumerates exactly.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -57,8 +58,8 @@ TEST_CASE("paint: the shipped rules files are the ones we expect") {
     CHECK(tp::symbols_by_height(tp::description("cave")) == "pwfW");
 }
 
-TEST_CASE(
-    "paint: every rules file decides every 3x3 neighbourhood with a real rule; none shadowed or repeated") {
+TEST_CASE("paint: every rules file decides every 3x3 neighbourhood with a real rule; none shadowed "
+          "or repeated") {
     for (const RulesFile& f : rules_files()) {
         CAPTURE(f.path);
         const std::string text = test::read_text(test::source_dir() / f.path);
@@ -71,8 +72,9 @@ TEST_CASE(
             const bool safety_net =
                 std::all_of(ordered[r].targets.begin(), ordered[r].targets.end(),
                             [](const Target& t) { return t.kind == Target::Kind::error; });
-            CHECK_MESSAGE((cov.decided[r] > 0 || safety_net),
-                          "line " << ordered[r].line << " " << ordered[r].variant << " never decides a cell");
+            CHECK_MESSAGE((cov.decided[r] > 0 || safety_net), "line " << ordered[r].line << " "
+                                                                      << ordered[r].variant
+                                                                      << " never decides a cell");
             if (safety_net) CHECK(cov.decided[r] == 0); // nothing falls through to the red tile
             for (std::size_t q = 0; q < r; ++q)
                 CHECK_MESSAGE(!(ordered[q].pattern == ordered[r].pattern),
@@ -90,8 +92,10 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact over every neighbourhood)") {
-    static constexpr std::array<int, 8> kHoodIndex = {1, 2, 5, 8, 7, 6, 3, 0}; // n ne e se s sw w nw
+TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact over every "
+          "neighbourhood)") {
+    static constexpr std::array<int, 8> kHoodIndex = {1, 2, 5, 8,
+                                                      7, 6, 3, 0}; // n ne e se s sw w nw
     int files = 0;
     for (const RulesFile& f : rules_files()) {
         if (!f.output) continue;
@@ -125,7 +129,8 @@ TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact
                 });
                 BlobMask m = 0;
                 for (int k = 0; k < 8; ++k)
-                    if (terrain_of(n.cells[static_cast<std::size_t>(kHoodIndex[static_cast<std::size_t>(k)])])
+                    if (terrain_of(n.cells[static_cast<std::size_t>(
+                                       kHoodIndex[static_cast<std::size_t>(k)])])
                             .height < t.height)
                         m |= bit(k);
                 m = reduce_blob(m);
@@ -136,15 +141,16 @@ TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact
                     int highest = -100000;
                     for (int k = 0; k < 8; ++k)
                         if (m & bit(k))
-                            highest =
-                                std::max(highest, terrain_of(n.cells[static_cast<std::size_t>(
-                                                                 kHoodIndex[static_cast<std::size_t>(k)])])
-                                                      .height);
+                            highest = std::max(
+                                highest, terrain_of(n.cells[static_cast<std::size_t>(
+                                                        kHoodIndex[static_cast<std::size_t>(k)])])
+                                             .height);
                     std::size_t j = 0;
                     for (std::size_t i = 0; i < pairs.size(); ++i)
-                        if (d.terrains[static_cast<std::size_t>(pairs[i]->lower)].height <= highest) j = i;
-                    expected = transition_name(t.name,
-                                               d.terrains[static_cast<std::size_t>(pairs[j]->lower)].name, m);
+                        if (d.terrains[static_cast<std::size_t>(pairs[i]->lower)].height <= highest)
+                            j = i;
+                    expected = transition_name(
+                        t.name, d.terrains[static_cast<std::size_t>(pairs[j]->lower)].name, m);
                 }
                 const Rule& r = ordered[static_cast<std::size_t>(rule)];
                 CHECK_MESSAGE(r.targets.front().name == expected, "rule at line " << r.line);
@@ -170,19 +176,22 @@ TEST_CASE("paint: rules text for a subset and for several pairs of one upper ter
         }
         return false;
     };
-    CHECK(has_rule(full, "[Dws][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-sand-nw"));
-    CHECK(has_rule(full, "[Dwsd][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-dirt-nw"));
+    CHECK(
+        has_rule(full, "[Dws][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-sand-nw"));
+    CHECK(
+        has_rule(full, "[Dwsd][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-dirt-nw"));
     CHECK(has_rule(full, "rr[Dwsd] rrr rrr rock-dirt-ne"));
     CHECK(has_rule(full, "rr[Dwsdg] rrr rrr rock-grass-ne"));
     CHECK(has_rule(full, "rr!r rrr rrr rock-forest-ne"));
-    CHECK(
-        full.find(
-            "#   grass cells draw a rim where a neighbour is [Dwsd] (forest or rock count as same: they draw "
-            "their own rims):\n#     a water rim when every lower neighbour is [Dw]\n#     else a sand rim "
-            "when every lower neighbour is [Dws]\n#     else a dirt rim.\n") != std::string::npos);
-    CHECK(full.find(
-              "# Layering, lowest first: deep (D) < water (w) < sand (s) < dirt (d) < grass (g) < forest (f) "
-              "< rock (r).\n") != std::string::npos);
+    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dwsd] (forest or rock count "
+                    "as same: they draw "
+                    "their own rims):\n#     a water rim when every lower neighbour is [Dw]\n#     "
+                    "else a sand rim "
+                    "when every lower neighbour is [Dws]\n#     else a dirt rim.\n") !=
+          std::string::npos);
+    CHECK(full.find("# Layering, lowest first: deep (D) < water (w) < sand (s) < dirt (d) < grass "
+                    "(g) < forest (f) "
+                    "< rock (r).\n") != std::string::npos);
     // The three-terrain file knows nothing of the others.
     const std::string three = rules_text(d, d.rules[0], "paint.toml");
     for (const char* other : {"deep", "dirt", "forest", "rock"})

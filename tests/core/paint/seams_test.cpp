@@ -1,7 +1,8 @@
-// Rim tiles laid side by side as the rules lay them: random maps of "same" and "lower" cells for every pair
-// of every shipped description, the tiles composed into one picture. The boundary continues across every
-// seam, faces are exactly the upper terrain extruded downwards over the composed picture (so they continue
-// from one cell into the next), and symmetric sets are exact quarter turns.
+// Rim tiles laid side by side as the rules lay them: random maps of "same" and "lower" cells for
+// every pair of every shipped description, the tiles composed into one picture. The boundary
+// continues across every seam, faces are exactly the upper terrain extruded downwards over the
+// composed picture (so they continue from one cell into the next), and symmetric sets are exact
+// quarter turns.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -46,7 +47,8 @@ Composed compose(const Description& d, const Pair& p, std::uint64_t seed, int ce
                     m |= bit(k);
             m = reduce_blob(m);
             c.masks(x, y) = m;
-            static std::map<std::tuple<const Description*, const Pair*, BlobMask>, Grid<Material>> cache;
+            static std::map<std::tuple<const Description*, const Pair*, BlobMask>, Grid<Material>>
+                cache;
             auto it = cache.find({&d, &p, m});
             if (it == cache.end())
                 it = cache.emplace(std::make_tuple(&d, &p, m), rim_materials(d, p, m)).first;
@@ -89,8 +91,9 @@ TEST_CASE("paint: every pair of every description: the boundary continues across
             for (int y = 1; y + 1 < c.cells; ++y)
                 for (int x = 1; x + 1 < c.cells; ++x) {
                     if (c.lower(x, y)) continue;
-                    // The field agrees on both sides of the seam with the next upper cell east and south, and
-                    // a seam with a lower cell is all lower terrain on the upper cell's side.
+                    // The field agrees on both sides of the seam with the next upper cell east and
+                    // south, and a seam with a lower cell is all lower terrain on the upper cell's
+                    // side.
                     for (int dir = 0; dir < 2; ++dir) {
                         const int nx = x + (dir == 0), ny = y + (dir == 1);
                         if (nx + 1 >= c.cells || ny + 1 >= c.cells) continue;
@@ -159,7 +162,8 @@ TEST_CASE("paint: faces are the upper terrain extruded downwards, across cells")
           6); // rock over dirt, grass, forest; cave floor over water, pit; wall over floor
 }
 
-TEST_CASE("paint: a symmetric set: turned tiles are exact quarter turns, textures survive turning") {
+TEST_CASE(
+    "paint: a symmetric set: turned tiles are exact quarter turns, textures survive turning") {
     const Description& d = tp::description("two-terrain");
     REQUIRE(d.symmetric);
     for (std::size_t t = 0; t < d.terrains.size(); ++t) {

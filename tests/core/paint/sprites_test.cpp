@@ -1,7 +1,7 @@
-// Object sprites: the sheet follows the convention of objects.toml (footprint at the bottom-left of its cell,
-// overhang above it only, everything else transparent), sprites have a dark outline and a soft contact shadow
-// inside the footprint, painting is deterministic, and the manifest loads with the library's sprite-sheet
-// reader.
+// Object sprites: the sheet follows the convention of objects.toml (footprint at the bottom-left of
+// its cell, overhang above it only, everything else transparent), sprites have a dark outline and a
+// soft contact shadow inside the footprint, painting is deterministic, and the manifest loads with
+// the library's sprite-sheet reader.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -35,7 +35,8 @@ TEST_CASE("paint: sprites follow the objects.toml convention") {
             CAPTURE(s.name);
             ++sprites;
             const int x0 = static_cast<int>(i % static_cast<std::size_t>(columns)) * o.sprite_width;
-            const int y0 = static_cast<int>(i / static_cast<std::size_t>(columns)) * o.sprite_height;
+            const int y0 =
+                static_cast<int>(i / static_cast<std::size_t>(columns)) * o.sprite_height;
             const int fw = s.footprint_w * d.tile_size, fh = s.footprint_h * d.tile_size;
             const Image cell = paint_sprite(d, s);
             int opaque_in_footprint = 0, shadow_pixels = 0, opaque = 0;
@@ -51,14 +52,16 @@ TEST_CASE("paint: sprites follow the objects.toml convention") {
                         if (in_footprint) ++opaque_in_footprint;
                         // The silhouette's edge is the outline colour.
                         auto clear = [&](int nx, int ny) {
-                            return nx < 0 || ny < 0 || nx >= o.sprite_width || ny >= o.sprite_height ||
-                                   cell.get(nx, ny).a < 255;
+                            return nx < 0 || ny < 0 || nx >= o.sprite_width ||
+                                   ny >= o.sprite_height || cell.get(nx, ny).a < 255;
                         };
-                        if (clear(x + 1, y) || clear(x - 1, y) || clear(x, y + 1) || clear(x, y - 1))
+                        if (clear(x + 1, y) || clear(x - 1, y) || clear(x, y + 1) ||
+                            clear(x, y - 1))
                             CHECK_MESSAGE(c == s.outline, "at " << x << "," << y);
                     } else if (c.a > 0) {
-                        ++shadow_pixels; // translucent pixels would blend differently in Tiled, SFML and
-                                         // tilegen: sprites are opaque or clear (the shadow is dithered)
+                        ++shadow_pixels; // translucent pixels would blend differently in Tiled,
+                                         // SFML and tilegen: sprites are opaque or clear (the
+                                         // shadow is dithered)
                     }
                 }
             CHECK(opaque_in_footprint > 20);
@@ -69,7 +72,8 @@ TEST_CASE("paint: sprites follow the objects.toml convention") {
             for (int y = 0; y < o.sprite_height; ++y)
                 for (int x = 0; x < o.sprite_width; ++x) {
                     const Rgba c = cell.get(x, y);
-                    if (c.a == 255 && std::find(s.palette.begin(), s.palette.end(), c) != s.palette.end())
+                    if (c.a == 255 &&
+                        std::find(s.palette.begin(), s.palette.end(), c) != s.palette.end())
                         used.insert(static_cast<std::uint32_t>(c.r << 16 | c.g << 8 | c.b));
                 }
             CHECK(used.size() >= 3);

@@ -59,7 +59,8 @@ column_shares = [0.5, 0.5]
 table = ["ww", "gf"]
 )" + kTail,
                           "m.toml", d);
-    for (auto& x : d) MESSAGE(format_diagnostic(x));
+    for (auto& x : d)
+        MESSAGE(format_diagnostic(x));
     REQUIRE(r);
     REQUIRE(r->maps.size() == 2);
     const auto& e = r->maps[0].settings;
@@ -116,20 +117,28 @@ TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
         const char* message;
     };
     const Bad cases[] = {
-        {"[noise]\nkind = \"plasma\"\n", 2, 8, "'noise.kind' is \"plasma\", expected one of \"harmonic\""},
-        {"[noise]\nkind = \"fault\"\noctaves = 3\n", 3, 1, "'noise.octaves' does not apply to kind \"fault\""},
+        {"[noise]\nkind = \"plasma\"\n", 2, 8,
+         "'noise.kind' is \"plasma\", expected one of \"harmonic\""},
+        {"[noise]\nkind = \"fault\"\noctaves = 3\n", 3, 1,
+         "'noise.octaves' does not apply to kind \"fault\""},
         {"[noise]\nkind = \"value\"\nfrequency = 3\n", 3, 1, "unknown key 'noise.frequency'"},
-        {"[noise]\nkind = \"value\"\ninterpolation = \"bicubic\"\n", 3, 17, "expected one of \"linear\", \"cosine\""},
+        {"[noise]\nkind = \"value\"\ninterpolation = \"bicubic\"\n", 3, 17,
+         "expected one of \"linear\", \"cosine\""},
         {"[noise]\nkind = \"worley\"\nreturn = \"f3\"\n", 3, 10, "'noise.return' is \"f3\""},
         {"[noise]\nkind = \"simplex\"\ngain = 1.5\n", 3, 8, "'noise.gain' is 1.5, expected 0 to 1"},
-        {"[noise]\nkind = \"hills\"\nradius_min = 10\nradius_max = 5\n", 4, 14, "'noise.radius_max' is 5, expected 10"},
+        {"[noise]\nkind = \"hills\"\nradius_min = 10\nradius_max = 5\n", 4, 14,
+         "'noise.radius_max' is 5, expected 10"},
         {"[[noise.modifiers]]\nstrength = 3\n", 1, 1, "modifier has no 'kind'"},
         {"[[noise.modifiers]]\nkind = \"blur\"\n", 2, 8, "'noise.modifiers.kind' is \"blur\""},
-        {"[[noise.modifiers]]\nkind = \"warp\"\nradius = 2\n", 3, 1, "unknown key 'noise.modifiers.radius'"},
-        {"[[noise.modifiers]]\nkind = \"warp\"\nlevels = 3\n", 3, 10, "'noise.modifiers.levels' is 3, expected 1 to 2"},
-        {"[[noise.modifiers]]\nkind = \"combine\"\nmap = \"rain\"\n", 1, 1, "combine names map 'rain'"},
+        {"[[noise.modifiers]]\nkind = \"warp\"\nradius = 2\n", 3, 1,
+         "unknown key 'noise.modifiers.radius'"},
+        {"[[noise.modifiers]]\nkind = \"warp\"\nlevels = 3\n", 3, 10,
+         "'noise.modifiers.levels' is 3, expected 1 to 2"},
+        {"[[noise.modifiers]]\nkind = \"combine\"\nmap = \"rain\"\n", 1, 1,
+         "combine names map 'rain'"},
         {"[[noise.modifiers]]\nkind = \"combine\"\n", 1, 1, "combine needs 'map'"},
-        {"[noise]\n[[noise.modifiers]]\nkind = \"combine\"\nmap = \"m\"\n[maps.m]\n[[maps.m.modifiers]]\nkind = "
+        {"[noise]\n[[noise.modifiers]]\nkind = \"combine\"\nmap = "
+         "\"m\"\n[maps.m]\n[[maps.m.modifiers]]\nkind = "
          "\"combine\"\nmap = \"elevation\"\n",
          1, 1, "map 'elevation' depends on itself"},
         {"[noise]\n[maps.elevation]\n", 2, 7, "map 'elevation' is defined twice"},
@@ -137,14 +146,18 @@ TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
         {"[classes]\nmap = \"rain\"\n", 2, 7, "'classes.map' names map 'rain'"},
         {"[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = [\"w\", \"g\"]\n", 1, 1,
          "'biomes.columns' names map 'moisture'"},
-        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.6]\ncolumn_shares = [1.0]\ntable = [\"w\", \"g\"]\n", 3, 14,
-         "'biomes.row_shares' adds up to 1.1"},
-        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = [\"w\"]\n", 5, 9,
-         "'biomes.table' has 1 rows, expected 2"},
-        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = [\"w\", \"gg\"]\n", 5, 15,
-         "biome table row \"gg\" has 2 symbols, expected 1"},
-        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = [\"w\", \"x\"]\n", 5, 15,
-         "biome table uses symbol 'x'"},
+        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.6]\ncolumn_shares = [1.0]\ntable = "
+         "[\"w\", \"g\"]\n",
+         3, 14, "'biomes.row_shares' adds up to 1.1"},
+        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = "
+         "[\"w\"]\n",
+         5, 9, "'biomes.table' has 1 rows, expected 2"},
+        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = "
+         "[\"w\", \"gg\"]\n",
+         5, 15, "biome table row \"gg\" has 2 symbols, expected 1"},
+        {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = "
+         "[\"w\", \"x\"]\n",
+         5, 15, "biome table uses symbol 'x'"},
     };
     for (const Bad& b : cases) {
         CAPTURE(b.text);

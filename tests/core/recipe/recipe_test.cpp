@@ -46,7 +46,8 @@ std::string with(const std::string& from, const std::string& to) {
 TEST_CASE("a full recipe parses with every value") {
     Diagnostics d;
     auto r = parse_recipe(kGood, "dir/my-map.toml", d);
-    for (auto& x : d) MESSAGE(format_diagnostic(x));
+    for (auto& x : d)
+        MESSAGE(format_diagnostic(x));
     REQUIRE(r);
     CHECK(r->name == "my-map");
     CHECK(r->map.width == 64);
@@ -66,9 +67,10 @@ TEST_CASE("a full recipe parses with every value") {
 
 TEST_CASE("defaults fill what a recipe leaves out") {
     Diagnostics d;
-    auto r = parse_recipe("[[terrain]]\nname=\"a\"\nsymbol=\"a\"\nshare=0.5\n[[terrain]]\nname=\"b\"\nsymbol=\"b\"\n"
-                          "share=0.5\n[rules]\nfiles=[\"x\"]\n[tileset]\npath=\"t\"\n",
-                          "r.toml", d);
+    auto r = parse_recipe(
+        "[[terrain]]\nname=\"a\"\nsymbol=\"a\"\nshare=0.5\n[[terrain]]\nname=\"b\"\nsymbol=\"b\"\n"
+        "share=0.5\n[rules]\nfiles=[\"x\"]\n[tileset]\npath=\"t\"\n",
+        "r.toml", d);
     REQUIRE(r);
     CHECK(r->map.width == 128);
     CHECK(r->map.height == 128);
@@ -90,26 +92,33 @@ TEST_CASE("bad recipes: message and line:column") {
         {with("width = 64", "width = 0"), 2, 9, "'map.width' is 0, expected 1 to 65536"},
         {with("width = 64", "width = -5"), 2, 9, "expected 1 to 65536"},
         {with("width = 64", "width = 99999999999"), 2, 9, "expected 1 to 65536"},
-        {with("width = 64", "width = \"64\""), 2, 9, "'map.width' must be an integer, not a string"},
+        {with("width = 64", "width = \"64\""), 2, 9,
+         "'map.width' must be an integer, not a string"},
         {with("width = 64", "widht = 64"), 2, 1, "unknown key 'map.widht'"},
         {with("seed = 9", "seed = 1.5"), 4, 8, "'map.seed' must be an integer"},
         {with("kind = \"harmonic\"", "kind = \"fractal\""), 7, 8, "'noise.kind' is \"fractal\""},
-        {with("interpolation = \"bilinear\"", "interpolation = \"nearest\""), 8, 17, "expected one of \"bicubic\", \"bilinear\""},
+        {with("interpolation = \"bilinear\"", "interpolation = \"nearest\""), 8, 17,
+         "expected one of \"bicubic\", \"bilinear\""},
         {with("persistence = 0.6", "persistence = nan"), 10, 15, "'noise.persistence' is nan"},
         {with("persistence = 0.6", "persistence = 2.0"), 10, 15, "expected 1e-06 to 1"},
         {with("octaves = 4", "octaves = 31"), 9, 11, "'noise.octaves' is 31"},
         {with("share = 0.6", "share = 0.7"), 12, 1, "terrain shares add up to 1.1"},
         {with("share = 0.6", "share = -0.1"), 20, 9, "'terrain.share' is -0.1"},
         {with("symbol = \"g\"", "symbol = \"w\""), 19, 10, "duplicate terrain symbol 'w'"},
-        {with("symbol = \"g\"", "symbol = \"gg\""), 19, 10, "terrain symbol must be one printable character"},
-        {with("symbol = \"g\"", "symbol = \"?\""), 19, 10, "terrain symbol must be one printable character"},
+        {with("symbol = \"g\"", "symbol = \"gg\""), 19, 10,
+         "terrain symbol must be one printable character"},
+        {with("symbol = \"g\"", "symbol = \"?\""), 19, 10,
+         "terrain symbol must be one printable character"},
         {with("name = \"grass\"", "name = \"water\""), 18, 8, "duplicate terrain name 'water'"},
         {with("name = \"grass\"\n", ""), 17, 1, "terrain class has no 'name'"},
         {with("outside = \"w\"", "outside = \"x\""), 24, 11, "'rules.outside' is \"x\""},
-        {with("files = [\"a.rules\", \"b.rules\"]", "files = \"a.rules\""), 23, 9, "'rules.files' must be an array"},
+        {with("files = [\"a.rules\", \"b.rules\"]", "files = \"a.rules\""), 23, 9,
+         "'rules.files' must be an array"},
         {with("files = [\"a.rules\", \"b.rules\"]", "files = []"), 23, 9, "'rules.files' is empty"},
-        {with("files = [\"a.rules\", \"b.rules\"]", "files = [1]"), 23, 10, "rule file path must be a string"},
-        {with("path = \"tiles/tileset.toml\"", "paths = \"x\""), 27, 1, "unknown key 'tileset.paths'"},
+        {with("files = [\"a.rules\", \"b.rules\"]", "files = [1]"), 23, 10,
+         "rule file path must be a string"},
+        {with("path = \"tiles/tileset.toml\"", "paths = \"x\""), 27, 1,
+         "unknown key 'tileset.paths'"},
         {with("[tileset]", "[tile_set]"), 26, 2, "unknown key 'tile_set'"},
         {with("[map]", "[map"), 1, 5, ""},
         {with("width = 64", "width = 64\nwidth = 65"), 3, 9, ""},

@@ -13,7 +13,8 @@ TEST_CASE("weighted choice follows the weights over many cells") {
     ResolvedTargets t{{gid_of(0), gid_of(1), gid_of(2)}, {1.0, 0.5, 0.0}};
     int counts[3] = {0, 0, 0};
     for (int y = 0; y < 200; ++y)
-        for (int x = 0; x < 200; ++x) ++counts[choose_target(t, 12345, 7, x, y)];
+        for (int x = 0; x < 200; ++x)
+            ++counts[choose_target(t, 12345, 7, x, y)];
     const double n = 40000;
     CHECK(counts[0] / n == doctest::Approx(2.0 / 3).epsilon(0.03));
     CHECK(counts[1] / n == doctest::Approx(1.0 / 3).epsilon(0.05));
@@ -36,7 +37,8 @@ TEST_CASE("editing one rule does not reshuffle cells decided by another") {
     const SymbolTable symbols{{'w', 0}, {'g', 1}};
     ClassGrid classes(40, 40, 1);
     for (int y = 0; y < 40; ++y)
-        for (int x = 0; x < 20; ++x) classes(x, y) = 0;
+        for (int x = 0; x < 20; ++x)
+            classes(x, y) = 0;
     auto layer_for = [&](const char* text) {
         Diagnostics d;
         LayerRules layer{"ground", order_by_specificity(parse_rules(text, "r", symbols, d)), {}};
@@ -58,16 +60,19 @@ TEST_CASE("editing one rule does not reshuffle cells decided by another") {
     bool water_same = true, grass_changed = false;
     for (int y = 0; y < 40; ++y)
         for (int x = 0; x < 40; ++x) {
-            if (x < 20) water_same = water_same && a.layers[0].tiles(x, y) == b.layers[0].tiles(x, y);
-            else grass_changed = grass_changed || a.layers[0].tiles(x, y) != b.layers[0].tiles(x, y);
+            if (x < 20)
+                water_same = water_same && a.layers[0].tiles(x, y) == b.layers[0].tiles(x, y);
+            else
+                grass_changed = grass_changed || a.layers[0].tiles(x, y) != b.layers[0].tiles(x, y);
         }
     CHECK(water_same);
     CHECK(grass_changed);
 }
 
-// autotile() against a cell-by-cell reference (first_match, then choose_target): tiles, per-rule hits, unmatched
-// counts and the first unmatched cell, for rules with one target, several weighted ones (including a straddling
-// weight and zero weights), none at all (the error tile), and cells no rule covers; at 1, 2 and 3 threads.
+// autotile() against a cell-by-cell reference (first_match, then choose_target): tiles, per-rule
+// hits, unmatched counts and the first unmatched cell, for rules with one target, several weighted
+// ones (including a straddling weight and zero weights), none at all (the error tile), and cells no
+// rule covers; at 1, 2 and 3 threads.
 TEST_CASE("autotile agrees with first_match and choose_target cell by cell") {
     const SymbolTable symbols{{'a', 0}, {'b', 1}, {'c', 2}, {'d', 3}};
     const char* text = "aaa aaa aaa one\n"
@@ -84,7 +89,8 @@ TEST_CASE("autotile agrees with first_match and choose_target cell by cell") {
             rt.gids.push_back(gid_of(static_cast<int>(r * 16 + i)));
             rt.weights.push_back(layer.ordered[r].targets[i].weight);
         }
-        if (layer.ordered[r].line == 1) rt = {}; // a rule without targets: its cells get the error tile
+        if (layer.ordered[r].line == 1)
+            rt = {}; // a rule without targets: its cells get the error tile
         layer.resolved.push_back(rt);
     }
     const Gid error = gid_of(999);
@@ -92,8 +98,9 @@ TEST_CASE("autotile agrees with first_match and choose_target cell by cell") {
         ClassGrid classes(w, h, 0);
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) {
-                const std::uint64_t blob = hash_values(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(x / 5),
-                                                       static_cast<std::uint64_t>(y / 4));
+                const std::uint64_t blob =
+                    hash_values(static_cast<std::uint64_t>(seed), static_cast<std::uint64_t>(x / 5),
+                                static_cast<std::uint64_t>(y / 4));
                 classes(x, y) = static_cast<ClassId>(blob % 4);
             }
         std::vector<std::uint64_t> want_hits(layer.ordered.size(), 0);
@@ -111,21 +118,24 @@ TEST_CASE("autotile agrees with first_match and choose_target cell by cell") {
                 }
                 ++want_hits[static_cast<std::size_t>(r)];
                 const ResolvedTargets& rt = layer.resolved[static_cast<std::size_t>(r)];
-                const int t = choose_target(rt, layer.ordered[static_cast<std::size_t>(r)].identity, 11, x, y);
+                const int t = choose_target(rt, layer.ordered[static_cast<std::size_t>(r)].identity,
+                                            11, x, y);
                 want(x, y) = t < 0 ? error : rt.gids[static_cast<std::size_t>(t)];
             }
         CHECK(want_unmatched > 0);
         for (int threads : {1, 2, 3}) {
             CAPTURE(w);
             CAPTURE(threads);
-            const AutotileResult got = autotile(classes, std::span<const LayerRules>(&layer, 1), 4, {}, 11, error, threads);
+            const AutotileResult got = autotile(classes, std::span<const LayerRules>(&layer, 1), 4,
+                                                {}, 11, error, threads);
             CHECK(got.layers[0].tiles.cells() == want.cells());
             CHECK(got.hits[0] == want_hits);
             CHECK(got.unmatched == want_unmatched);
             CHECK(got.layer_unmatched == std::vector<std::uint64_t>{want_unmatched});
             CHECK(got.first_unmatched == std::vector<std::int64_t>{want_first});
             for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x) CHECK(got.decisions[0](x, y) == first_match(classes, x, y, layer.ordered, {}));
+                for (int x = 0; x < w; ++x)
+                    CHECK(got.decisions[0](x, y) == first_match(classes, x, y, layer.ordered, {}));
         }
     }
 }

@@ -3,9 +3,11 @@
 //   classes.txt   the class map (one line per row)
 //   rules.rules   the rule file
 //   expected.txt  the expected tile names of layer "ground", one row per line, separated by spaces
-//                 (`@error` for the error tile, `.` for an empty cell); expected-<layer>.txt for other layers
+//                 (`@error` for the error tile, `.` for an empty cell); expected-<layer>.txt for
+//                 other layers
 //   options       optional: "outside=<symbol>" and/or "seed=<n>", one per line
-// Set TILEGEN_UPDATE_GOLDEN=1 to rewrite expected files from the current output (then review the diff).
+// Set TILEGEN_UPDATE_GOLDEN=1 to rewrite expected files from the current output (then review the
+// diff).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -25,7 +27,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string trim(std::string s) {
-    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' '))
+        s.pop_back();
     return s;
 }
 
@@ -36,7 +39,8 @@ std::string normalise(const std::string& text) {
     while (std::getline(in, line)) {
         std::istringstream words(line);
         std::string w, joined;
-        while (words >> w) joined += (joined.empty() ? "" : " ") + w;
+        while (words >> w)
+            joined += (joined.empty() ? "" : " ") + w;
         if (!joined.empty()) out += joined + "\n";
     }
     return out;
@@ -45,7 +49,8 @@ std::string normalise(const std::string& text) {
 std::string aligned(const std::vector<std::vector<std::string>>& rows) {
     std::size_t width = 1;
     for (const auto& r : rows)
-        for (const auto& n : r) width = std::max(width, n.size());
+        for (const auto& n : r)
+            width = std::max(width, n.size());
     std::string out;
     for (const auto& r : rows) {
         std::string line;
@@ -71,21 +76,25 @@ TEST_CASE("golden autotiling cases in tests/data") {
         INFO("golden case " << dir.filename().string());
         const std::string symbols = trim(test::read_text(dir / "symbols"));
         SymbolTable table;
-        for (std::size_t i = 0; i < symbols.size(); ++i) table[symbols[i]] = static_cast<int>(i);
+        for (std::size_t i = 0; i < symbols.size(); ++i)
+            table[symbols[i]] = static_cast<int>(i);
         OutsidePolicy outside;
         std::uint64_t seed = 1;
         if (fs::exists(dir / "options")) {
             std::istringstream opts(test::read_text(dir / "options"));
             std::string line;
             while (std::getline(opts, line)) {
-                if (line.rfind("outside=", 0) == 0) outside.fixed_class = static_cast<ClassId>(table.at(line[8]));
+                if (line.rfind("outside=", 0) == 0)
+                    outside.fixed_class = static_cast<ClassId>(table.at(line[8]));
                 if (line.rfind("seed=", 0) == 0) seed = std::stoull(line.substr(5));
             }
         }
         Diagnostics diags;
-        auto classes = parse_class_map(test::read_text(dir / "classes.txt"), "classes.txt", table, diags);
+        auto classes =
+            parse_class_map(test::read_text(dir / "classes.txt"), "classes.txt", table, diags);
         auto rules = parse_rules(test::read_text(dir / "rules.rules"), "rules.rules", table, diags);
-        for (const auto& d : diags) FAIL_CHECK(format_diagnostic(d));
+        for (const auto& d : diags)
+            FAIL_CHECK(format_diagnostic(d));
         REQUIRE(classes);
 
         // A synthetic tileset: every tile name gets the next index; index -> name for reading back.
@@ -93,7 +102,8 @@ TEST_CASE("golden autotiling cases in tests/data") {
         std::vector<LayerRules> layers;
         for (const Rule& rule : rules) {
             std::size_t li = 0;
-            while (li < layers.size() && layers[li].name != rule.layer) ++li;
+            while (li < layers.size() && layers[li].name != rule.layer)
+                ++li;
             if (li == layers.size()) layers.push_back({rule.layer, {}, {}});
             layers[li].ordered.push_back(rule);
         }
@@ -116,7 +126,8 @@ TEST_CASE("golden autotiling cases in tests/data") {
                 layer.resolved.push_back(rt);
             }
         }
-        auto result = autotile(*classes, layers, static_cast<int>(symbols.size()), outside, seed, gid_of(0));
+        auto result =
+            autotile(*classes, layers, static_cast<int>(symbols.size()), outside, seed, gid_of(0));
         for (const TileLayer& layer : result.layers) {
             std::vector<std::vector<std::string>> rows;
             for (int y = 0; y < layer.tiles.height(); ++y) {
@@ -124,7 +135,9 @@ TEST_CASE("golden autotiling cases in tests/data") {
                 for (int x = 0; x < layer.tiles.width(); ++x) {
                     Gid g = layer.tiles(x, y);
                     int i = atlas_index_of(g);
-                    std::string n = g == 0 ? "." : i == 0 ? "@error" : names[static_cast<std::size_t>(i - 1)];
+                    std::string n = g == 0   ? "."
+                                    : i == 0 ? "@error"
+                                             : names[static_cast<std::size_t>(i - 1)];
                     if (g & kFlipDiagonal) n += "@d";
                     if (g & kFlipHorizontal) n += "@h";
                     if (g & kFlipVertical) n += "@v";
@@ -132,13 +145,15 @@ TEST_CASE("golden autotiling cases in tests/data") {
                 }
             }
             const fs::path expected =
-                dir / (layer.name == "ground" ? std::string("expected.txt") : "expected-" + layer.name + ".txt");
+                dir / (layer.name == "ground" ? std::string("expected.txt")
+                                              : "expected-" + layer.name + ".txt");
             const std::string actual = aligned(rows);
             if (update) test::write_text(expected, actual);
             REQUIRE_MESSAGE(fs::exists(expected), "missing " << expected.string());
             CHECK(normalise(actual) == normalise(test::read_text(expected)));
         }
-        if (fs::exists(dir / "unmatched")) CHECK(result.unmatched == std::stoull(test::read_text(dir / "unmatched")));
+        if (fs::exists(dir / "unmatched"))
+            CHECK(result.unmatched == std::stoull(test::read_text(dir / "unmatched")));
     }
     CHECK(cases >= 5);
 }

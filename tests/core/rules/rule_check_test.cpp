@@ -35,12 +35,13 @@ TEST_CASE("check: a complete rule set is clean") {
 }
 
 TEST_CASE("check: uncovered neighbourhoods are counted exactly, with examples") {
-    std::vector<LayerRules> layers{layer_of("??? ?w? ???  water\n?g? ?g? ???  grass-below-grass\n", kWG)};
+    std::vector<LayerRules> layers{
+        layer_of("??? ?w? ???  water\n?g? ?g? ???  grass-below-grass\n", kWG)};
     auto report = check_rules(layers, 2);
     REQUIRE(report.coverage.size() == 1);
     const auto& c = report.coverage[0];
     CHECK(c.exact);
-    CHECK(c.examined == 4); // the centre and the north cell matter
+    CHECK(c.examined == 4);  // the centre and the north cell matter
     CHECK(c.uncovered == 1); // grass with water to the north
     REQUIRE(!c.examples.empty());
     CHECK(c.examples[0].side == 3);
@@ -50,13 +51,14 @@ TEST_CASE("check: uncovered neighbourhoods are counted exactly, with examples") 
 }
 
 TEST_CASE("check: shadowed, duplicate and zero-weight rules") {
-    std::vector<LayerRules> layers{layer_of("??? ?g? ???  grass\n"
-                                            "g  g-1x1\n"             // same specificity, after: shadowed by grass
-                                            "??? ?g? ???  grass-again\n" // duplicate of the first
-                                            "w  water water-2*0\n"
-                                            "??? ?[!wg]? ???  never\n"  // matches no neighbourhood
-                                            "?  @error\n",               // a safety net: not reported
-                                            kWG)};
+    std::vector<LayerRules> layers{
+        layer_of("??? ?g? ???  grass\n"
+                 "g  g-1x1\n"                 // same specificity, after: shadowed by grass
+                 "??? ?g? ???  grass-again\n" // duplicate of the first
+                 "w  water water-2*0\n"
+                 "??? ?[!wg]? ???  never\n" // matches no neighbourhood
+                 "?  @error\n",             // a safety net: not reported
+                 kWG)};
     auto report = check_rules(layers, 2);
     REQUIRE(report.duplicates.size() == 1);
     CHECK(layers[0].ordered[report.duplicates[0].rule.index].targets[0].name == "grass-again");
@@ -95,7 +97,8 @@ TEST_CASE("check: too many neighbourhoods are sampled, and say so") {
 
     std::vector<LayerRules> big{layer_of("abc abc abc ????? 1\n", many)};
     Diagnostics d;
-    auto rules = parse_rules("????? ????? ??a?? ????? ????? x\naaaaa aaaaa aaaaa aaaaa aaaaa y\n", "r", many, d);
+    auto rules = parse_rules("????? ????? ??a?? ????? ????? x\naaaaa aaaaa aaaaa aaaaa aaaaa y\n",
+                             "r", many, d);
     LayerRules wide{"ground", order_by_specificity(rules), {{{1}, {1}}, {{1}, {1}}}};
     auto r2 = check_rules(std::span<const LayerRules>(&wide, 1), 5, limits);
     CHECK_FALSE(r2.coverage[0].exact);
@@ -104,7 +107,8 @@ TEST_CASE("check: too many neighbourhoods are sampled, and say so") {
 }
 
 TEST_CASE("explain traces the rules tried and agrees with autotile") {
-    std::vector<LayerRules> layers{layer_of("?w? ?g? ???  shore\n??? ?g? ???  grass grass2\nw  water\n", kWG)};
+    std::vector<LayerRules> layers{
+        layer_of("?w? ?g? ???  shore\n??? ?g? ???  grass grass2\nw  water\n", kWG)};
     ClassGrid classes(3, 3, 1);
     classes(1, 0) = 0;
     auto e = explain_cell(classes, 1, 2, layers[0], {}, 9, 0);
@@ -117,7 +121,9 @@ TEST_CASE("explain traces the rules tried and agrees with autotile") {
     CHECK(e.decision == 1);
     auto tiles = autotile(classes, layers, 2, {}, 9, 0);
     for (int y = 0; y < 3; ++y)
-        for (int x = 0; x < 3; ++x) CHECK(explain_cell(classes, x, y, layers[0], {}, 9, 0).gid == tiles.layers[0].tiles(x, y));
+        for (int x = 0; x < 3; ++x)
+            CHECK(explain_cell(classes, x, y, layers[0], {}, 9, 0).gid ==
+                  tiles.layers[0].tiles(x, y));
     CHECK(pattern_text(layers[0].ordered[0].pattern, "wg") == "?w? ?g? ???");
     CHECK(mask_text(~ClassMask{1}, "wsg") == "!w");
     CHECK(mask_text(0b101, "wsgd") == "[wg]");

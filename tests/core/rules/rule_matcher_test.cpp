@@ -1,5 +1,5 @@
-// The table-driven matcher (every lookup mode: reduced per-centre keys, flat table, cache, wide keys) against
-// the plain first_match, rule by rule, on random rules and class grids.
+// The table-driven matcher (every lookup mode: reduced per-centre keys, flat table, cache, wide
+// keys) against the plain first_match, rule by rule, on random rules and class grids.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -18,17 +18,28 @@ std::vector<Rule> random_rules(std::uint64_t seed, int count, int class_count, i
     const ClassMask all = class_count >= 32 ? kAnyClass : (ClassMask{1} << class_count) - 1;
     for (int i = 0; i < count; ++i) {
         const std::uint64_t h = hash_values(seed, static_cast<std::uint64_t>(i));
-        const int size = max_size == 1 ? 1 : (max_size == 3 ? (h % 4 == 0 ? 1 : 3) : static_cast<int>(1 + 2 * (h % 3)));
+        const int size = max_size == 1 ? 1
+                                       : (max_size == 3 ? (h % 4 == 0 ? 1 : 3)
+                                                        : static_cast<int>(1 + 2 * (h % 3)));
         Rule r;
         r.pattern = Descriptor(size);
         for (int row = 0; row < size; ++row)
             for (int col = 0; col < size; ++col) {
-                const std::uint64_t c = hash_values(seed, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(row * 5 + col));
+                const std::uint64_t c = hash_values(seed, static_cast<std::uint64_t>(i),
+                                                    static_cast<std::uint64_t>(row * 5 + col));
                 ClassMask m = kAnyClass;
                 switch (c % 5) {
-                case 0: case 1: break;
-                case 2: case 3: m = ClassMask{1} << ((c >> 8) % static_cast<std::uint64_t>(class_count)); break;
-                default: m = static_cast<ClassMask>(c >> 16) & all; if (m == 0) m = 1; break;
+                case 0:
+                case 1:
+                    break;
+                case 2:
+                case 3:
+                    m = ClassMask{1} << ((c >> 8) % static_cast<std::uint64_t>(class_count));
+                    break;
+                default:
+                    m = static_cast<ClassMask>(c >> 16) & all;
+                    if (m == 0) m = 1;
+                    break;
                 }
                 r.pattern.set_cell(col, row, m);
             }
@@ -43,20 +54,25 @@ ClassGrid random_classes(std::uint64_t seed, int w, int h, int class_count) {
     ClassGrid g(w, h, 0);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
-            const std::uint64_t blob = hash_values(seed, static_cast<std::uint64_t>(x / 4), static_cast<std::uint64_t>(y / 3));
-            const std::uint64_t cell = hash_values(seed + 1, static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
-            g(x, y) = static_cast<ClassId>((cell % 7 == 0 ? cell >> 8 : blob) % static_cast<std::uint64_t>(class_count));
+            const std::uint64_t blob = hash_values(seed, static_cast<std::uint64_t>(x / 4),
+                                                   static_cast<std::uint64_t>(y / 3));
+            const std::uint64_t cell =
+                hash_values(seed + 1, static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
+            g(x, y) = static_cast<ClassId>((cell % 7 == 0 ? cell >> 8 : blob) %
+                                           static_cast<std::uint64_t>(class_count));
         }
     return g;
 }
 
 } // namespace
 
-TEST_CASE("the table matcher agrees with first_match for every lookup mode, outside policy and thread count") {
+TEST_CASE("the table matcher agrees with first_match for every lookup mode, outside policy and "
+          "thread count") {
     struct Case {
         int classes, max_size, rules;
     };
-    // 3x3 over 2..16 classes: reduced keys; 5x5 over 2 classes: flat; 5x5 over 7: cache; 5x5 over 20: wide.
+    // 3x3 over 2..16 classes: reduced keys; 5x5 over 2 classes: flat; 5x5 over 7: cache; 5x5 over
+    // 20: wide.
     const Case cases[] = {{2, 3, 20}, {3, 3, 60}, {7, 3, 200}, {16, 3, 120}, {20, 3, 80},
                           {2, 1, 10}, {2, 5, 40}, {7, 5, 100}, {20, 5, 60}};
     for (const Case& c : cases)
@@ -64,7 +80,8 @@ TEST_CASE("the table matcher agrees with first_match for every lookup mode, outs
             CAPTURE(c.classes);
             CAPTURE(c.max_size);
             CAPTURE(fixed);
-            const std::uint64_t seed = static_cast<std::uint64_t>(c.classes * 100 + c.max_size * 10 + fixed);
+            const std::uint64_t seed =
+                static_cast<std::uint64_t>(c.classes * 100 + c.max_size * 10 + fixed);
             const std::vector<Rule> rules = random_rules(seed, c.rules, c.classes, c.max_size);
             const ClassGrid grid = random_classes(seed, 37, 29, c.classes);
             OutsidePolicy outside;

@@ -13,8 +13,9 @@ constexpr ClassMask W = 1, S = 2, G = 4;
 
 TEST_CASE("a 3x3 rule: cells, targets, weights, line and identity") {
     Diagnostics d;
-    auto rules = parse_rules("# comment\n\n?s? ggg ?s?   grass-band1-sand\n?[sw]? g!wg ???  a*0.25 b\n", "r.rules",
-                             kSymbols, d);
+    auto rules =
+        parse_rules("# comment\n\n?s? ggg ?s?   grass-band1-sand\n?[sw]? g!wg ???  a*0.25 b\n",
+                    "r.rules", kSymbols, d);
     REQUIRE(d.empty());
     REQUIRE(rules.size() == 2);
     const Rule& r = rules[0];
@@ -61,8 +62,8 @@ TEST_CASE("descriptor rotation and mirroring") {
     d.set(0, -1, S); // north
     d.set(1, -1, W); // north-east
     auto r = d.rotated();
-    CHECK(r.at(1, 0) == S);  // north -> east
-    CHECK(r.at(1, 1) == W);  // north-east -> south-east
+    CHECK(r.at(1, 0) == S); // north -> east
+    CHECK(r.at(1, 1) == W); // north-east -> south-east
     CHECK(r.rotated().rotated().rotated() == d);
     auto m = d.mirrored();
     CHECK(m.at(-1, -1) == W);
@@ -74,7 +75,8 @@ TEST_CASE("descriptor rotation and mirroring") {
 TEST_CASE("rule identity depends on the rule's text only") {
     Diagnostics d;
     auto a = parse_rules("ggg ggg ggg grass flowers*0.2\n", "a.rules", kSymbols, d);
-    auto b = parse_rules("\n\n# moved down\nggg   ggg ggg grass flowers*0.2\n", "b.rules", kSymbols, d);
+    auto b =
+        parse_rules("\n\n# moved down\nggg   ggg ggg grass flowers*0.2\n", "b.rules", kSymbols, d);
     REQUIRE(a.size() == 1);
     REQUIRE(b.size() == 1);
     CHECK(a[0].identity == b[0].identity);
@@ -122,7 +124,8 @@ TEST_CASE("malformed rule lines: message and column") {
 
 TEST_CASE("a bad line does not stop the others from being checked") {
     Diagnostics d;
-    auto rules = parse_rules("?x? ggg ??? a\n??? ?g? ??? grass\n??? ?y? ??? b\n", "r.rules", kSymbols, d);
+    auto rules =
+        parse_rules("?x? ggg ??? a\n??? ?g? ??? grass\n??? ?y? ??? b\n", "r.rules", kSymbols, d);
     CHECK(rules.size() == 1);
     REQUIRE(d.size() == 2);
     CHECK(d[0].line == 1);
@@ -148,7 +151,8 @@ TEST_CASE("tile transforms compose like the dihedral group and match Tiled's fli
 
 TEST_CASE("target suffixes set flip bits") {
     Diagnostics d;
-    auto rules = parse_rules("g a@r90 b@r180*2 c@r270 d@fx e@fy f@fx@r90 @error\n", "r", kSymbols, d);
+    auto rules =
+        parse_rules("g a@r90 b@r180*2 c@r270 d@fx e@fy f@fx@r90 @error\n", "r", kSymbols, d);
     REQUIRE(d.empty());
     REQUIRE(rules.size() == 1);
     const auto& t = rules[0].targets;
@@ -186,16 +190,19 @@ TEST_CASE("rotate adds the three turned variants right after the source, targets
     CHECK(rules[3].pattern.at(-1, 0) == S);
     CHECK(rules[1].targets[0].flips == TileTransform::rotation(1).flip_bits());
     CHECK(rules[3].targets[0].flips == TileTransform::rotation(3).flip_bits());
-    for (int i = 0; i < 4; ++i) CHECK(rules[static_cast<std::size_t>(i)].line == 1);
+    for (int i = 0; i < 4; ++i)
+        CHECK(rules[static_cast<std::size_t>(i)].line == 1);
     CHECK(rules[0].identity != rules[1].identity);
 }
 
 TEST_CASE("mirror adds left-right mirrors; symmetric variants are not repeated") {
     Diagnostics d;
-    auto rules = parse_rules("mirror rotate s?? ?g? ??? corner@r90\nrotate ?s? sgs ?s? cross\nmirror ?s? ggg ?s? band\n",
-                             "r", kSymbols, d);
+    auto rules = parse_rules(
+        "mirror rotate s?? ?g? ??? corner@r90\nrotate ?s? sgs ?s? cross\nmirror ?s? ggg ?s? band\n",
+        "r", kSymbols, d);
     REQUIRE(d.empty());
-    // corner: 4 rotations x 2 mirrors, but a corner cell mirrored equals another rotation: 4 distinct.
+    // corner: 4 rotations x 2 mirrors, but a corner cell mirrored equals another rotation: 4
+    // distinct.
     int corner = 0, cross = 0, band = 0;
     for (const Rule& r : rules) {
         corner += r.targets[0].name == "corner";

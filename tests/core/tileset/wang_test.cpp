@@ -6,8 +6,9 @@ using namespace tilegen;
 
 TEST_CASE("Wang ids follow the painter's tile names") {
     const std::vector<std::string> terrains{"water", "sand", "grass"};
-    auto ids = wang_ids_from_names({"grass", "grass-flowers", "grass-sand-n", "grass-sand-n-e", "grass-sand-se",
-                                    "sand-water-n-e-s-w", "error", "grass-sand-x", "", "grass-band-ns"},
+    auto ids = wang_ids_from_names({"grass", "grass-flowers", "grass-sand-n", "grass-sand-n-e",
+                                    "grass-sand-se", "sand-water-n-e-s-w", "error", "grass-sand-x",
+                                    "", "grass-band-ns"},
                                    terrains);
     CHECK(ids[0] == WangId{3, 3, 3, 3, 3, 3, 3, 3});
     CHECK(ids[1] == WangId{3, 3, 3, 3, 3, 3, 3, 3});
