@@ -51,8 +51,8 @@ struct GenerateResult {
     std::vector<double> class_fractions; // per recipe terrain class
     std::vector<LayerRules> layers;      // the rules as ordered and resolved for this run
     std::vector<Grid<int>> decisions;    // per layer: the deciding rule (index into
-                                      // layers[i].ordered); empty without keep_details
-    std::vector<RuleHits> rule_hits; // per rule, in the order of the rule files
+                                         // layers[i].ordered); empty without keep_details
+    std::vector<RuleHits> rule_hits;     // per rule, in the order of the rule files
     std::uint64_t unmatched = 0;
     std::vector<std::uint64_t> layer_unmatched; // per layer: cells no rule matched
     std::vector<std::int64_t>
