@@ -237,10 +237,9 @@ int run_generate(const Args& args) {
         const int w = size ? size->first : project->recipe.map.width,
                   h = size ? size->second : project->recipe.map.height;
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
-        std::string error;
-        auto world = prepare_world(*project, run_seed, w, h, sample, error);
+        auto world = prepare_world(*project, run_seed, w, h, sample, diags);
         if (!world) {
-            std::cerr << project->recipe.path << ": error: " << error << "\n";
+            print_diagnostics(diags);
             return kExitInput;
         }
         if (!project->recipe.objects.empty())
@@ -250,17 +249,8 @@ int run_generate(const Args& args) {
         opts.region = {0, 0, w, h};
         opts.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
-        std::vector<MapProperty> props{
-            {"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
-            {"recipe", "string", std::filesystem::path(project->recipe.path).filename().string()},
-            {"seed", "string", std::to_string(run_seed)},
-            {"size", "string", std::to_string(w) + "x" + std::to_string(h)},
-            {"threshold_sample", "string",
-             "0,0," + std::to_string(sample.width) + "," + std::to_string(sample.height)}};
-        std::string t;
-        for (float v : world->thresholds)
-            t += (t.empty() ? "" : " ") + std::to_string(v);
-        props.push_back({"thresholds", "string", t});
+        const std::vector<MapProperty> props =
+            map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
         auto written = io::write_infinite_map(
             *project, *world, tmx_path, want_png ? std::optional<fs::path>(png_path) : std::nullopt,
             opts, props, diags);

@@ -111,11 +111,7 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
     const Recipe& recipe = project.recipe;
     for (const auto& c : recipe.terrain)
         build->symbols += c.symbol;
-    if (recipe.rules.outside != "clamp" && !recipe.rules.outside.empty()) {
-        auto it = project.symbols.find(recipe.rules.outside[0]);
-        if (it != project.symbols.end())
-            build->outside.fixed_class = static_cast<ClassId>(it->second);
-    }
+    build->outside = outside_policy(recipe);
     const Atlas& atlas = build->result.map.atlas;
     build->error_gid = gid_of(atlas.tile_count() - 1);
     for (int i = 0; i < atlas.tile_count(); ++i)
