@@ -18,7 +18,7 @@ class TomlReader {
     TomlReader(std::string path, Diagnostics& diags) : path_(std::move(path)), diags_(diags) {}
 
     // Parses text; on a syntax error appends "path:line:col: error: ..." and returns nullopt.
-    std::optional<toml::table> parse(std::string_view text);
+    [[nodiscard]] std::optional<toml::table> parse(std::string_view text);
 
     const std::string& path() const { return path_; }
     void error(const toml::source_region& where, std::string message);
