@@ -420,3 +420,24 @@ TEST_CASE("tilegen generate: TMX/TMJ x finite/infinite x external/embedded tiles
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find("--tilesets takes external or embedded, not 'inside'") != std::string::npos);
 }
+
+TEST_CASE("class maps read back from maps with embedded tilesets, finite and infinite") {
+    Fixture f;
+    write_text(f.dir / "drawn.txt", "wwwwwwww\nwwgggwww\nwggggggw\nwwggggww\nwwwwwwww\n");
+    REQUIRE(f.generate("map.toml -o a.tmx --classes drawn.txt").exit_code == 0);
+    REQUIRE(f.generate("map.toml -o e.tmx --classes drawn.txt --tilesets embedded").exit_code == 0);
+    CHECK_FALSE(fs::exists(f.dir / "e.tsx"));
+    auto back = f.generate("map.toml -o back.tmx --classes e.tmx");
+    INFO(back.err);
+    REQUIRE(back.exit_code == 0);
+    const auto data_of = [](const std::string& tmx) {
+        return tmx.substr(tmx.find("<data"), tmx.find("</data>") - tmx.find("<data"));
+    };
+    CHECK(data_of(read_text(f.dir / "back.tmx")) == data_of(read_text(f.dir / "a.tmx")));
+    REQUIRE(f.generate("map.toml -o inf.tmx --infinite --size 32x16 --chunk 8 --tilesets embedded")
+                .exit_code == 0);
+    auto inf = f.generate("map.toml -o inf-back.tmx --classes inf.tmx --json");
+    INFO(inf.err);
+    CHECK(inf.exit_code == 0);
+    CHECK(inf.out.find("\"width\":32,\"height\":16") != std::string::npos);
+}
