@@ -94,7 +94,7 @@ int run_bench(const Args& args) {
             io::MapOutputOptions output;
             output.encoding = io::LayerEncoding::csv;
             output.threads = options.threads;
-            io::write_tmx(sink, result.map, "bench.tsx", "bench-objects.tsx", output);
+            io::write_map(sink, result.map, "bench.tmx", output);
             tmx_bytes = sink.bytes;
         });
         if (run == 0) continue; // warm-up

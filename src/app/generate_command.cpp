@@ -45,6 +45,9 @@ Options:
                          kinds only); the map covers --size (rounded out to whole chunks); thresholds come
                          from the first 1024x1024 cells (or the whole size if smaller); objects are not placed
   --chunk N              chunk side for --infinite (default 16, 1..1024)
+  --tilesets external|embedded
+                         external (default): tilesets in their own files beside the map (OUT.tsx or
+                         OUT.tsj); embedded: written inside the map (the images stay beside it)
   --max-memory GIB       refuse runs whose memory estimate is larger (default 8)
   --threads N            worker threads (default: all hardware threads); the output is the same for any N
   --json                 print a JSON summary on stdout
@@ -63,6 +66,7 @@ int run_generate(const Args& args) {
     std::optional<std::uint64_t> seed;
     std::optional<std::pair<int, int>> size;
     bool json = false, infinite = false;
+    io::TilesetPlacement tilesets = io::TilesetPlacement::external;
     int chunk = 16;
     int threads = 0;
     double max_memory = kDefaultMemoryLimitGiB;
@@ -129,6 +133,15 @@ int run_generate(const Args& args) {
             if (!n || *n < 1 || *n > 1024)
                 return usage_error("generate", "--chunk takes a whole number from 1 to 1024");
             chunk = static_cast<int>(*n);
+        } else if (a == "--tilesets") {
+            auto v = need(a);
+            if (!v) return kExitUsage;
+            if (*v == "external" || *v == "embedded")
+                tilesets = *v == "external" ? io::TilesetPlacement::external
+                                            : io::TilesetPlacement::embedded;
+            else
+                return usage_error("generate",
+                                   "--tilesets takes external or embedded, not '" + *v + "'");
         } else if (a == "--json") {
             json = true;
         } else if (a.size() > 1 && a[0] == '-') {
@@ -249,6 +262,7 @@ int run_generate(const Args& args) {
         opts.region = {0, 0, w, h};
         opts.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+        opts.tilesets = tilesets;
         const std::vector<MapProperty> props =
             map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
         auto written = io::write_infinite_map(
@@ -276,9 +290,9 @@ int run_generate(const Args& args) {
             j.key("unmatched").value(written->unmatched);
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
             j.key("outputs").begin_array();
-            j.value(bundle.tmx.generic_string())
-                .value(bundle.tsx.generic_string())
-                .value(bundle.atlas.generic_string());
+            j.value(bundle.tmx.generic_string());
+            if (tilesets == io::TilesetPlacement::external) j.value(bundle.tsx.generic_string());
+            j.value(bundle.atlas.generic_string());
             if (want_png) j.value(png_path.generic_string());
             j.end_array();
             j.end_object();
@@ -300,6 +314,7 @@ int run_generate(const Args& args) {
         *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
     output.threads =
         options.threads; // the layer data is formatted on these threads; same bytes for any count
+    output.tilesets = tilesets;
     int reduction = 1;
     if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
         (want_png &&
@@ -368,12 +383,14 @@ int run_generate(const Args& args) {
         j.key("total").value(total_ms);
         j.end_object();
         j.key("outputs").begin_array();
-        j.value(bundle.tmx.generic_string())
-            .value(bundle.tsx.generic_string())
-            .value(bundle.atlas.generic_string());
-        if (io::has_objects(result.map))
-            j.value(bundle.objects_tsx.generic_string())
-                .value(bundle.objects_atlas.generic_string());
+        const bool external = tilesets == io::TilesetPlacement::external;
+        j.value(bundle.tmx.generic_string());
+        if (external) j.value(bundle.tsx.generic_string());
+        j.value(bundle.atlas.generic_string());
+        if (io::has_objects(result.map)) {
+            if (external) j.value(bundle.objects_tsx.generic_string());
+            j.value(bundle.objects_atlas.generic_string());
+        }
         if (want_png) j.value(png_path.generic_string());
         j.end_array();
         j.end_object();
