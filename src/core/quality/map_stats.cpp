@@ -13,7 +13,9 @@
 #include "core/quality/map_stats.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -57,10 +59,10 @@ class BandLabeller {
   public:
     explicit BandLabeller(BandRegions& out) : out_(out) {}
 
-    // The band's rows, first to last.
-    void row(const std::vector<Run>& runs, bool first) {
+    // The band's rows, first to last. Takes the runs (leaves `runs` with unspecified contents).
+    void row(std::vector<Run>& runs, bool first) {
         label_.assign(runs.size(), kNone);
-        const std::size_t alive_before = nodes_.size();
+        const std::size_t alive_before = first ? 0 : nodes_.size();
         if (first) {
             nodes_.clear();
             out_.top_runs = runs;
@@ -94,24 +96,12 @@ class BandLabeller {
                     nodes_.push_back({label_[k], kNone, 0});
                 }
         }
-        for (std::size_t j = 0; j < runs.size(); ++j) {
-            label_[j] = find(label_[j]);
-            nodes_[label_[j]].size += runs[j].end - runs[j].start;
-        }
-        if (!first) {
-            // Components of the previous row that no run of this one continues are finished.
-            alive_.assign(nodes_.size(), 0);
-            for (std::uint32_t l : label_)
-                alive_[l] = 1;
-            for (std::size_t n = 0; n < alive_before; ++n)
-                if (nodes_[n].parent == n && !alive_[n]) finish(nodes_[n]);
-        }
-        // Renumber this row's components 0.. in order of first appearance.
+        // Renumber this row's components 0.. in order of first appearance; add the runs' cells.
         remap_.assign(nodes_.size(), kNone);
         next_nodes_.clear();
         prev_label_.resize(runs.size());
         for (std::size_t j = 0; j < runs.size(); ++j) {
-            const std::uint32_t r = label_[j];
+            const std::uint32_t r = find(label_[j]);
             if (remap_[r] == kNone) {
                 remap_[r] = static_cast<std::uint32_t>(next_nodes_.size());
                 Node n = nodes_[r];
@@ -119,9 +109,13 @@ class BandLabeller {
                 next_nodes_.push_back(n);
             }
             prev_label_[j] = remap_[r];
+            next_nodes_[remap_[r]].size += runs[j].end - runs[j].start;
         }
+        // Components of the previous row that no run of this one continues are finished.
+        for (std::size_t n = 0; n < alive_before; ++n)
+            if (nodes_[n].parent == n && remap_[n] == kNone) finish(nodes_[n]);
         nodes_.swap(next_nodes_);
-        prev_ = runs;
+        prev_.swap(runs);
     }
 
     // After the band's last row: its live components become border nodes.
@@ -186,7 +180,6 @@ class BandLabeller {
     std::vector<std::uint32_t> prev_label_;
     std::vector<std::uint32_t> label_;
     std::vector<std::uint32_t> remap_;
-    std::vector<std::uint8_t> alive_;
 };
 
 // Joins the bands' border nodes across band borders and adds the regions they form to `tally`.
@@ -251,23 +244,46 @@ struct BandResult {
     std::array<std::uint64_t, 256> counts{};
 };
 
-// Thin cells of row r (u, d: the rows above and below, nullptr outside the map).
+// Thin cells of row r (u, d: the rows above and below, nullptr outside the map). Branch-free
+// comparisons, so the loops vectorise.
 std::uint64_t thin_in_row(const ClassId* u, const ClassId* r, const ClassId* d, int w) {
-    std::uint64_t n = 0;
+    std::uint32_t n = 0; // at most 65536 per row
     if (u && d) {
-        if (w >= 1) n += (u[0] != r[0] && d[0] != r[0]) ? 1 : 0;
-        if (w >= 2) n += (u[w - 1] != r[w - 1] && d[w - 1] != r[w - 1]) ? 1 : 0;
+        if (w >= 1) n += static_cast<unsigned>(u[0] != r[0]) & static_cast<unsigned>(d[0] != r[0]);
+        if (w >= 2)
+            n += static_cast<unsigned>(u[w - 1] != r[w - 1]) &
+                 static_cast<unsigned>(d[w - 1] != r[w - 1]);
         for (int x = 1; x < w - 1; ++x) {
             const ClassId c = r[x];
-            n += static_cast<unsigned>((r[x - 1] != c && r[x + 1] != c) | (u[x] != c && d[x] != c));
+            n += (static_cast<unsigned>(r[x - 1] != c) & static_cast<unsigned>(r[x + 1] != c)) |
+                 (static_cast<unsigned>(u[x] != c) & static_cast<unsigned>(d[x] != c));
         }
     } else {
         for (int x = 1; x < w - 1; ++x) {
             const ClassId c = r[x];
-            n += static_cast<unsigned>(r[x - 1] != c && r[x + 1] != c);
+            n += static_cast<unsigned>(r[x - 1] != c) & static_cast<unsigned>(r[x + 1] != c);
         }
     }
     return n;
+}
+
+// One past the last cell of the run of r[x]'s class starting at x (w: the row's width). Compares
+// 8 cells at a time.
+std::uint32_t run_end(const ClassId* r, std::uint32_t x, std::uint32_t w) {
+    const ClassId c = r[x];
+    std::uint32_t e = x + 1;
+    if constexpr (std::endian::native == std::endian::little) {
+        const std::uint64_t pattern = 0x0101010101010101ULL * c;
+        for (; e + 8 <= w; e += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, r + e, 8);
+            if (const std::uint64_t diff = word ^ pattern)
+                return e + static_cast<std::uint32_t>(std::countr_zero(diff)) / 8;
+        }
+    }
+    while (e < w && r[e] == c)
+        ++e;
+    return e;
 }
 
 // Boundary edges between rows r and d, and the corner windows on them.
@@ -303,12 +319,11 @@ void label_band(const ClassGrid& grid, const std::array<bool, 256>& walkable, in
 
         class_runs.clear();
         walk_runs.clear();
-        std::uint32_t start = 0;
-        for (int x = 1; x <= w; ++x)
-            if (x == w || r[x] != r[start]) {
-                class_runs.push_back({start, static_cast<std::uint32_t>(x), r[start]});
-                start = static_cast<std::uint32_t>(x);
-            }
+        for (std::uint32_t x = 0; x < static_cast<std::uint32_t>(w);) {
+            const std::uint32_t e = run_end(r, x, static_cast<std::uint32_t>(w));
+            class_runs.push_back({x, e, r[x]});
+            x = e;
+        }
         for (const Run& run : class_runs) {
             out.counts[run.key] += run.end - run.start;
             if (!walkable[run.key]) continue;
@@ -317,10 +332,9 @@ void label_band(const ClassGrid& grid, const std::array<bool, 256>& walkable, in
             else
                 walk_runs.push_back({run.start, run.end, 0});
         }
+        out.boundary_edges += class_runs.size() - 1; // E-W pairs
         class_labeller.row(class_runs, y == y0);
         walk_labeller.row(walk_runs, y == y0);
-
-        out.boundary_edges += class_runs.size() - 1; // E-W pairs
         out.thin_cells += thin_in_row(u, r, d, w);
         if (d) pair_of_rows(r, d, w, out.boundary_edges, out.corner_windows);
     }
