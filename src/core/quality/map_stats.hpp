@@ -7,9 +7,9 @@
 // grid and the per-class inputs, never on `threads` (rows are split into bands, each labelled on
 // its own, and the regions that cross band borders are joined afterwards: the partition into
 // regions is the same for any banding). Neighbours are the 4 neighbours (E, W, N, S); nothing
-// wraps around the map's edges. Cost: one pass over the rows (a few ns per cell), memory about
-// 20 bytes per run of equal cells in a row of a band, plus O(width) per band for the cross-band
-// join.
+// wraps around the map's edges. Cost: one pass over the rows, about 4 ns per cell on one thread
+// at 4096x4096 (tilegen_microbench map_stats), split over the threads; memory O(width) per band
+// (the union-find keeps only the regions alive in the previous row).
 #pragma once
 
 #include <array>
