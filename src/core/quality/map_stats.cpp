@@ -407,6 +407,23 @@ MapStats compute_map_stats(const ClassGrid& classes, const std::vector<bool>& wa
     return s;
 }
 
+void write_map_stats_json(JsonWriter& json, const MapStats& stats,
+                          const std::vector<TerrainClass>& terrain) {
+    json.begin_object();
+    json.key(kMapStatsKeys[0]).value(stats.specks);
+    json.key(kMapStatsKeys[1]).value(stats.thin);
+    json.key(kMapStatsKeys[2]).value(stats.walkable_regions);
+    json.key(kMapStatsKeys[3]).value(stats.largest_walkable);
+    json.key(kMapStatsKeys[4]).value(stats.corner_density);
+    json.key(kMapStatsKeys[5]).begin_object();
+    for (std::size_t c = 0; c < stats.share_error.size() && c < terrain.size(); ++c)
+        if (!std::isnan(stats.share_error[c]))
+            json.key(terrain[c].name).value(stats.share_error[c]);
+    json.end_object();
+    json.key(kMapStatsKeys[6]).value(stats.unmatched);
+    json.end_object();
+}
+
 std::vector<bool> walkable_flags(const std::vector<TerrainClass>& terrain) {
     std::vector<bool> flags;
     flags.reserve(terrain.size());

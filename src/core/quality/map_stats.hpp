@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/classes/terrain_classes.hpp"
+#include "core/json_writer.hpp"
 
 namespace tilegen {
 
@@ -81,6 +82,12 @@ inline constexpr std::uint64_t kSpeckMaxCells = 3;
 MapStats compute_map_stats(const ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<double>& target_shares, std::uint64_t unmatched,
                            int threads = 1);
+
+// Writes the reported numbers as one JSON object value, keys in kMapStatsKeys order; share_error
+// maps the name of each class with a share (not NaN) to its error. `terrain` names the classes
+// (one per entry of stats.share_error).
+void write_map_stats_json(JsonWriter& json, const MapStats& stats,
+                          const std::vector<TerrainClass>& terrain);
 
 // Per terrain class: its `walkable` flag.
 std::vector<bool> walkable_flags(const std::vector<TerrainClass>& terrain);

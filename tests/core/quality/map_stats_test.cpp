@@ -339,3 +339,26 @@ TEST_CASE("map stats: JSON keys") {
     CHECK(std::isnan(none[1]));
     CHECK(target_shares({water, grass}, true) == std::vector<double>{0.3, 0.7});
 }
+
+TEST_CASE("map stats: the JSON object") {
+    // water water grass: water a region of 2, grass of 1 (two specks); only grass walkable.
+    ClassGrid g(3, 1, 0);
+    g(2, 0) = 1;
+    TerrainClass water, grass;
+    water.name = "water";
+    water.share = 0.5;
+    water.walkable = false;
+    grass.name = "grass";
+    grass.share = 0.5;
+    const std::vector<TerrainClass> terrain{water, grass};
+    const MapStats s =
+        compute_map_stats(g, walkable_flags(terrain), target_shares(terrain, true), 5, 2);
+    JsonWriter json;
+    write_map_stats_json(json, s, terrain);
+    CHECK(json.str() == R"({"specks":2,"thin":0,"walkable_regions":1,"largest_walkable":1,)"
+                        R"("corner_density":0,"share_error":{"water":16.6667,"grass":-16.6667},)"
+                        R"("unmatched":5})");
+    JsonWriter none;
+    write_map_stats_json(none, compute_map_stats(g, {true, true}, {}, 0, 1), terrain);
+    CHECK(none.str().find(R"("share_error":{})") != std::string::npos);
+}
