@@ -10,12 +10,12 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "core/paint/description.hpp"
-#include "core/paint/emit.hpp"
-#include "core/paint/painter.hpp"
-#include "core/paint/sprites.hpp"
 #include "io/files.hpp"
 #include "io/png.hpp"
+#include "paint/description.hpp"
+#include "paint/emit.hpp"
+#include "paint/painter.hpp"
+#include "paint/sprites.hpp"
 
 namespace tilegen::app {
 

@@ -1,4 +1,4 @@
-#include "core/paint/painter.hpp"
+#include "paint/painter.hpp"
 
 #include <algorithm>
 #include <array>

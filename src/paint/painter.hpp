@@ -38,8 +38,8 @@
 
 #include "core/grid.hpp"
 #include "core/image.hpp"
-#include "core/paint/blob.hpp"
-#include "core/paint/description.hpp"
+#include "paint/blob.hpp"
+#include "paint/description.hpp"
 
 namespace tilegen::paint {
 

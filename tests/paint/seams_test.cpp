@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "core/hash.hpp"
-#include "core/paint/blob.hpp"
-#include "core/paint/paint_support.hpp"
-#include "core/paint/painter.hpp"
+#include "paint/blob.hpp"
+#include "paint/paint_support.hpp"
+#include "paint/painter.hpp"
 
 using namespace tilegen;
 using namespace tilegen::paint;

@@ -1,6 +1,6 @@
 // The procedural tile painter: blob cases, the overworld description, seams, determinism, the rules
 // it writes (checked with a tiny independent matcher), bad descriptions, and the `tilegen paint`
-// command. More in tests/core/paint/: exact rule coverage of every description, faces, symmetric
+// command. More in tests/paint/: exact rule coverage of every description, faces, symmetric
 // sets, sprites and the two-terrain equivalence.
 #include <doctest/doctest.h>
 
@@ -16,11 +16,11 @@
 
 #include <toml++/toml.h>
 
-#include "core/paint/blob.hpp"
-#include "core/paint/description.hpp"
-#include "core/paint/emit.hpp"
-#include "core/paint/painter.hpp"
 #include "io/png.hpp"
+#include "paint/blob.hpp"
+#include "paint/description.hpp"
+#include "paint/emit.hpp"
+#include "paint/painter.hpp"
 #include "test_support.hpp"
 
 using namespace tilegen;
@@ -398,7 +398,7 @@ TEST_CASE("paint: rims of neighbouring tiles meet exactly (every 4x3 and 3x4 win
                 // 2. The pixel lines on both sides of the seam have the same runs of material,
                 //    each run starting at most 1 px apart.
                 //    With faces (which run across the seam from the cell below, see
-                //    tests/core/paint/), compare which side of the boundary each pixel is on.
+                //    tests/paint/), compare which side of the boundary each pixel is on.
                 const Grid<Material>&a = materials.at(ma), &bm = materials.at(mb);
                 auto side = [&](Material m) {
                     if (p.face == Face::none) return m;

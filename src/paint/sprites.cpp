@@ -1,4 +1,4 @@
-#include "core/paint/sprites.hpp"
+#include "paint/sprites.hpp"
 
 #include <algorithm>
 #include <cmath>

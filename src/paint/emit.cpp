@@ -1,10 +1,10 @@
-#include "core/paint/emit.hpp"
+#include "paint/emit.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 
-#include "core/paint/blob.hpp"
+#include "paint/blob.hpp"
 
 namespace tilegen::paint {
 

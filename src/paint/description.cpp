@@ -1,6 +1,6 @@
-#include "core/paint/description.hpp"
+#include "paint/description.hpp"
 
-#include "core/paint/blob.hpp"
+#include "paint/blob.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/paint/description.hpp"
-#include "core/paint/painter.hpp"
+#include "paint/description.hpp"
+#include "paint/painter.hpp"
 
 using namespace tilegen;
 using namespace tilegen::paint;
