@@ -94,7 +94,7 @@ int run_paint(const Args& args) {
         return kExitInput;
     }
 
-    const paint::Tileset tileset = paint::paint_tileset(*description);
+    const paint::PaintedTileset tileset = paint::paint_tileset(*description);
     const std::string source = description_path.lexically_normal().generic_string();
     bool ok = io::save_png(out_dir / "tileset.png", tileset.image, diags);
     ok =

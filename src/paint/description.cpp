@@ -367,7 +367,7 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     bool have_upper = terrain_index("upper", p.upper);
     bool have_lower = terrain_index("lower", p.lower);
     if (const auto* s = r.get_string(t, "set")) {
-        auto set = lookup<TileSet>(s->get(), {{"blob", TileSet::blob}, {"basic", TileSet::basic}});
+        auto set = lookup<RimSet>(s->get(), {{"blob", RimSet::blob}, {"basic", RimSet::basic}});
         if (!set)
             r.error(s->source(),
                     "unknown set \"" + s->get() + "\" (expected \"blob\" or \"basic\")");
@@ -712,7 +712,7 @@ std::optional<Description> parse_description(std::string_view text, const std::s
             read_pair(r, *n.as_table(), d, d.pairs);
         if (!d.rules.empty())
             for (std::size_t i = 0; i < d.pairs.size(); ++i)
-                if (d.pairs[i].set != TileSet::blob)
+                if (d.pairs[i].set != RimSet::blob)
                     r.error((*pairs)[i].source(),
                             "rules can only be written for pairs with set = \"blob\"; "
                             "write the rules of a \"basic\" set by hand");
@@ -751,7 +751,7 @@ std::vector<RimTile> rim_tiles(const Description& d, const Pair& pair) {
     const auto& up = d.terrains[static_cast<std::size_t>(pair.upper)].name;
     const auto& lo = d.terrains[static_cast<std::size_t>(pair.lower)].name;
     std::vector<RimTile> out;
-    if (pair.set == TileSet::blob) {
+    if (pair.set == RimSet::blob) {
         for (BlobMask m : blob_cases())
             if (m != 0) out.push_back({transition_name(up, lo, m), m});
         return out;

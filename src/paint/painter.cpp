@@ -744,7 +744,7 @@ Image turn_image(const Image& img) {
     return out;
 }
 
-int Tileset::tile_count() const {
+int PaintedTileset::tile_count() const {
     return static_cast<int>(
         std::count_if(names.begin(), names.end(), [](const std::string& s) { return !s.empty(); }));
 }
@@ -885,7 +885,7 @@ Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced)
     return img;
 }
 
-Tileset paint_tileset(const Description& d) {
+PaintedTileset paint_tileset(const Description& d) {
     std::vector<std::pair<std::string, Image>> tiles; // in slot order; "" = empty slot
     for (std::size_t t = 0; t < d.terrains.size(); ++t) {
         tiles.emplace_back(d.terrains[t].name, paint_base(d, static_cast<int>(t)));
@@ -904,7 +904,7 @@ Tileset paint_tileset(const Description& d) {
         for (const RimTile& tile : rims)
             tiles.emplace_back(tile.name, paint_transition(d, pair, tile.mask));
     }
-    Tileset out;
+    PaintedTileset out;
     out.tile_size = d.tile_size;
     out.columns = d.columns;
     const int rows = static_cast<int>((tiles.size() + static_cast<std::size_t>(d.columns) - 1) /

@@ -54,7 +54,7 @@ TEST_CASE("paint: descriptions: the newer keys parse") {
     CHECK(d->sprites[0].palette[1] == Rgba{0, 128, 0, 255});
     CHECK(d->sprites[0].size == 0.9);
     // A face is painted.
-    const Tileset ts = paint_tileset(*d);
+    const PaintedTileset ts = paint_tileset(*d);
     CHECK(ts.tile_count() == 2 + 1 + 46);
 }
 

@@ -192,7 +192,7 @@ TEST_CASE("paint: 47 blob cases with readable, unique names") {
 
 TEST_CASE("paint: the overworld description paints the named tiles") {
     const Description& d = overworld();
-    const Tileset ts = paint_tileset(d);
+    const PaintedTileset ts = paint_tileset(d);
     int expected = 1; // the error tile
     for (const auto& t : d.terrains)
         expected += 1 + static_cast<int>(t.variants.size());
@@ -243,8 +243,8 @@ TEST_CASE("paint: the overworld description paints the named tiles") {
 
 TEST_CASE("paint: the same description gives the same image; another seed another one") {
     const Description& d = overworld();
-    const Tileset a = paint_tileset(d);
-    const Tileset b = paint_tileset(d);
+    const PaintedTileset a = paint_tileset(d);
+    const PaintedTileset b = paint_tileset(d);
     CHECK(a.image == b.image);
     CHECK(a.names == b.names);
     Description other = d;
@@ -435,7 +435,7 @@ TEST_CASE("paint: rims of neighbouring tiles meet exactly (every 4x3 and 3x4 win
 
 TEST_CASE("paint: the rules cover every 3x3 neighbourhood of w, s, g with the right tile") {
     const Description& d = overworld();
-    const Tileset ts = paint_tileset(d);
+    const PaintedTileset ts = paint_tileset(d);
     std::set<std::string> names(ts.names.begin(), ts.names.end());
     REQUIRE(d.rules.size() == 2);
     REQUIRE(d.rules[0].path == "../../rules/overworld.rules");
