@@ -1,7 +1,7 @@
 // The procedural tile painter: blob cases, the overworld description, seams, determinism, the rules
 // it writes (checked with a tiny independent matcher), bad descriptions, and the `tilegen paint`
-// command. More in tests/paint/: exact rule coverage of every description, faces, symmetric
-// sets, sprites and the two-terrain equivalence.
+// command. More beside it in tests/paint/: exact rule coverage of every description, faces,
+// symmetric sets, sprites and the two-terrain equivalence.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -525,11 +525,11 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
     const Bad cases[] = {
         {"tile_size = 16\ncolour = 3\n", 2, 1, "unknown key 'colour'"},
         {"tile_size = [\n", 1, 0, ""}, // a TOML syntax error, wherever toml++ puts it (line 1 or 2)
-        {"tile_size = 7\n" + terrain, 1, 13, "'tile_size' must be in 8..64"},
+        {"tile_size = 7\n" + terrain, 1, 13, "'tile_size' is 7, expected 8 to 64"},
         {"tile_size = 12\n" + terrain, 1, 13, "'tile_size' must be a multiple of 8"},
         {"seed = \"x\"\n" + terrain, 1, 8, "'seed' must be an integer"},
-        {terrain + "density = 2\n", 7, 11, "'density' must be in [0, 1]"},
-        {terrain + "shade = 1\n", 7, 1, "unknown key 'shade' in [[terrain]]"},
+        {terrain + "density = 2\n", 7, 11, "'terrain.density' is 2, expected 0 to 1"},
+        {terrain + "shade = 1\n", 7, 1, "unknown key 'terrain.shade' (expected one of: name,"},
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"ss\"\nheight = 0\nstyle = \"grain\"\npalette = "
          "[\"#000000\", "
          "\"#808080\", \"#ffffff\"]\n",
@@ -545,14 +545,14 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"s\"\nheight = 0\nstyle = \"wavy\"\npalette = "
          "[\"#000000\", "
          "\"#808080\", \"#ffffff\"]\n",
-         5, 9, "unknown style \"wavy\""},
+         5, 9, "'terrain.style' is \"wavy\", expected one of \"blades\""},
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"s\"\nstyle = \"grain\"\npalette = [\"#000000\", "
          "\"#808080\", \"#ffffff\"]\n",
          1, 1, "[[terrain]] needs 'height'"},
         {terrain + "[[terrain.variant]]\nname = \"sand\"\ndecoration = \"pebbles\"\n", 7, 1,
          "tile name 'sand' is used twice"},
         {terrain + "[[terrain.variant]]\nname = \"sand-2\"\ndecoration = \"shells\"\n", 9, 14,
-         "unknown decoration \"shells\""},
+         "'terrain.variant.decoration' is \"shells\""},
         {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"mud\"\n", 9, 9,
          "'lower': no terrain named 'mud'"},
         {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"sand\"\n", 8, 9,
@@ -569,7 +569,7 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
                    "\"sand\"\n"
                    "upper_lines = [\"grass.7\"]\n",
          16, 16, "terrain 'grass' has palette entries 0..2"},
-        {terrain + "[rules]\nfile = \"x.rules\"\n", 8, 1, "unknown key 'file' in [rules]"},
+        {terrain + "[rules]\nfile = \"x.rules\"\n", 8, 1, "unknown key 'rules.file'"},
         {"tile_size = 16\n", 1, 1, "needs at least one [[terrain]]"},
     };
     for (const Bad& b : cases) {
@@ -642,5 +642,11 @@ TEST_CASE("paint: `tilegen paint` usage and input errors") {
     const auto bad = test::run_tilegen("paint bad.toml", tmp.path());
     CHECK(bad.exit_code == 1);
     CHECK(bad.err.find("bad.toml:3:1: error: unknown key 'palette'") != std::string::npos);
+    // A byte order mark (as some Windows editors write) is skipped; positions count without it.
+    test::write_text(tmp / "bom.toml", "\xEF\xBB\xBFtile_size = 7\n");
+    const auto bom = test::run_tilegen("paint bom.toml", tmp.path());
+    CHECK(bom.exit_code == 1);
+    CHECK(bom.err.find("bom.toml:1:13: error: 'tile_size' is 7, expected 8 to 64") !=
+          std::string::npos);
     CHECK_FALSE(std::filesystem::exists(tmp / "tileset.png"));
 }
