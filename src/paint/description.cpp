@@ -13,6 +13,13 @@ namespace tilegen::paint {
 
 namespace {
 
+// The index of the terrain named `name`, or -1.
+int terrain_index(const std::vector<Terrain>& terrains, std::string_view name) {
+    for (std::size_t i = 0; i < terrains.size(); ++i)
+        if (terrains[i].name == name) return static_cast<int>(i);
+    return -1;
+}
+
 // The project's TomlReader (parse, positions, key checks, typed getters) plus the values only
 // descriptions have: tile names and colours, which may refer to the palettes of terrains parsed so
 // far. Every error carries the position of the node it is about.
@@ -55,17 +62,18 @@ class Reader : public TomlReader {
             return std::nullopt;
         }
         const std::string tname = s.substr(0, dot);
-        for (const auto& t : terrains) {
-            if (t.name != tname) continue;
-            if (index < 0 || index >= static_cast<int>(t.palette.size())) {
-                error(n, "colour \"" + s + "\": terrain '" + tname + "' has palette entries 0.." +
-                             std::to_string(static_cast<int>(t.palette.size()) - 1));
-                return std::nullopt;
-            }
-            return t.palette[static_cast<std::size_t>(index)];
+        const int ti = terrain_index(terrains, tname);
+        if (ti < 0) {
+            error(n, "colour \"" + s + "\": no terrain named '" + tname + "'");
+            return std::nullopt;
         }
-        error(n, "colour \"" + s + "\": no terrain named '" + tname + "'");
-        return std::nullopt;
+        const auto& palette = terrains[static_cast<std::size_t>(ti)].palette;
+        if (index < 0 || index >= static_cast<int>(palette.size())) {
+            error(n, "colour \"" + s + "\": terrain '" + tname + "' has palette entries 0.." +
+                         std::to_string(static_cast<int>(palette.size()) - 1));
+            return std::nullopt;
+        }
+        return palette[static_cast<std::size_t>(index)];
     }
 
     // min_count..max_count colours into `out` (left as it is on an error).
@@ -156,6 +164,8 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
     terrain.height =
         static_cast<int>(r.integer(t, "height", "terrain", terrain.height, -1000, 1000));
     r.require(t, "style", "[[terrain]]");
+    // The names each enum key accepts (style, decoration, set, face, shape) are tables of the same
+    // shape with different data (deliberate).
     terrain.style = r.choice<Style>(t, "style", "terrain", terrain.style,
                                     {{"blades", Style::blades},
                                      {"grain", Style::grain},
@@ -211,21 +221,21 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
                            "corner_radius", "upper_lines", "lower_lines", "shadow", "blend", "face",
                            "face_depth", "face_palette"});
     Pair p;
-    auto terrain_index = [&](std::string_view key, int& out) {
+    auto read_terrain = [&](std::string_view key, int& out) {
         if (!r.require(t, key, "[[pair]]")) return false;
         const auto name = r.string(t, key, "pair");
         if (!name) return false;
-        for (std::size_t i = 0; i < d.terrains.size(); ++i)
-            if (d.terrains[i].name == *name) {
-                out = static_cast<int>(i);
-                return true;
-            }
-        r.error(TomlReader::where(t, key),
-                "'" + std::string(key) + "': no terrain named '" + *name + "'");
-        return false;
+        const int i = terrain_index(d.terrains, *name);
+        if (i < 0) {
+            r.error(TomlReader::where(t, key),
+                    "'" + std::string(key) + "': no terrain named '" + *name + "'");
+            return false;
+        }
+        out = i;
+        return true;
     };
-    bool have_upper = terrain_index("upper", p.upper);
-    bool have_lower = terrain_index("lower", p.lower);
+    bool have_upper = read_terrain("upper", p.upper);
+    bool have_lower = read_terrain("lower", p.lower);
     p.set = r.choice<RimSet>(t, "set", "pair", p.set,
                              {{"blob", RimSet::blob}, {"basic", RimSet::basic}});
     const double half = d.tile_size / 2.0 - 1.0;
@@ -332,9 +342,7 @@ void read_rules_output(Reader& r, const toml::table& t, const Description& d,
                 continue;
             }
             const std::string& name = n.as_string()->get();
-            int found = -1;
-            for (std::size_t i = 0; i < d.terrains.size(); ++i)
-                if (d.terrains[i].name == name) found = static_cast<int>(i);
+            const int found = terrain_index(d.terrains, name);
             if (found < 0)
                 r.error(n, "'terrains': no terrain named '" + name + "'");
             else if (std::find(o.terrains.begin(), o.terrains.end(), found) != o.terrains.end())
