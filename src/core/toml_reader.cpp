@@ -86,34 +86,36 @@ bool TomlReader::require(const toml::table& t, std::string_view key, std::string
     return false;
 }
 
+const toml::node* TomlReader::node_of_kind(const toml::table& parent, std::string_view key,
+                                           std::string_view prefix, bool (*fits)(const toml::node&),
+                                           const std::string& kind) {
+    const toml::node* n = parent.get(key);
+    if (!n || fits(*n)) return n;
+    error(*n, "'" + qualified(prefix, key) + "' must be " + kind + ", not " +
+                  toml_type_name(n->type()));
+    return nullptr;
+}
+
 const toml::array* TomlReader::array(const toml::table& parent, std::string_view key,
                                      std::string_view prefix) {
-    const toml::node* n = parent.get(key);
-    if (!n) return nullptr;
-    if (const toml::array* a = n->as_array()) return a;
-    error(*n,
-          "'" + qualified(prefix, key) + "' must be an array, not " + toml_type_name(n->type()));
-    return nullptr;
+    const toml::node* n = node_of_kind(
+        parent, key, prefix, [](const toml::node& v) { return v.is_array(); }, "an array");
+    return n ? n->as_array() : nullptr;
 }
 
 const toml::array* TomlReader::table_array(const toml::table& parent, std::string_view key,
                                            std::string_view prefix) {
-    const toml::node* n = parent.get(key);
-    if (!n) return nullptr;
-    if (n->is_array_of_tables()) return n->as_array();
-    error(*n, "'" + qualified(prefix, key) + "' must be an array of tables ([[" +
-                  qualified(prefix, key) + "]]), not " +
-                  (n->is_array() ? std::string("an array of values") : toml_type_name(n->type())));
-    return nullptr;
+    const toml::node* n = node_of_kind(
+        parent, key, prefix, [](const toml::node& v) { return v.is_array_of_tables(); },
+        "an array of tables ([[" + qualified(prefix, key) + "]])");
+    return n ? n->as_array() : nullptr;
 }
 
 const toml::table* TomlReader::table(const toml::table& parent, std::string_view key,
                                      std::string_view prefix) {
-    const toml::node* n = parent.get(key);
-    if (!n) return nullptr;
-    if (const toml::table* t = n->as_table()) return t;
-    error(*n, "'" + qualified(prefix, key) + "' must be a table, not " + toml_type_name(n->type()));
-    return nullptr;
+    const toml::node* n = node_of_kind(
+        parent, key, prefix, [](const toml::node& v) { return v.is_table(); }, "a table");
+    return n ? n->as_table() : nullptr;
 }
 
 long long TomlReader::integer(const toml::table& t, std::string_view key, std::string_view prefix,

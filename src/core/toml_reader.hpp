@@ -92,6 +92,11 @@ class TomlReader {
     static toml::source_region where(const toml::table& t, std::string_view key);
 
   private:
+    // The node at `key` when `fits` it; else an error "'key' must be <kind>, not <its type>" and
+    // nullptr; nullptr without an error when missing.
+    const toml::node* node_of_kind(const toml::table& parent, std::string_view key,
+                                   std::string_view prefix, bool (*fits)(const toml::node&),
+                                   const std::string& kind);
     double number_in(const toml::table& t, std::string_view key, std::string_view prefix,
                      double fallback, double min, double max, bool min_excluded);
     // An integer or floating-point value as a double; an error and nullopt for other types.

@@ -75,28 +75,28 @@ TEST_CASE("toml reader: typed getters: value, fallback, message and line:column"
         const char* expected;
     };
     const Bad cases[] = {
-        {[](TomlReader& r, const toml::table& t) {
-             return r.boolean(t, "bad_flag", "", false) == false;
+        {[](TomlReader& rd, const toml::table& t) {
+             return rd.boolean(t, "bad_flag", "", false) == false;
          },
          "t.toml:2:12: error: 'bad_flag' must be true or false, not an integer"},
-        {[](TomlReader& r, const toml::table& t) {
-             return r.number_above(t, "w", "", 0.25, 0.0, 1.0) == 0.25;
+        {[](TomlReader& rd, const toml::table& t) {
+             return rd.number_above(t, "w", "", 0.25, 0.0, 1.0) == 0.25;
          },
          "t.toml:3:5: error: 'w' is 0, expected more than 0 and at most 1"},
-        {[](TomlReader& r, const toml::table& t) {
-             return r.choice<Colour>(t, "hue", "", Colour::red,
-                                     {{"red", Colour::red}, {"green", Colour::green}}) ==
+        {[](TomlReader& rd, const toml::table& t) {
+             return rd.choice<Colour>(t, "hue", "", Colour::red,
+                                      {{"red", Colour::red}, {"green", Colour::green}}) ==
                     Colour::red;
          },
          "t.toml:6:7: error: 'hue' is \"blue\", expected one of \"red\", \"green\""},
-        {[](TomlReader& r, const toml::table& t) { return r.array(t, "notes", "") == nullptr; },
+        {[](TomlReader& rd, const toml::table& t) { return rd.array(t, "notes", "") == nullptr; },
          "t.toml:8:9: error: 'notes' must be an array, not an integer"},
-        {[](TomlReader& r, const toml::table& t) {
-             return r.table_array(t, "list", "") == nullptr;
+        {[](TomlReader& rd, const toml::table& t) {
+             return rd.table_array(t, "list", "") == nullptr;
          },
-         "t.toml:7:8: error: 'list' must be an array of tables ([[list]]), not an array of values"},
-        {[](TomlReader& r, const toml::table& t) {
-             return !r.require(*t.get("t")->as_table(), "size", "[t]", " (in px)");
+         "t.toml:7:8: error: 'list' must be an array of tables ([[list]]), not an array"},
+        {[](TomlReader& rd, const toml::table& t) {
+             return !rd.require(*t.get("t")->as_table(), "size", "[t]", " (in px)");
          },
          "t.toml:11:1: error: [t] needs 'size' (in px)"},
     };

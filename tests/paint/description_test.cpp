@@ -120,7 +120,7 @@ TEST_CASE("paint: descriptions: bad newer keys: message and line:column") {
         {"terrain = 3\n", 1, 11,
          "'terrain' must be an array of tables ([[terrain]]), not an integer"},
         {"pair = [1, 2]\n" + kTerrains, 1, 8,
-         "'pair' must be an array of tables ([[pair]]), not an array of values"},
+         "'pair' must be an array of tables ([[pair]]), not an array"},
         {kTerrains + "pair = 1\n", 13, 1, "unknown key 'terrain.pair' (expected one of: name,"},
         {"seed = -1\n" + kTerrains, 1, 8, "'seed' is -1, expected 0 to"},
         {"columns = 1.5\n" + kTerrains, 1, 11, "'columns' must be an integer, not a number"},
