@@ -10,12 +10,12 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "core/paint/description.hpp"
-#include "core/paint/emit.hpp"
-#include "core/paint/painter.hpp"
-#include "core/paint/sprites.hpp"
 #include "io/files.hpp"
 #include "io/png.hpp"
+#include "paint/description.hpp"
+#include "paint/emit.hpp"
+#include "paint/painter.hpp"
+#include "paint/sprites.hpp"
 
 namespace tilegen::app {
 
@@ -94,7 +94,7 @@ int run_paint(const Args& args) {
         return kExitInput;
     }
 
-    const paint::Tileset tileset = paint::paint_tileset(*description);
+    const paint::PaintedTileset tileset = paint::paint_tileset(*description);
     const std::string source = description_path.lexically_normal().generic_string();
     bool ok = io::save_png(out_dir / "tileset.png", tileset.image, diags);
     ok =

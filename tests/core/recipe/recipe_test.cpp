@@ -158,3 +158,30 @@ TEST_CASE(
         CHECK(r->maps.at(0).settings.harmonic.interpolation == expected);
     }
 }
+
+TEST_CASE("terrain walkable: default true, false for blockers, a boolean only") {
+    Diagnostics d;
+    auto r = parse_recipe(with("share = 0.4\n", "share = 0.4\nwalkable = false\n"), "w.toml", d);
+    REQUIRE(r);
+    CHECK_FALSE(r->terrain[0].walkable);
+    CHECK(r->terrain[1].walkable); // not given: true
+    auto t = parse_recipe(with("share = 0.6\n", "share = 0.6\nwalkable = true\n"), "w.toml", d);
+    REQUIRE(t);
+    CHECK(t->terrain[0].walkable);
+    CHECK(t->terrain[1].walkable);
+
+    for (const char* bad : {"3", "\"no\"", "0.5"}) {
+        CAPTURE(bad);
+        Diagnostics e;
+        CHECK_FALSE(parse_recipe(
+            with("share = 0.6\n", std::string("share = 0.6\nwalkable = ") + bad + "\n"), "bad.toml",
+            e));
+        REQUIRE(e.size() == 1);
+        // line 21 (after share = 0.6 on line 20), the value at column 12
+        const std::string text = format_diagnostic(e[0]);
+        CHECK_MESSAGE(text.rfind("bad.toml:21:12: error: 'terrain.walkable' must be true or "
+                                 "false, not ",
+                                 0) == 0,
+                      text);
+    }
+}

@@ -1,4 +1,4 @@
-#include "core/paint/sprites.hpp"
+#include "paint/sprites.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/hash.hpp"
+#include "paint/pixel_hash.hpp"
 
 namespace tilegen::paint {
 
@@ -100,10 +101,8 @@ class Canvas {
                 const double dx = (x + 0.5 - cx) / rx, dy = (y + 0.5 - cy) / ry;
                 const double r = dx * dx + dy * dy;
                 if (r > 1.0) continue;
-                static constexpr int kBayer[4][4] = {
-                    {0, 8, 2, 10}, {12, 4, 14, 6}, {3, 11, 1, 9}, {15, 7, 13, 5}};
                 const double a = std::clamp(r < 0.55 ? opacity : opacity * 0.5, 0.0, 1.0);
-                if ((kBayer[y & 3][x & 3] + 0.5) / 16.0 >= a) continue;
+                if (bayer4(x, y) >= a) continue;
                 Rgba c = tint;
                 c.a = 255;
                 img_.set(x, y, c);
@@ -166,9 +165,7 @@ void paint_clumps(Canvas& c, const Ctx& ctx, std::vector<Clump> clumps, double c
                 const double gx = (px - crown_x) / crown_rx, gy = (py - crown_y) / crown_ry;
                 const double gz = std::sqrt(std::max(0.0, 1.0 - std::min(1.0, gx * gx + gy * gy)));
                 double light = 0.55 * lambert(nx, ny, nz) + 0.5 * lambert(gx, gy, gz) + 0.1;
-                light += 0.10 * (unit_double(hash_values(ctx.key, 77, static_cast<std::uint64_t>(x),
-                                                         static_cast<std::uint64_t>(y))) -
-                                 0.5);
+                light += 0.10 * (hash_unit(ctx.key, 77, x, y) - 0.5);
                 c.set(x, y, part, quantize(pal, light, x, y));
             }
     }
@@ -216,10 +213,7 @@ void paint_trunk(Canvas& c, const Ctx& ctx, double x_mid, double half_top, doubl
             const double nx = (x + 0.5 - x_mid) / std::max(half, 0.5);
             double light = 0.62 - 0.55 * nx;
             // Bark: dark vertical streaks.
-            if (std::abs(nx) < 0.8 &&
-                unit_double(hash_values(ctx.key, 41, static_cast<std::uint64_t>(x),
-                                        static_cast<std::uint64_t>(y / 3))) < 0.22)
-                light -= 0.3;
+            if (std::abs(nx) < 0.8 && hash_unit(ctx.key, 41, x, y / 3) < 0.22) light -= 0.3;
             c.set(x, y, part, quantize(pal, light, x, y));
         }
     }
@@ -298,9 +292,7 @@ void paint_pine(Canvas& c, const Ctx& ctx) {
                 double light = 0.66 - 0.42 * nx - 0.45 * f * f + 0.1;
                 if (nx < -0.75 && f > 0.25) light += 0.15; // the lit left flank
                 // Needles: short diagonal dark strokes.
-                if (unit_double(hash_values(ctx.key, 51, static_cast<std::uint64_t>(x),
-                                            static_cast<std::uint64_t>(y))) < 0.18)
-                    light -= 0.25;
+                if (hash_unit(ctx.key, 51, x, y) < 0.18) light -= 0.25;
                 c.set(x, y, part, quantize(pal, light, x, y));
             }
     }
@@ -457,6 +449,7 @@ Image paint_sprite(const Description& d, const Sprite& s) {
                   s.footprint_h * d.tile_size,
                   s.footprint_w * d.tile_size / 2.0,
                   static_cast<double>(o.sprite_height)};
+    // A dispatch, one painter per shape: the cases share their shape, not logic (deliberate).
     switch (s.shape) {
     case Shape::oak:
         paint_oak(c, ctx);

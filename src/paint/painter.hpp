@@ -38,12 +38,15 @@
 
 #include "core/grid.hpp"
 #include "core/image.hpp"
-#include "core/paint/blob.hpp"
-#include "core/paint/description.hpp"
+#include "paint/blob.hpp"
+#include "paint/description.hpp"
 
 namespace tilegen::paint {
 
-struct Tileset {
+// The painted tile image and its slot names, before it is written as tileset.png + tileset.toml.
+// Not core's Tileset (a manifest loaded with its image, indexed by name for the atlas): that is
+// what `tilegen generate` reads back from these files.
+struct PaintedTileset {
     Image image; // columns x rows tiles, transparent in unused slots
     int tile_size = 16;
     int columns = 16;
@@ -84,6 +87,6 @@ Image turn_image(const Image& img);
 // Everything, laid out as: first row(s) the base tiles, each followed by its variants, then the
 // error tile (unless excluded); then each pair's rim tiles in rim_tiles() order, starting a fresh
 // row unless they all fit in the rest of the current one.
-Tileset paint_tileset(const Description& d);
+PaintedTileset paint_tileset(const Description& d);
 
 } // namespace tilegen::paint

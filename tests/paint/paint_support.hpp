@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "core/paint/description.hpp"
 #include "core/rules/rule_check.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "core/rules/rule_parser.hpp"
+#include "paint/description.hpp"
 #include "test_support.hpp"
 
 namespace tilegen::test::paint {

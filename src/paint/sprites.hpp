@@ -11,7 +11,7 @@
 #pragma once
 
 #include "core/image.hpp"
-#include "core/paint/description.hpp"
+#include "paint/description.hpp"
 
 namespace tilegen::paint {
 

@@ -68,8 +68,8 @@ enum class Face {
     bricks, // courses of bricks with dark joints, lit top edges
 };
 
-// Which rim tiles a pair paints.
-enum class TileSet {
+// Which rim tiles a pair paints (the pair's `set` key).
+enum class RimSet {
     blob,  // the 46 non-plain blob cases, named UPPER-LOWER-SIDES (e.g. grass-sand-n-e)
     basic, // 15 tiles for two-terrain sets: UPPER-edge-n/e/s/w, UPPER-corner-ne/se/sw/nw (lower on
            // two adjacent sides), UPPER-inner-ne/se/sw/nw (lower on that diagonal only),
@@ -100,7 +100,7 @@ struct Terrain {
 struct Pair {
     int upper = 0; // index into terrains: the terrain whose cells draw the rim; required (by name)
     int lower = 0; // index into terrains: the texture of the rim; required (by name)
-    TileSet set = TileSet::blob; // "blob" (default) or "basic"
+    RimSet set = RimSet::blob; // "blob" (default) or "basic"
     // The rim geometry; pairs of the same upper terrain must agree on these four (their rims meet).
     double rim_depth = 4.5; // mean rim width in px from the cell edge; range 1..tile_size/2-1
     double wobble =

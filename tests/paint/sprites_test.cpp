@@ -10,9 +10,9 @@
 #include <toml++/toml.h>
 
 #include "core/objects/sprite_sheet.hpp"
-#include "core/paint/emit.hpp"
-#include "core/paint/paint_support.hpp"
-#include "core/paint/sprites.hpp"
+#include "paint/emit.hpp"
+#include "paint/paint_support.hpp"
+#include "paint/sprites.hpp"
 
 using namespace tilegen;
 using namespace tilegen::paint;

@@ -1,4 +1,4 @@
-#include "core/paint/painter.hpp"
+#include "paint/painter.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/hash.hpp"
+#include "paint/pixel_hash.hpp"
 
 namespace tilegen::paint {
 
@@ -49,12 +50,6 @@ struct Ramp {
 // index, so adding a terrain does not change the others).
 std::uint64_t terrain_key(const Description& d, const Terrain& t) {
     return hash_values(d.seed, hash_string(t.name));
-}
-
-double hash_unit(std::uint64_t key, std::uint64_t stream, int x, int y) {
-    return unit_double(hash_values(key, stream,
-                                   static_cast<std::uint64_t>(static_cast<std::int64_t>(x)),
-                                   static_cast<std::uint64_t>(static_cast<std::int64_t>(y))));
 }
 
 // Value noise in [0,1) whose lattice (spacing `cell` px) wraps every `period` px: seamless over the
@@ -211,10 +206,10 @@ void texture_flags(ShadeCanvas& c, std::uint64_t key, double density, const Ramp
     std::vector<std::array<double, 2>> pts;
     std::vector<double> tone;
     for (int i = 0; i < count; ++i) {
-        const double jx = unit_double(hash_values(key, kLayout, static_cast<std::uint64_t>(i), 0));
-        const double jy = unit_double(hash_values(key, kLayout, static_cast<std::uint64_t>(i), 1));
+        const double jx = hash_unit(key, kLayout, i, 0);
+        const double jy = hash_unit(key, kLayout, i, 1);
         pts.push_back({(i % g + 0.2 + 0.6 * jx) * cell, (i / g + 0.2 + 0.6 * jy) * cell});
-        tone.push_back(unit_double(hash_values(key, kLayout, static_cast<std::uint64_t>(i), 2)));
+        tone.push_back(hash_unit(key, kLayout, i, 2));
     }
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x) {
@@ -409,6 +404,7 @@ const std::vector<Pattern>& patterns_for(Decoration d) {
         {{".aaaba.", "c.....c"}},
     };
     static const std::vector<Pattern> none;
+    // A lookup, one case per decoration: the cases share their shape, not logic (deliberate).
     switch (d) {
     case Decoration::crests:
         return crests;
@@ -744,7 +740,7 @@ Image turn_image(const Image& img) {
     return out;
 }
 
-int Tileset::tile_count() const {
+int PaintedTileset::tile_count() const {
     return static_cast<int>(
         std::count_if(names.begin(), names.end(), [](const std::string& s) { return !s.empty(); }));
 }
@@ -885,7 +881,7 @@ Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced)
     return img;
 }
 
-Tileset paint_tileset(const Description& d) {
+PaintedTileset paint_tileset(const Description& d) {
     std::vector<std::pair<std::string, Image>> tiles; // in slot order; "" = empty slot
     for (std::size_t t = 0; t < d.terrains.size(); ++t) {
         tiles.emplace_back(d.terrains[t].name, paint_base(d, static_cast<int>(t)));
@@ -904,7 +900,7 @@ Tileset paint_tileset(const Description& d) {
         for (const RimTile& tile : rims)
             tiles.emplace_back(tile.name, paint_transition(d, pair, tile.mask));
     }
-    Tileset out;
+    PaintedTileset out;
     out.tile_size = d.tile_size;
     out.columns = d.columns;
     const int rows = static_cast<int>((tiles.size() + static_cast<std::size_t>(d.columns) - 1) /

@@ -9,9 +9,9 @@
 #include <tuple>
 
 #include "core/hash.hpp"
-#include "core/paint/blob.hpp"
-#include "core/paint/paint_support.hpp"
-#include "core/paint/painter.hpp"
+#include "paint/blob.hpp"
+#include "paint/paint_support.hpp"
+#include "paint/painter.hpp"
 
 using namespace tilegen;
 using namespace tilegen::paint;
@@ -171,7 +171,7 @@ TEST_CASE(
         CHECK(turn_image(base) == base);
     }
     const Pair& p = d.pairs.front();
-    const Tileset ts = paint_tileset(d);
+    const PaintedTileset ts = paint_tileset(d);
     auto tile = [&](const std::string& name) {
         const auto it = std::find(ts.names.begin(), ts.names.end(), name);
         REQUIRE(it != ts.names.end());

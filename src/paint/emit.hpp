@@ -5,14 +5,14 @@
 #include <string>
 #include <string_view>
 
-#include "core/paint/description.hpp"
-#include "core/paint/painter.hpp"
+#include "paint/description.hpp"
+#include "paint/painter.hpp"
 
 namespace tilegen::paint {
 
 // tileset.toml: image, tile_width, tile_height and [tiles] name = index (row-major slot in the
 // image). `source` names the description in the header comment.
-std::string tileset_manifest(const Tileset& tileset, std::string_view image_file,
+std::string tileset_manifest(const PaintedTileset& tileset, std::string_view image_file,
                              std::string_view source);
 
 // The descriptor rules for a set of the description's terrains (output.terrains; empty = all), one

@@ -1,4 +1,4 @@
-#include "core/paint/blob.hpp"
+#include "paint/blob.hpp"
 
 #include <algorithm>
 #include <bit>

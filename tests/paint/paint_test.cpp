@@ -1,7 +1,7 @@
 // The procedural tile painter: blob cases, the overworld description, seams, determinism, the rules
 // it writes (checked with a tiny independent matcher), bad descriptions, and the `tilegen paint`
-// command. More in tests/core/paint/: exact rule coverage of every description, faces, symmetric
-// sets, sprites and the two-terrain equivalence.
+// command. More beside it in tests/paint/: exact rule coverage of every description, faces,
+// symmetric sets, sprites and the two-terrain equivalence.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,11 +16,11 @@
 
 #include <toml++/toml.h>
 
-#include "core/paint/blob.hpp"
-#include "core/paint/description.hpp"
-#include "core/paint/emit.hpp"
-#include "core/paint/painter.hpp"
 #include "io/png.hpp"
+#include "paint/blob.hpp"
+#include "paint/description.hpp"
+#include "paint/emit.hpp"
+#include "paint/painter.hpp"
 #include "test_support.hpp"
 
 using namespace tilegen;
@@ -192,7 +192,7 @@ TEST_CASE("paint: 47 blob cases with readable, unique names") {
 
 TEST_CASE("paint: the overworld description paints the named tiles") {
     const Description& d = overworld();
-    const Tileset ts = paint_tileset(d);
+    const PaintedTileset ts = paint_tileset(d);
     int expected = 1; // the error tile
     for (const auto& t : d.terrains)
         expected += 1 + static_cast<int>(t.variants.size());
@@ -243,8 +243,8 @@ TEST_CASE("paint: the overworld description paints the named tiles") {
 
 TEST_CASE("paint: the same description gives the same image; another seed another one") {
     const Description& d = overworld();
-    const Tileset a = paint_tileset(d);
-    const Tileset b = paint_tileset(d);
+    const PaintedTileset a = paint_tileset(d);
+    const PaintedTileset b = paint_tileset(d);
     CHECK(a.image == b.image);
     CHECK(a.names == b.names);
     Description other = d;
@@ -398,7 +398,7 @@ TEST_CASE("paint: rims of neighbouring tiles meet exactly (every 4x3 and 3x4 win
                 // 2. The pixel lines on both sides of the seam have the same runs of material,
                 //    each run starting at most 1 px apart.
                 //    With faces (which run across the seam from the cell below, see
-                //    tests/core/paint/), compare which side of the boundary each pixel is on.
+                //    tests/paint/), compare which side of the boundary each pixel is on.
                 const Grid<Material>&a = materials.at(ma), &bm = materials.at(mb);
                 auto side = [&](Material m) {
                     if (p.face == Face::none) return m;
@@ -435,7 +435,7 @@ TEST_CASE("paint: rims of neighbouring tiles meet exactly (every 4x3 and 3x4 win
 
 TEST_CASE("paint: the rules cover every 3x3 neighbourhood of w, s, g with the right tile") {
     const Description& d = overworld();
-    const Tileset ts = paint_tileset(d);
+    const PaintedTileset ts = paint_tileset(d);
     std::set<std::string> names(ts.names.begin(), ts.names.end());
     REQUIRE(d.rules.size() == 2);
     REQUIRE(d.rules[0].path == "../../rules/overworld.rules");
@@ -525,11 +525,11 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
     const Bad cases[] = {
         {"tile_size = 16\ncolour = 3\n", 2, 1, "unknown key 'colour'"},
         {"tile_size = [\n", 1, 0, ""}, // a TOML syntax error, wherever toml++ puts it (line 1 or 2)
-        {"tile_size = 7\n" + terrain, 1, 13, "'tile_size' must be in 8..64"},
+        {"tile_size = 7\n" + terrain, 1, 13, "'tile_size' is 7, expected 8 to 64"},
         {"tile_size = 12\n" + terrain, 1, 13, "'tile_size' must be a multiple of 8"},
         {"seed = \"x\"\n" + terrain, 1, 8, "'seed' must be an integer"},
-        {terrain + "density = 2\n", 7, 11, "'density' must be in [0, 1]"},
-        {terrain + "shade = 1\n", 7, 1, "unknown key 'shade' in [[terrain]]"},
+        {terrain + "density = 2\n", 7, 11, "'terrain.density' is 2, expected 0 to 1"},
+        {terrain + "shade = 1\n", 7, 1, "unknown key 'terrain.shade' (expected one of: name,"},
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"ss\"\nheight = 0\nstyle = \"grain\"\npalette = "
          "[\"#000000\", "
          "\"#808080\", \"#ffffff\"]\n",
@@ -545,14 +545,14 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"s\"\nheight = 0\nstyle = \"wavy\"\npalette = "
          "[\"#000000\", "
          "\"#808080\", \"#ffffff\"]\n",
-         5, 9, "unknown style \"wavy\""},
+         5, 9, "'terrain.style' is \"wavy\", expected one of \"blades\""},
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"s\"\nstyle = \"grain\"\npalette = [\"#000000\", "
          "\"#808080\", \"#ffffff\"]\n",
          1, 1, "[[terrain]] needs 'height'"},
         {terrain + "[[terrain.variant]]\nname = \"sand\"\ndecoration = \"pebbles\"\n", 7, 1,
          "tile name 'sand' is used twice"},
         {terrain + "[[terrain.variant]]\nname = \"sand-2\"\ndecoration = \"shells\"\n", 9, 14,
-         "unknown decoration \"shells\""},
+         "'terrain.variant.decoration' is \"shells\""},
         {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"mud\"\n", 9, 9,
          "'lower': no terrain named 'mud'"},
         {terrain + "[[pair]]\nupper = \"sand\"\nlower = \"sand\"\n", 8, 9,
@@ -569,7 +569,7 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
                    "\"sand\"\n"
                    "upper_lines = [\"grass.7\"]\n",
          16, 16, "terrain 'grass' has palette entries 0..2"},
-        {terrain + "[rules]\nfile = \"x.rules\"\n", 8, 1, "unknown key 'file' in [rules]"},
+        {terrain + "[rules]\nfile = \"x.rules\"\n", 8, 1, "unknown key 'rules.file'"},
         {"tile_size = 16\n", 1, 1, "needs at least one [[terrain]]"},
     };
     for (const Bad& b : cases) {
@@ -642,5 +642,11 @@ TEST_CASE("paint: `tilegen paint` usage and input errors") {
     const auto bad = test::run_tilegen("paint bad.toml", tmp.path());
     CHECK(bad.exit_code == 1);
     CHECK(bad.err.find("bad.toml:3:1: error: unknown key 'palette'") != std::string::npos);
+    // A byte order mark (as some Windows editors write) is skipped; positions count without it.
+    test::write_text(tmp / "bom.toml", "\xEF\xBB\xBFtile_size = 7\n");
+    const auto bom = test::run_tilegen("paint bom.toml", tmp.path());
+    CHECK(bom.exit_code == 1);
+    CHECK(bom.err.find("bom.toml:1:13: error: 'tile_size' is 7, expected 8 to 64") !=
+          std::string::npos);
     CHECK_FALSE(std::filesystem::exists(tmp / "tileset.png"));
 }

@@ -10,11 +10,11 @@
 #include <set>
 #include <sstream>
 
-#include "core/paint/blob.hpp"
-#include "core/paint/emit.hpp"
-#include "core/paint/paint_support.hpp"
 #include "core/rules/autotile.hpp"
 #include "core/rules/rule_check.hpp"
+#include "paint/blob.hpp"
+#include "paint/emit.hpp"
+#include "paint/paint_support.hpp"
 
 using namespace tilegen;
 using namespace tilegen::paint;
