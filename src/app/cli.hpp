@@ -31,7 +31,7 @@ inline Diagnostic run_note(std::string message) {
 int usage_error(const std::string& command, const std::string& message);
 
 // Loads RECIPE from disk, or the built-in default recipe when none is given.
-std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
+[[nodiscard]] std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
                                            Diagnostics& diags);
 
 // The recipe's terrain symbols in class order, e.g. "wsg".
@@ -47,13 +47,13 @@ inline constexpr double kDefaultMemoryLimitGiB = 8.0;
 
 // An output path that is one of the run's input files (false when it is not, or does not exist
 // yet).
-std::optional<std::string> clashes_with_input(const std::string& output,
+[[nodiscard]] std::optional<std::string> clashes_with_input(const std::string& output,
                                               const std::vector<std::string>& inputs);
 
 // The whole string as a decimal integer / a finite decimal number (no spaces, no '+').
-std::optional<long long> parse_integer(const std::string& s);
-std::optional<double> parse_real(const std::string& s);
+[[nodiscard]] std::optional<long long> parse_integer(const std::string& s);
+[[nodiscard]] std::optional<double> parse_real(const std::string& s);
 // "WxH" with both in 1..limit.
-std::optional<std::pair<int, int>> parse_size(const std::string& s);
+[[nodiscard]] std::optional<std::pair<int, int>> parse_size(const std::string& s);
 
 } // namespace tilegen::app
