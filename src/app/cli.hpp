@@ -32,7 +32,7 @@ int usage_error(const std::string& command, const std::string& message);
 
 // Loads RECIPE from disk, or the built-in default recipe when none is given.
 [[nodiscard]] std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
-                                           Diagnostics& diags);
+                                                         Diagnostics& diags);
 
 // The recipe's terrain symbols in class order, e.g. "wsg".
 std::string class_symbols(const Project& project);
@@ -48,7 +48,7 @@ inline constexpr double kDefaultMemoryLimitGiB = 8.0;
 // An output path that is one of the run's input files (false when it is not, or does not exist
 // yet).
 [[nodiscard]] std::optional<std::string> clashes_with_input(const std::string& output,
-                                              const std::vector<std::string>& inputs);
+                                                            const std::vector<std::string>& inputs);
 
 // The whole string as a decimal integer / a finite decimal number (no spaces, no '+').
 [[nodiscard]] std::optional<long long> parse_integer(const std::string& s);
