@@ -85,7 +85,7 @@ int run_bench(const Args& args) {
         io::MapOutputOptions output;
         output.encoding = io::LayerEncoding::csv;
         output.threads = options.threads;
-        io::write_tmx(sink, result.map, "bench.tsx", "bench-objects.tsx", output);
+        io::write_map(sink, result.map, "bench.tmx", output);
         const double write_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                 .count();

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -91,6 +92,11 @@ CommandSpec generate_spec() {
          "N",
          "chunk side for --infinite (default 16, 1..1024)",
          whole_number(1, 1024)},
+        {{"--tilesets"},
+         "external|embedded",
+         "external (default): tilesets in their own files beside the map (OUT.tsx or OUT.tsj); "
+         "embedded: written inside the map (the images stay beside it)",
+         one_of({"external", "embedded"})},
         {{"--json"}, "", "print a JSON summary on stdout"},
     };
     s.constraints = {
@@ -119,6 +125,9 @@ int run_generate(const Args& args) {
     const int chunk = static_cast<int>(cl.integer("--chunk").value_or(16));
     const int threads = static_cast<int>(cl.integer("--threads").value_or(0));
     const double max_memory = cl.real("--max-memory").value_or(kDefaultMemoryLimitGiB);
+    const io::TilesetPlacement tilesets = cl.text("--tilesets") == "embedded"
+                                              ? io::TilesetPlacement::embedded
+                                              : io::TilesetPlacement::external;
 
     Diagnostics diags;
     auto t0 = Clock::now();
@@ -224,6 +233,7 @@ int run_generate(const Args& args) {
         opts.region = {0, 0, w, h};
         opts.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+        opts.tilesets = tilesets;
         std::vector<MapProperty> props{
             {"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
             {"recipe", "string", std::filesystem::path(project->recipe.path).filename().string()},
@@ -231,9 +241,13 @@ int run_generate(const Args& args) {
             {"size", "string", std::to_string(w) + "x" + std::to_string(h)},
             {"threshold_sample", "string",
              "0,0," + std::to_string(sample.width) + "," + std::to_string(sample.height)}};
-        std::string t;
-        for (float v : world->thresholds)
-            t += (t.empty() ? "" : " ") + std::to_string(v);
+        std::string t; // 9 significant digits, as the finite map's thresholds
+        for (float v : world->thresholds) {
+            std::ostringstream s;
+            s.precision(9);
+            s << v;
+            t += (t.empty() ? "" : " ") + s.str();
+        }
         props.push_back({"thresholds", "string", t});
         auto written = io::write_infinite_map(
             *project, *world, tmx_path, want_png ? std::optional<fs::path>(png_path) : std::nullopt,
@@ -260,9 +274,9 @@ int run_generate(const Args& args) {
             j.key("unmatched").value(written->unmatched);
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
             j.key("outputs").begin_array();
-            j.value(bundle.tmx.generic_string())
-                .value(bundle.tsx.generic_string())
-                .value(bundle.atlas.generic_string());
+            j.value(bundle.tmx.generic_string());
+            if (tilesets == io::TilesetPlacement::external) j.value(bundle.tsx.generic_string());
+            j.value(bundle.atlas.generic_string());
             if (want_png) j.value(png_path.generic_string());
             j.end_array();
             j.end_object();
@@ -284,6 +298,7 @@ int run_generate(const Args& args) {
         *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
     output.threads =
         options.threads; // the layer data is formatted on these threads; same bytes for any count
+    output.tilesets = tilesets;
     int reduction = 1;
     if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
         (want_png &&
@@ -352,12 +367,14 @@ int run_generate(const Args& args) {
         j.key("total").value(total_ms);
         j.end_object();
         j.key("outputs").begin_array();
-        j.value(bundle.tmx.generic_string())
-            .value(bundle.tsx.generic_string())
-            .value(bundle.atlas.generic_string());
-        if (io::has_objects(result.map))
-            j.value(bundle.objects_tsx.generic_string())
-                .value(bundle.objects_atlas.generic_string());
+        const bool external = tilesets == io::TilesetPlacement::external;
+        j.value(bundle.tmx.generic_string());
+        if (external) j.value(bundle.tsx.generic_string());
+        j.value(bundle.atlas.generic_string());
+        if (io::has_objects(result.map)) {
+            if (external) j.value(bundle.objects_tsx.generic_string());
+            j.value(bundle.objects_atlas.generic_string());
+        }
         if (want_png) j.value(png_path.generic_string());
         j.end_array();
         j.end_object();

@@ -83,6 +83,7 @@ TEST_CASE("options: bad options of every command exit 2 with a clear message, wr
         {"generate --infinite --classes c.txt", "--infinite and --classes exclude each other"},
         {"generate --classes c.txt --size 4x4",
          "--size and --classes exclude each other (the class map sets the size)"},
+        {"generate --tilesets inline", "--tilesets takes external or embedded, not 'inline'"},
         {"generate a.toml b.toml", "more than one recipe given ('a.toml' and 'b.toml')"},
         // check
         {"check --bogus", "unknown option '--bogus'"},
