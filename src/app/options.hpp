@@ -75,7 +75,7 @@ struct Parsed;
 // (nullopt / false when not given); asking for an option not in the table is a logic_error.
 class CommandLine {
   public:
-    CommandLine(const CommandSpec& spec) : spec_(&spec) {}
+    explicit CommandLine(const CommandSpec& spec) : spec_(&spec) {}
     bool has(const std::string& name) const;
     bool flag(const std::string& name) const { return has(name); }
     std::optional<std::string> text(const std::string& name) const;
