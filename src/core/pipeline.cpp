@@ -413,18 +413,8 @@ void cut_classes(Run& run) {
 // objects: sprites on the classes, guided by the density maps.
 void place_sprites(Run& run) {
     GenerateResult& r = run.result;
-    // The noise stage computed every density map over the whole class grid; anything else is a bug
-    // (the placer would have to guess).
-    for (const ObjectRule& rule : run.project.recipe.objects) {
-        if (rule.density.empty()) continue;
-        const Grid<float>* density = nullptr;
-        for (const auto& [name, g] : r.maps)
-            if (name == rule.density) density = &g;
-        if (!density || density->width() != r.classes.width() ||
-            density->height() != r.classes.height())
-            throw std::logic_error("density map '" + rule.density +
-                                   "' is missing or not the class grid's size");
-    }
+    // The noise stage computed every density map over the whole class grid (place_objects throws
+    // std::logic_error on a missing or smaller one: a bug, never a fallback).
     r.objects = place_objects(r.classes, r.maps, run.project.recipe.objects, *run.project.sprites,
                               r.seed, run.options.threads);
 }

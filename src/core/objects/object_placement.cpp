@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <thread>
 
 #include "core/hash.hpp"
@@ -479,8 +480,12 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
     if (!rp.active) return rp;
     for (const auto& [name, g] : maps)
         if (name == rule.density) rp.density = &g;
-    // A density map smaller than the class map cannot be read at every cell: treated as none.
-    if (rp.density && (rp.density->width() < w || rp.density->height() < h)) rp.density = nullptr;
+    // The caller hands every density map a rule names, at least the class grid's size (the
+    // pipeline computes them so): anything else is a bug, not something to guess around.
+    if (!rule.density.empty() &&
+        (!rp.density || rp.density->width() < w || rp.density->height() < h))
+        throw std::logic_error("density map '" + rule.density +
+                               "' is missing or smaller than the class grid");
     double total_weight = 0;
     for (double wt : rule.weights)
         total_weight += std::max(0.0, wt);
