@@ -179,6 +179,12 @@ std::string format_count(double v) {
     return v == std::floor(v) ? format("%.0f", v) : format("%.1f", v);
 }
 
+// Percentage points, two decimals ("0.00", never "-0.00").
+std::string format_points(double v) {
+    const std::string s = format("%.2f", v);
+    return s == "-0.00" ? "0.00" : s;
+}
+
 std::string format_scalar(std::size_t k, double v) {
     return kIsCount[k] ? format_count(v) : format("%.4f", v);
 }
@@ -199,7 +205,7 @@ void print_table(const Project& project, const std::vector<SeedStats>& runs, con
         for (std::size_t k = 0; k < kScalarKeys; ++k)
             row.push_back(format_scalar(k, v[k]));
         for (std::size_t c : targets)
-            row.push_back(format("%.2f", r.stats.share_error[c]));
+            row.push_back(format_points(r.stats.share_error[c]));
         rows.push_back(std::move(row));
     }
     for (int which = 0; which < 3; ++which) {
@@ -210,7 +216,7 @@ void print_table(const Project& project, const std::vector<SeedStats>& runs, con
         for (std::size_t k = 0; k < kScalarKeys; ++k)
             row.push_back(format_scalar(k, pick(agg.scalars[k])));
         for (std::size_t c : targets)
-            row.push_back(format("%.2f", pick(agg.share_error[c])));
+            row.push_back(format_points(pick(agg.share_error[c])));
         rows.push_back(std::move(row));
     }
     std::vector<std::size_t> widths(header.size());
