@@ -2,7 +2,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <map>
 
@@ -80,28 +79,27 @@ int run_bench(const Args& args) {
     std::size_t tmx_bytes = 0;
     for (int run = 0; run <= repeat; ++run) {
         GenerateResult result = generate_map(*project, options);
-        const auto t0 = std::chrono::steady_clock::now();
-        io::CountingSink sink;
-        io::MapOutputOptions output;
-        output.encoding = io::LayerEncoding::csv;
-        output.threads = options.threads;
-        io::write_map(sink, result.map, "bench.tmx", output);
-        const double write_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
-        tmx_bytes = sink.bytes;
+        // The pipeline's stages, then the writer, timed by the same runner.
+        std::vector<StageTiming> timings;
+        for (const auto& t : result.timings)
+            if (t.stage != "total") timings.push_back(t);
+        run_timed(timings, "tmx", [&] {
+            io::CountingSink sink;
+            io::MapOutputOptions output;
+            output.encoding = io::LayerEncoding::csv;
+            output.threads = options.threads;
+            io::write_map(sink, result.map, "bench.tmx", output);
+            tmx_bytes = sink.bytes;
+        });
         if (run == 0) continue; // warm-up
         double total = 0;
-        for (const auto& t : result.timings) {
-            if (t.stage == "total") continue;
+        for (const auto& t : timings) {
             if (!samples.contains(t.stage)) order.push_back(t.stage);
             samples[t.stage].push_back(t.ms);
             total += t.ms;
         }
-        if (!samples.contains("tmx")) order.push_back("tmx");
-        samples["tmx"].push_back(write_ms);
         if (!samples.contains("total")) order.push_back("total");
-        samples["total"].push_back(total + write_ms);
+        samples["total"].push_back(total);
     }
     const double peak = peak_rss_bytes();
     auto median = [](std::vector<double> v) {

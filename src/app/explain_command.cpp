@@ -100,10 +100,7 @@ int run_explain(const Args& args) {
     for (const auto& l : result.layers)
         for (const auto& r : l.ordered)
             radius = std::max(radius, r.pattern.radius());
-    OutsidePolicy outside;
-    if (project->recipe.rules.outside != "clamp")
-        outside.fixed_class =
-            static_cast<ClassId>(project->symbols.at(project->recipe.rules.outside[0]));
+    const OutsidePolicy outside = outside_policy(project->recipe);
     auto class_at = [&](int cx, int cy) -> ClassId {
         if (!result.classes.contains(cx, cy)) {
             if (outside.fixed_class) return *outside.fixed_class;

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -221,10 +220,9 @@ int run_generate(const Args& args) {
         const int w = size ? size->first : project->recipe.map.width,
                   h = size ? size->second : project->recipe.map.height;
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
-        std::string error;
-        auto world = prepare_world(*project, run_seed, w, h, sample, error);
+        auto world = prepare_world(*project, run_seed, w, h, sample, diags);
         if (!world) {
-            print_diagnostics({error_at(project->recipe.path, 0, 0, error)});
+            print_diagnostics(diags);
             return kExitInput;
         }
         if (!project->recipe.objects.empty())
@@ -235,21 +233,8 @@ int run_generate(const Args& args) {
         opts.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
         opts.tilesets = tilesets;
-        std::vector<MapProperty> props{
-            {"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
-            {"recipe", "string", std::filesystem::path(project->recipe.path).filename().string()},
-            {"seed", "string", std::to_string(run_seed)},
-            {"size", "string", std::to_string(w) + "x" + std::to_string(h)},
-            {"threshold_sample", "string",
-             "0,0," + std::to_string(sample.width) + "," + std::to_string(sample.height)}};
-        std::string t; // 9 significant digits, as the finite map's thresholds
-        for (float v : world->thresholds) {
-            std::ostringstream s;
-            s.precision(9);
-            s << v;
-            t += (t.empty() ? "" : " ") + s.str();
-        }
-        props.push_back({"thresholds", "string", t});
+        const std::vector<MapProperty> props =
+            map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
         auto written = io::write_infinite_map(
             *project, *world, tmx_path, want_png ? std::optional<fs::path>(png_path) : std::nullopt,
             opts, props, diags);

@@ -539,7 +539,7 @@ void Viewer::update(double dt) {
 
 // --frames: a scripted camera tour, so the statistics measure real work: the first half pans
 // diagonally at the starting zoom (making chunks as new cells come into view), the second half
-// zooms out towards "fit" about the centre of the view (switching to colour blocks and coarser
+// zooms out towards "fit" about the centre of the view (switching to color blocks and coarser
 // levels).
 void Viewer::script_frame(int index, int total) {
     if (!build_) return;
@@ -763,7 +763,7 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
         case Overlay::classes:
             for (std::size_t i = 0; i < build_->project.recipe.terrain.size(); ++i) {
                 if (x + lh > right_edge) break;
-                add_rect(quads, {x, y2 + 2}, {lh - 4, lh - 4}, to_sf(build_->class_colour[i]));
+                add_rect(quads, {x, y2 + 2}, {lh - 4, lh - 4}, to_sf(build_->class_color[i]));
                 x += lh;
                 text(build_->project.recipe.terrain[i].name + " ", kText);
             }
@@ -778,7 +778,7 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
             break;
         case Overlay::rules:
             if (!build_->result.layers.empty())
-                text("colour = deciding rule (file:line) of layer '" +
+                text("color = deciding rule (file:line) of layer '" +
                          build_->result.layers[static_cast<std::size_t>(settings_.focus_layer)]
                              .name +
                          "'; black = none",

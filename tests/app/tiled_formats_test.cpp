@@ -187,8 +187,19 @@ TEST_CASE("infinite maps refuse whole-map generators") {
                "[noise]\nkind = \"diamond-square\"\n" + read_text(f.dir / "map.toml"));
     auto r = f.generate("ds.toml -o x.tmx --infinite");
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("map 'elevation' is kind \"diamond-square\", a whole-map algorithm") !=
-          std::string::npos);
+    // At the map's definition ([noise], line 1).
+    CHECK(r.err.find("ds.toml:1:1: error: map 'elevation' is kind \"diamond-square\", a whole-map "
+                     "algorithm") != std::string::npos);
+}
+
+TEST_CASE("infinite and finite maps of the same cells carry the same thresholds, 9 digits") {
+    Fixture f;
+    // Up to 1024 cells a side the infinite map reads its thresholds from the whole map.
+    REQUIRE(f.generate("map.toml -o fin.tmx --seed 9 --size 48x32").exit_code == 0);
+    REQUIRE(f.generate("map.toml -o inf.tmx --seed 9 --size 48x32 --infinite").exit_code == 0);
+    const std::string finite = property(read_text(f.dir / "fin.tmx"), "thresholds");
+    CHECK(finite.size() > 3);
+    CHECK(property(read_text(f.dir / "inf.tmx"), "thresholds") == finite);
 }
 
 TEST_CASE(
