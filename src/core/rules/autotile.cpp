@@ -12,7 +12,6 @@ std::uint64_t rule_choice_base(std::uint64_t seed, std::uint64_t rule_identity) 
     return hash_values(seed, 0x72756c65ull /* "rule" */, rule_identity);
 }
 
-namespace {
 // Cumulative weights as 53-bit fixed-point bounds: target i is chosen when the cell's hash (top 53
 // bits) is below bounds[i] and not below bounds[i - 1]. Zero weights repeat the previous bound
 // (never chosen); the last positive weight reaches 2^53.
@@ -44,6 +43,7 @@ std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets) {
     return bounds;
 }
 
+namespace {
 // mix64 without its last step (z ^ z >> 31), which does not change the top 33 bits.
 constexpr std::uint64_t mix64_before_last_step(std::uint64_t z) {
     z += 0x9E3779B97F4A7C15ull;
@@ -76,6 +76,14 @@ int pick(const std::vector<std::uint64_t>& bounds, std::uint64_t base, int x, in
     return index_of_hash(bounds.data(), static_cast<int>(bounds.size()), cell_hash(base, x, y));
 }
 } // namespace
+
+std::uint64_t choice_hash(std::uint64_t base, int x, int y) {
+    return cell_hash(base, x, y);
+}
+
+int choice_index(std::span<const std::uint64_t> bounds, std::uint64_t hash53) {
+    return index_of_hash(bounds.data(), static_cast<int>(bounds.size()), hash53);
+}
 
 int choose_target_from_base(const ResolvedTargets& targets, std::uint64_t base, int x, int y) {
     return pick(choice_bounds(targets), base, x, y);

@@ -1,0 +1,121 @@
+#include "core/rules/class_passes.hpp"
+
+#include <atomic>
+#include <utility>
+
+#include "core/hash.hpp"
+#include "core/parallel.hpp"
+#include "core/rules/autotile.hpp"
+
+namespace tilegen {
+
+std::uint64_t class_choice_base(std::uint64_t seed, std::uint64_t rule_identity, int run) {
+    return hash_values(seed, 0x636c617373ull /* "class" */, rule_identity,
+                       static_cast<std::uint64_t>(static_cast<std::int64_t>(run)));
+}
+
+namespace {
+
+constexpr std::int16_t kChoose = -2; // an entry whose rule picks among weighted targets
+
+// A pass's outcomes, indexed by decision + 1 (entry 0: no rule matched, the cell keeps its class).
+// `fixed` is the class a rule with one target sets, kKeepClass for @keep (and for no rule), or
+// kChoose; a choosing rule's targets are in `bounds` and `classes`.
+struct Outcomes {
+    std::vector<std::int16_t> fixed;
+    std::vector<std::vector<std::uint64_t>> bounds;
+    std::vector<std::vector<int>> classes;
+
+    explicit Outcomes(const ClassPass& pass) {
+        const std::size_t entries = pass.ordered.size() + 1;
+        fixed.assign(entries, static_cast<std::int16_t>(kKeepClass));
+        bounds.resize(entries);
+        classes.resize(entries);
+        for (std::size_t r = 0; r < pass.ordered.size(); ++r) {
+            const ClassTargets& t = pass.targets[r];
+            const std::size_t e = r + 1;
+            if (t.classes.size() == 1) {
+                fixed[e] = static_cast<std::int16_t>(t.classes.front());
+            } else if (t.classes.size() > 1) {
+                fixed[e] = kChoose;
+                ResolvedTargets weights;
+                weights.weights = t.weights;
+                bounds[e] = choice_bounds(weights);
+                classes[e] = t.classes;
+            }
+        }
+    }
+};
+
+} // namespace
+
+ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes, int class_count,
+                           OutsidePolicy outside, std::uint64_t seed, int threads,
+                           PassHistory* history) {
+    const std::size_t watched = history ? history->watch.size() : 0;
+    if (history) {
+        history->runs.clear();
+        history->changed.clear();
+        history->steps.assign(watched, {});
+    }
+    const int w = classes.width(), h = classes.height();
+    ClassGrid next = ClassGrid::uninitialised(w, h);
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+        const ClassPass& pass = passes[p];
+        // The matcher reads `classes`, which holds the grid before each run (the buffers are
+        // swapped after it); its decision tables do not depend on the grid, so they serve all runs.
+        const LayerMatcher matcher(classes, pass.ordered, class_count, outside);
+        const Outcomes outcomes(pass);
+        std::vector<std::uint64_t> bases(outcomes.fixed.size(), 0);
+        std::vector<std::uint64_t> changed_per_run;
+        int run = 0;
+        while (run < pass.runs) {
+            for (std::size_t r = 0; r < pass.ordered.size(); ++r)
+                if (outcomes.fixed[r + 1] == kChoose)
+                    bases[r + 1] = class_choice_base(seed, pass.ordered[r].identity, run);
+            std::atomic<std::uint64_t> changed{0};
+            parallel_for(h, threads, [&](int y0, int y1) {
+                std::uint64_t local = 0;
+                matcher.match_rows(y0, y1, [&](int y, const int* decided) {
+                    const ClassId* const src = classes.row(y);
+                    ClassId* const dst = next.row(y);
+                    const std::int16_t* const fixed = outcomes.fixed.data();
+                    std::uint64_t row_changed = 0;
+                    for (int x = 0; x < w; ++x) {
+                        const std::size_t e = static_cast<std::size_t>(decided[x] + 1);
+                        const int f = fixed[e];
+                        ClassId c = src[x];
+                        if (f >= 0) {
+                            c = static_cast<ClassId>(f);
+                        } else if (f == kChoose) {
+                            const int k = outcomes.classes[e][static_cast<std::size_t>(
+                                choice_index(outcomes.bounds[e], choice_hash(bases[e], x, y)))];
+                            if (k != kKeepClass) c = static_cast<ClassId>(k);
+                        }
+                        dst[x] = c;
+                        row_changed += c != src[x] ? 1 : 0;
+                    }
+                    local += row_changed;
+                    for (std::size_t i = 0; i < watched; ++i) {
+                        const auto [wx, wy] = history->watch[i];
+                        if (wy != y || wx < 0 || wx >= w) continue;
+                        history->steps[i].push_back(
+                            ClassStep{static_cast<int>(p), run, src[wx], dst[wx], decided[wx]});
+                    }
+                });
+                changed.fetch_add(local, std::memory_order_relaxed);
+            });
+            std::swap(classes, next);
+            changed_per_run.push_back(changed.load());
+            ++run;
+            if (pass.until_stable && changed_per_run.back() == 0) break;
+        }
+        if (history) {
+            history->runs.push_back(run);
+            history->changed.push_back(std::move(changed_per_run));
+        }
+    }
+    return classes;
+}
+
+} // namespace tilegen
