@@ -1,5 +1,6 @@
 #include "core/rules/class_passes.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <utility>
 
@@ -20,17 +21,19 @@ constexpr std::int16_t kChoose = -2; // an entry whose rule picks among weighted
 
 // A pass's outcomes, indexed by decision + 1 (entry 0: no rule matched, the cell keeps its class).
 // `fixed` is the class a rule with one target sets, kKeepClass for @keep (and for no rule), or
-// kChoose; a choosing rule's targets are in `bounds` and `classes`.
+// kChoose; a choosing rule's targets are `count[e]` entries from `first[e]` in the flat `bounds`
+// (choice_bounds) and `classes`.
 struct Outcomes {
     std::vector<std::int16_t> fixed;
-    std::vector<std::vector<std::uint64_t>> bounds;
-    std::vector<std::vector<int>> classes;
+    std::vector<std::uint32_t> first, count;
+    std::vector<std::uint64_t> bounds;
+    std::vector<int> classes;
 
     explicit Outcomes(const ClassPass& pass) {
         const std::size_t entries = pass.ordered.size() + 1;
         fixed.assign(entries, static_cast<std::int16_t>(kKeepClass));
-        bounds.resize(entries);
-        classes.resize(entries);
+        first.assign(entries, 0);
+        count.assign(entries, 0);
         for (std::size_t r = 0; r < pass.ordered.size(); ++r) {
             const ClassTargets& t = pass.targets[r];
             const std::size_t e = r + 1;
@@ -40,12 +43,23 @@ struct Outcomes {
                 fixed[e] = kChoose;
                 ResolvedTargets weights;
                 weights.weights = t.weights;
-                bounds[e] = choice_bounds(weights);
-                classes[e] = t.classes;
+                const std::vector<std::uint64_t> b = choice_bounds(weights);
+                first[e] = static_cast<std::uint32_t>(bounds.size());
+                count[e] = static_cast<std::uint32_t>(b.size());
+                bounds.insert(bounds.end(), b.begin(), b.end());
+                classes.insert(classes.end(), t.classes.begin(), t.classes.end());
             }
         }
     }
 };
+
+// choice_hash(base, x, y), inlined: the row's part is added once per row.
+inline std::uint64_t cell_choice_hash(std::uint64_t base, int x, std::uint64_t row_part) {
+    return mix64(base +
+                 static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull +
+                 row_part) >>
+           11;
+}
 
 } // namespace
 
@@ -80,6 +94,9 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                     const ClassId* const src = classes.row(y);
                     ClassId* const dst = next.row(y);
                     const std::int16_t* const fixed = outcomes.fixed.data();
+                    const std::uint64_t row_part =
+                        static_cast<std::uint64_t>(static_cast<std::int64_t>(y)) *
+                        0xC2B2AE3D27D4EB4Full;
                     std::uint64_t row_changed = 0;
                     for (int x = 0; x < w; ++x) {
                         const std::size_t e = static_cast<std::size_t>(decided[x] + 1);
@@ -88,8 +105,13 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                         if (f >= 0) {
                             c = static_cast<ClassId>(f);
                         } else if (f == kChoose) {
-                            const int k = outcomes.classes[e][static_cast<std::size_t>(
-                                choice_index(outcomes.bounds[e], choice_hash(bases[e], x, y)))];
+                            const std::uint64_t h = cell_choice_hash(bases[e], x, row_part);
+                            const std::uint32_t n = outcomes.count[e], at = outcomes.first[e];
+                            std::uint32_t i = 0;
+                            for (std::uint32_t j = 0; j < n; ++j)
+                                i += h >= outcomes.bounds[at + j] ? 1 : 0;
+                            i = std::min(i, n - 1); // as choice_index
+                            const int k = outcomes.classes[at + i];
                             if (k != kKeepClass) c = static_cast<ClassId>(k);
                         }
                         dst[x] = c;
