@@ -49,6 +49,12 @@ Reference reference(ClassGrid g, const std::vector<ClassPass>& passes, OutsidePo
     out.steps.resize(watch.size());
     for (std::size_t p = 0; p < passes.size(); ++p) {
         const ClassPass& pass = passes[p];
+        // The parser's order is the one the tile layers use: most specific first, stable.
+        for (std::size_t r = 1; r < pass.ordered.size(); ++r) {
+            const Rule &a = pass.ordered[r - 1], &b = pass.ordered[r];
+            REQUIRE(a.pattern.specificity() >= b.pattern.specificity());
+            if (a.pattern.specificity() == b.pattern.specificity()) REQUIRE(a.line <= b.line);
+        }
         const int max_runs = pass.until_stable ? 256 : pass.runs;
         out.changed.emplace_back();
         int run = 0;
