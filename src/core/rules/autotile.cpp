@@ -77,14 +77,6 @@ int pick(const std::vector<std::uint64_t>& bounds, std::uint64_t base, int x, in
 }
 } // namespace
 
-std::uint64_t choice_hash(std::uint64_t base, int x, int y) {
-    return cell_hash(base, x, y);
-}
-
-int choice_index(std::span<const std::uint64_t> bounds, std::uint64_t hash53) {
-    return index_of_hash(bounds.data(), static_cast<int>(bounds.size()), hash53);
-}
-
 int choose_target_from_base(const ResolvedTargets& targets, std::uint64_t base, int x, int y) {
     return pick(choice_bounds(targets), base, x, y);
 }

@@ -53,7 +53,8 @@ struct Outcomes {
     }
 };
 
-// choice_hash(base, x, y), inlined: the row's part is added once per row.
+// The cell's 53-bit choice hash, as choose_target_from_base computes it (autotile.hpp); the row's
+// part is computed once per row.
 inline std::uint64_t cell_choice_hash(std::uint64_t base, int x, std::uint64_t row_part) {
     return mix64(base +
                  static_cast<std::uint64_t>(static_cast<std::int64_t>(x)) * 0x9E3779B97F4A7C15ull +
@@ -110,7 +111,7 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                             std::uint32_t i = 0;
                             for (std::uint32_t j = 0; j < n; ++j)
                                 i += h >= outcomes.bounds[at + j] ? 1 : 0;
-                            i = std::min(i, n - 1); // as choice_index
+                            i = std::min(i, n - 1); // as choose_target_from_base
                             const int k = outcomes.classes[at + i];
                             if (k != kKeepClass) c = static_cast<ClassId>(k);
                         }
