@@ -223,7 +223,7 @@ void class_passes(benchmark::State& state) {
     }
     state.counters["rules"] = static_cast<double>(passes.front().ordered.size());
     state.counters["changed_run1"] = static_cast<double>(changed);
-    const double cells_runs = double{grid.width()} * grid.height() * kRuns;
+    const double cells_runs = static_cast<double>(grid.width()) * grid.height() * kRuns;
     state.counters["s_per_cell"] = benchmark::Counter(
         cells_runs, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }

@@ -106,11 +106,11 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                         if (f >= 0) {
                             c = static_cast<ClassId>(f);
                         } else if (f == kChoose) {
-                            const std::uint64_t h = cell_choice_hash(bases[e], x, row_part);
+                            const std::uint64_t hash = cell_choice_hash(bases[e], x, row_part);
                             const std::uint32_t n = outcomes.count[e], at = outcomes.first[e];
                             std::uint32_t i = 0;
                             for (std::uint32_t j = 0; j < n; ++j)
-                                i += h >= outcomes.bounds[at + j] ? 1 : 0;
+                                i += hash >= outcomes.bounds[at + j] ? 1 : 0;
                             i = std::min(i, n - 1); // as choose_target_from_base
                             const int k = outcomes.classes[at + i];
                             if (k != kKeepClass) c = static_cast<ClassId>(k);
