@@ -102,10 +102,12 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                     for (int x = 0; x < w; ++x) {
                         const std::size_t e = static_cast<std::size_t>(decided[x] + 1);
                         const int f = fixed[e];
-                        ClassId c = src[x];
-                        if (f >= 0) {
-                            c = static_cast<ClassId>(f);
-                        } else if (f == kChoose) {
+                        const ClassId own = src[x];
+                        // f when f >= 0, else the cell's own class, without a branch.
+                        const unsigned negative = static_cast<unsigned>(f >> 31);
+                        ClassId c = static_cast<ClassId>((static_cast<unsigned>(f) & ~negative) |
+                                                         (own & negative));
+                        if (f == kChoose) [[unlikely]] {
                             const std::uint64_t hash = cell_choice_hash(bases[e], x, row_part);
                             const std::uint32_t n = outcomes.count[e], at = outcomes.first[e];
                             std::uint32_t i = 0;
