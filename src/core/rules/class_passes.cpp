@@ -94,7 +94,14 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                 matcher.match_rows(y0, y1, [&](int y, const int* decided) {
                     const ClassId* const src = classes.row(y);
                     ClassId* const dst = next.row(y);
+                    // Raw pointers: the stores into `dst` (bytes, which may alias anything) would
+                    // otherwise make the compiler reload every vector's data pointer per cell.
                     const std::int16_t* const fixed = outcomes.fixed.data();
+                    const std::uint32_t* const count_of = outcomes.count.data();
+                    const std::uint32_t* const first_of = outcomes.first.data();
+                    const std::uint64_t* const bounds = outcomes.bounds.data();
+                    const int* const target_classes = outcomes.classes.data();
+                    const std::uint64_t* const base_of = bases.data();
                     const std::uint64_t row_part =
                         static_cast<std::uint64_t>(static_cast<std::int64_t>(y)) *
                         0xC2B2AE3D27D4EB4Full;
@@ -108,13 +115,13 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                         ClassId c = static_cast<ClassId>((static_cast<unsigned>(f) & ~negative) |
                                                          (own & negative));
                         if (f == kChoose) [[unlikely]] {
-                            const std::uint64_t hash = cell_choice_hash(bases[e], x, row_part);
-                            const std::uint32_t n = outcomes.count[e], at = outcomes.first[e];
+                            const std::uint64_t hash = cell_choice_hash(base_of[e], x, row_part);
+                            const std::uint32_t n = count_of[e], at = first_of[e];
                             std::uint32_t i = 0;
                             for (std::uint32_t j = 0; j < n; ++j)
-                                i += hash >= outcomes.bounds[at + j] ? 1 : 0;
+                                i += hash >= bounds[at + j] ? 1 : 0;
                             i = std::min(i, n - 1); // as choose_target_from_base
-                            const int k = outcomes.classes[at + i];
+                            const int k = target_classes[at + i];
                             if (k != kKeepClass) c = static_cast<ClassId>(k);
                         }
                         dst[x] = c;
