@@ -378,3 +378,37 @@ TEST_CASE("class passes on an empty grid and with an empty pass") {
     CHECK(got == ClassGrid(3, 2, 1));
     CHECK(history.runs == std::vector<int>{4, 2});
 }
+
+TEST_CASE("the class pass examples of docs/rules.md") {
+    const SymbolTable symbols{{'w', 0}, {'s', 1}, {'g', 2}, {'f', 3}};
+    Diagnostics diags;
+    const RuleFile file = parse_rule_file("[classes]\n"
+                                          "?g? gsg ?g?   g\n"
+                                          "[classes *]\n"
+                                          "rotate  ?w? w!ww ???  w\n"
+                                          "[classes 2]\n"
+                                          "g   g*19 f\n"
+                                          "f   @keep*3 g\n"
+                                          "[ground]\n",
+                                          "docs.rules", symbols, diags);
+    REQUIRE(diags.empty());
+    REQUIRE(file.passes.size() == 3);
+    // Water above, a one-cell bay of grass at (3, 1), a sand speck at (5, 3) in grass.
+    const char* rows[] = {"wwwwwwww", "wwwgwwww", "gggggggg", "gggggsgg", "gggggggg"};
+    ClassGrid grid(8, 5);
+    for (int y = 0; y < 5; ++y)
+        for (int x = 0; x < 8; ++x)
+            grid(x, y) = static_cast<ClassId>(symbols.at(rows[y][x]));
+    PassHistory history;
+    history.watch = {{5, 3}, {3, 1}};
+    const ClassGrid got = run_class_passes(grid, file.passes, 4, {}, 5, 2, &history);
+    REQUIRE(history.steps[0].size() == 1 + 2 + 2); // 1 run, 2 runs (`*`: 1 change, 1 stable), 2
+    CHECK(history.steps[0][0].after == 2);         // the speck became grass in the first pass
+    CHECK(history.runs == std::vector<int>{1, 2, 2});
+    CHECK(history.steps[1][1].after == 0); // the bay filled with water in the second
+    CHECK(got(3, 1) == 0);
+    int forest = 0;
+    for (ClassId c : got.cells())
+        forest += c == 3 ? 1 : 0;
+    CHECK(forest < 8); // of about 23 grass cells, one in 20 per run (less those turned back)
+}
