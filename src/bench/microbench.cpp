@@ -10,10 +10,14 @@
 //   rule_matching/<rules>/<threads>  the whole rule layer (decide and choose the tile), on 1 and 2
 //   threads write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib,
 //   base64+zstd)
-//   class_passes/<rules>/<threads>  a class pass of 4 runs over a 4096x4096 class grid (the
-//                          overworld's, tiled 2x2 mirrored), with 10 or 200 class rules made from
-//                          the ground layer's patterns (+ a catch-all), on 1 and 2 threads;
-//                          s_per_cell is per cell and run
+//   map_stats/<threads>    the map statistics (specks, thin cells, walkable regions, corner
+//                          density, shares) of the default overworld's 4096x4096 class grid, on 1
+//                          and 2 threads
+//   class_passes/<rules>/<threads>/<weighted>  a class pass of 4 runs over a 4096x4096 class grid
+//                          (the overworld's 2048x2048 one tiled 2x2, mirrored), with 10 or 200
+//                          class rules made from the ground layer's patterns (+ a catch-all), one
+//                          target or two weighted ones, on 1 and 2 threads; s_per_cell is per cell
+//                          and run (the pass's tables and second buffer included)
 // Run: build/src/tilegen_microbench [--benchmark_filter=REGEX]. The s_per_cell counter (e.g. 1.5n
 // = 1.5 ns) is the figure to read.
 #include <benchmark/benchmark.h>
@@ -27,6 +31,7 @@
 #include "core/heightfield/heightfield.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
+#include "core/quality/map_stats.hpp"
 #include "core/rules/autotile.hpp"
 #include "core/rules/class_passes.hpp"
 #include "core/rules/rule_matcher.hpp"
@@ -230,6 +235,40 @@ void class_passes(benchmark::State& state) {
 
 } // namespace
 
+// The statistics of the default overworld's class grid at 4096x4096 (generated once, outside the
+// timing), on state.range(0) threads.
+constexpr int kStatsSide = 4096;
+
+void map_stats(benchmark::State& state) {
+    static const std::optional<std::pair<ClassGrid, std::vector<TerrainClass>>> world = [] {
+        Diagnostics diags;
+        auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
+        if (!project) {
+            std::cerr << "tilegen_microbench: the built-in recipe did not load\n";
+            std::exit(1);
+        }
+        GenerateOptions options;
+        options.width = kStatsSide;
+        options.height = kStatsSide;
+        options.threads = 2;
+        GenerateResult result = generate_map(*project, options);
+        return std::optional(std::pair(std::move(result.classes), project->recipe.terrain));
+    }();
+    const std::vector<bool> walkable = walkable_flags(world->second);
+    const std::vector<double> shares = target_shares(world->second, true);
+    MapStats stats;
+    for (auto _ : state) {
+        stats =
+            compute_map_stats(world->first, walkable, shares, 0, static_cast<int>(state.range(0)));
+        benchmark::DoNotOptimize(stats.specks);
+    }
+    state.counters["specks"] = static_cast<double>(stats.specks);
+    state.counters["walkable_regions"] = static_cast<double>(stats.walkable_regions);
+    state.counters["s_per_cell"] = benchmark::Counter(
+        double{kStatsSide} * kStatsSide,
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 BENCHMARK_CAPTURE(noise, harmonic, NoiseKind::harmonic)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(noise, value, NoiseKind::value)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(noise, perlin, NoiseKind::perlin)->Unit(benchmark::kMillisecond);
@@ -251,6 +290,7 @@ BENCHMARK_CAPTURE(write_layer, base64, io::LayerEncoding::base64)->Unit(benchmar
 BENCHMARK_CAPTURE(write_layer, zlib, io::LayerEncoding::base64_zlib)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(write_layer, zstd, io::LayerEncoding::base64_zstd)->Unit(benchmark::kMillisecond);
 
+BENCHMARK(map_stats)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(class_passes)
     ->ArgsProduct({{10, 200}, {1, 2}, {0, 1}})
     ->ArgNames({"rules", "threads", "weighted"})

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/hash.hpp"
+#include "core/rules/rule_matcher.hpp"
 #include "core/rules/tile_transform.hpp"
 
 namespace tilegen {
@@ -329,16 +330,10 @@ bool parse_class_header(const std::vector<Token>& tokens, LineParser& p, ClassPa
     return true;
 }
 
-// Stable order by specificity, descending, keeping targets parallel (as order_by_specificity).
+// The pass's rules in the order tile layers use (specificity_order), targets kept parallel.
 void order_pass(ClassPass& pass) {
-    std::vector<std::size_t> order(pass.ordered.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return pass.ordered[a].pattern.specificity() > pass.ordered[b].pattern.specificity();
-    });
     ClassPass sorted;
-    for (std::size_t i : order) {
+    for (std::size_t i : specificity_order(pass.ordered)) {
         sorted.ordered.push_back(std::move(pass.ordered[i]));
         sorted.targets.push_back(std::move(pass.targets[i]));
     }
