@@ -13,6 +13,11 @@
 //   map_stats/<threads>    the map statistics (specks, thin cells, walkable regions, corner
 //                          density, shares) of the default overworld's 4096x4096 class grid, on 1
 //                          and 2 threads
+//   class_passes/<rules>/<threads>/<weighted>  a class pass of 4 runs over a 4096x4096 class grid
+//                          (the overworld's 2048x2048 one tiled 2x2, mirrored), with 10 or 200
+//                          class rules made from the ground layer's patterns (+ a catch-all), one
+//                          target or two weighted ones, on 1 and 2 threads; s_per_cell is per cell
+//                          and run (the pass's tables and second buffer included)
 // Run: build/src/tilegen_microbench [--benchmark_filter=REGEX]. The s_per_cell counter (e.g. 1.5n
 // = 1.5 ns) is the figure to read.
 #include <benchmark/benchmark.h>
@@ -28,6 +33,7 @@
 #include "core/pipeline.hpp"
 #include "core/quality/map_stats.hpp"
 #include "core/rules/autotile.hpp"
+#include "core/rules/class_passes.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "io/embedded_files.hpp"
 #include "io/file_source.hpp"
@@ -162,6 +168,71 @@ void write_layer(benchmark::State& state, io::LayerEncoding encoding) {
     per_cell(state);
 }
 
+// A class pass of `runs` runs with `count` class rules taken evenly from the ground layer (their
+// patterns; target: the lowest class the centre accepts, or with `weighted` that class, weight 3,
+// or the next class, weight 1, so cells change and picks are hashed), plus a catch-all that keeps
+// the class.
+ClassPass class_pass_from_ground(const Overworld& w, std::size_t count, int runs, bool weighted) {
+    const LayerRules layer = rules_subset(w, count);
+    const int classes = static_cast<int>(w.project.recipe.terrain.size());
+    ClassPass pass;
+    pass.runs = runs;
+    for (std::size_t r = 0; r + 1 < layer.ordered.size(); ++r) {
+        Rule rule = layer.ordered[r];
+        const ClassMask centre = rule.pattern.at(0, 0);
+        int lowest = 0;
+        while (lowest + 1 < classes && !((centre >> lowest) & 1u))
+            ++lowest;
+        pass.ordered.push_back(rule);
+        pass.targets.push_back(weighted ? ClassTargets{{lowest, (lowest + 1) % classes}, {3, 1}}
+                                        : ClassTargets{{lowest}, {1}});
+    }
+    Rule keep = layer.ordered.back();
+    keep.pattern = Descriptor(1);
+    pass.ordered.push_back(keep);
+    pass.targets.push_back(ClassTargets{{kKeepClass}, {1}});
+    return pass;
+}
+
+// The overworld's 2048x2048 class grid tiled 2x2 (mirrored, so the seams are like the rest).
+const ClassGrid& classes_4096() {
+    static const ClassGrid grid = [] {
+        const ClassGrid& small = overworld().result.classes;
+        const int n = small.width();
+        ClassGrid big = ClassGrid::uninitialised(2 * n, 2 * n);
+        for (int y = 0; y < 2 * n; ++y)
+            for (int x = 0; x < 2 * n; ++x)
+                big(x, y) = small(x < n ? x : 2 * n - 1 - x, y < n ? y : 2 * n - 1 - y);
+        return big;
+    }();
+    return grid;
+}
+
+void class_passes(benchmark::State& state) {
+    constexpr int kRuns = 4;
+    const Overworld& w = overworld();
+    const ClassGrid& grid = classes_4096();
+    const std::vector<ClassPass> passes{class_pass_from_ground(
+        w, static_cast<std::size_t>(state.range(0)), kRuns, state.range(2) != 0)};
+    const int classes = static_cast<int>(w.project.recipe.terrain.size());
+    std::uint64_t changed = 0;
+    for (auto _ : state) {
+        state.PauseTiming(); // the input grid is moved in (as the pipeline does), copied untimed
+        ClassGrid in = grid;
+        state.ResumeTiming();
+        PassHistory history;
+        ClassGrid out = run_class_passes(std::move(in), passes, classes, {}, 7,
+                                         static_cast<int>(state.range(1)), &history);
+        changed = history.changed.front().front();
+        benchmark::DoNotOptimize(out.cells().data());
+    }
+    state.counters["rules"] = static_cast<double>(passes.front().ordered.size());
+    state.counters["changed_run1"] = static_cast<double>(changed);
+    const double cells_runs = static_cast<double>(grid.width()) * grid.height() * kRuns;
+    state.counters["s_per_cell"] = benchmark::Counter(
+        cells_runs, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 } // namespace
 
 // The statistics of the default overworld's class grid at 4096x4096 (generated once, outside the
@@ -220,5 +291,10 @@ BENCHMARK_CAPTURE(write_layer, zlib, io::LayerEncoding::base64_zlib)->Unit(bench
 BENCHMARK_CAPTURE(write_layer, zstd, io::LayerEncoding::base64_zstd)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(map_stats)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(class_passes)
+    ->ArgsProduct({{10, 200}, {1, 2}, {0, 1}})
+    ->ArgNames({"rules", "threads", "weighted"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
