@@ -32,7 +32,7 @@ std::vector<double> share_targets(const Recipe& recipe, const GenerateResult& re
     if (share_target_kind(recipe) == ShareTarget::recipe)
         return target_shares(recipe.terrain, true);
     // The fractions of the classification (before any class pass; see the header).
-    return result.class_fractions;
+    return result.classified_fractions;
 }
 
 MapStats map_stats_of(const Project& project, const GenerateResult& result, int threads) {

@@ -28,11 +28,9 @@ const char* share_target_name(ShareTarget kind); // "recipe" or "classification"
 // The target share of each terrain class that share_error is measured against:
 // - a recipe with [[terrain]] shares: those shares (with a hand-made class map too);
 // - a biome-table recipe (no shares): the class fractions the classification produced, before
-//   any pass that rewrites the class grid (GenerateResult::class_fractions; with a hand-made class
-//   map, the map's own fractions). Today nothing rewrites the grid after the classification, so
-//   these equal the final fractions and share_error is 0 for such recipes; once class passes
-//   rewrite the grid, this is the one place to hand in the fractions from before the passes, and
-//   share_error then measures how far the passes moved each class.
+//   any pass that rewrites the class grid (GenerateResult::classified_fractions; with a hand-made
+//   class map, the map's own fractions), so share_error measures how far the class passes and
+//   clean-ups moved each class.
 std::vector<double> share_targets(const Recipe& recipe, const GenerateResult& result);
 
 // compute_map_stats over the result's final class grid with the recipe's walkable flags, the

@@ -280,6 +280,13 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         for (const auto& m : def->settings.modifiers)
             if (m.kind == ModifierKind::combine) pending.push_back(m.map);
     }
+    for (const ClassPass& pass : project.class_passes)
+        if (pass.until_stable) {
+            diags.push_back(error_at(pass.file, pass.line, 1,
+                                     "[classes *] runs until the whole map is stable; infinite "
+                                     "maps need a fixed number of runs ([classes N])"));
+            return std::nullopt;
+        }
     WorldSetup w;
     w.seed = seed;
     w.scale_width = scale_width;
@@ -300,6 +307,12 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
     for (const auto& l : w.layers)
         for (const auto& r : l.ordered)
             w.radius = std::max(w.radius, r.pattern.radius());
+    for (const ClassPass& pass : project.class_passes) {
+        int radius = 0;
+        for (const Rule& r : pass.ordered)
+            radius = std::max(radius, r.pattern.radius());
+        w.pass_reach += pass.runs * radius;
+    }
     return w;
 }
 
@@ -308,11 +321,24 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
     const Recipe& recipe = project.recipe;
     const int r = world.radius;
     const Region padded{chunk.x - r, chunk.y - r, chunk.width + 2 * r, chunk.height + 2 * r};
+    // The class passes see `pass_reach` cells further: classes are cut over that margin too, the
+    // passes run over it (choices hashed at world coordinates), and the margin is dropped.
+    const int reach = world.pass_reach;
+    const Region seen{padded.x - reach, padded.y - reach, padded.width + 2 * reach,
+                      padded.height + 2 * reach};
     std::vector<std::pair<std::string, Grid<float>>> maps;
     for (const std::string& name : class_maps(recipe))
         maps.emplace_back(name, compute_map(recipe, name, world.seed, world.scale_width,
-                                            world.scale_height, padded));
-    const ClassGrid classes = classes_with_thresholds(recipe, maps, world.thresholds);
+                                            world.scale_height, seen));
+    ClassGrid classes = classes_with_thresholds(recipe, maps, world.thresholds);
+    if (!project.class_passes.empty()) {
+        const ClassGrid passed = run_class_passes(
+            std::move(classes), project.class_passes, static_cast<int>(recipe.terrain.size()),
+            world.outside, world.seed, 1, nullptr, {seen.x, seen.y});
+        classes = ClassGrid::uninitialised(padded.width, padded.height);
+        for (int y = 0; y < padded.height; ++y)
+            std::copy_n(passed.row(y + reach) + reach, padded.width, classes.row(y));
+    }
     AutotileResult tiles = autotile(classes, world.layers, static_cast<int>(recipe.terrain.size()),
                                     world.outside, world.seed, world.error_gid);
     std::vector<Grid<Gid>> out;
@@ -401,6 +427,7 @@ void cut_classes(Run& run) {
         r.classes = *run.options.classes;
         r.class_fractions =
             class_fractions(r.classes, static_cast<int>(class_count), run.options.threads);
+        r.classified_fractions = r.class_fractions;
         return;
     }
     // The cells of each class are counted as they are classified.
@@ -408,6 +435,24 @@ void cut_classes(Run& run) {
     r.classes =
         classes_from_maps(run.project.recipe, r.maps, r.thresholds, run.options.threads, &counts);
     r.class_fractions = fractions_of_counts(counts, r.classes.size());
+    r.classified_fractions = r.class_fractions;
+}
+
+// class_passes: the rule files' [classes] sections rewrite the class grid, in order.
+bool has_class_passes(const Run& run) {
+    return !run.project.class_passes.empty();
+}
+void run_passes(Run& run) {
+    GenerateResult& r = run.result;
+    const int class_count = static_cast<int>(run.project.recipe.terrain.size());
+    if (run.options.keep_details) r.classes_before_passes = r.classes;
+    PassHistory history;
+    r.classes =
+        run_class_passes(std::move(r.classes), run.project.class_passes, class_count,
+                         outside_policy(run.project.recipe), r.seed, run.options.threads, &history);
+    r.pass_runs = std::move(history.runs);
+    r.pass_changed = std::move(history.changed);
+    r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
 }
 
 // objects: sprites on the classes, guided by the density maps.
@@ -501,6 +546,7 @@ struct Stage {
 const Stage kStages[] = {
     {"noise", compute_maps, computes_maps},
     {"classes", cut_classes},
+    {"class_passes", run_passes, has_class_passes},
     {"objects", place_sprites, places_objects},
     {"rules", apply_rules},
     {"map", assemble_map},
@@ -531,6 +577,14 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
                                                std::chrono::steady_clock::now() - t_start)
                                                .count()});
     return std::move(run.result);
+}
+
+std::vector<ClassStep> class_history(const Project& project, const GenerateResult& result, int x,
+                                     int y) {
+    if (project.class_passes.empty() || result.classes_before_passes.empty()) return {};
+    return replay_class_history(result.classes_before_passes, project.class_passes,
+                                result.pass_runs, static_cast<int>(project.recipe.terrain.size()),
+                                outside_policy(project.recipe), result.seed, x, y);
 }
 
 } // namespace tilegen

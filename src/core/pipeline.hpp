@@ -5,6 +5,9 @@
 //            objects' density maps)
 //   classes  ClassGrid from the maps by percentile thresholds or the biome table (or the given
 //            class map), and the class fractions
+//   class_passes  the rule files' [classes] sections rewrite the class grid, in order, as
+//            cellular automata (only when the rule files have such sections; a given class map
+//            is rewritten too)
 //   objects  sprites on top of the classes (only when the recipe scatters objects)
 //   rules    one TileGrid per rule layer by descriptor rules; rule-hit statistics
 //   map      the Map: atlas, tile layers, object layer, map properties
@@ -29,6 +32,7 @@
 #include "core/objects/object_placement.hpp"
 #include "core/project.hpp"
 #include "core/rules/autotile.hpp"
+#include "core/rules/class_passes.hpp"
 
 namespace tilegen {
 
@@ -61,13 +65,21 @@ struct GenerateResult {
                          // given class map or without keep_details
     std::vector<std::pair<std::string, Grid<float>>> maps; // every named map computed, in recipe
                                                            // order (empty without keep_details)
-    ClassGrid classes;
+    ClassGrid classes; // the final classes (after class passes): what the tiles are chosen from
     std::vector<float> thresholds;
-    std::vector<double> class_fractions; // per recipe terrain class
-    std::vector<LayerRules> layers;      // the rules as ordered and resolved for this run
-    std::vector<Grid<int>> decisions;    // per layer: the deciding rule (index into
-                                         // layers[i].ordered); empty without keep_details
-    std::vector<RuleHits> rule_hits;     // per rule, in the order of the rule files
+    std::vector<double> class_fractions; // per recipe terrain class, of the final classes
+    // Per class, right after the classes stage (before any pass rewrote the grid): what the
+    // heightfield's percentiles or biome table produced.
+    std::vector<double> classified_fractions;
+    // The grid the class passes started from (empty without passes or without keep_details):
+    // explain and the inspector replay one cell's history from it (class_history).
+    ClassGrid classes_before_passes;
+    std::vector<int> pass_runs; // per class pass (Project::class_passes): the runs it made
+    std::vector<std::vector<std::uint64_t>> pass_changed; // per pass, per run: cells changed
+    std::vector<LayerRules> layers;   // the rules as ordered and resolved for this run
+    std::vector<Grid<int>> decisions; // per layer: the deciding rule (index into
+                                      // layers[i].ordered); empty without keep_details
+    std::vector<RuleHits> rule_hits;  // per rule, in the order of the rule files
     std::uint64_t unmatched = 0;
     std::vector<std::uint64_t> layer_unmatched; // per layer: cells no rule matched
     std::vector<std::int64_t>
@@ -93,6 +105,12 @@ std::vector<std::string> pipeline_stage_names();
 
 // Every stage that applies, in order, each through run_timed; then "total".
 GenerateResult generate_map(const Project& project, const GenerateOptions& options);
+
+// Cell (x, y)'s way through the class passes of a run made with keep_details: one step per run
+// (pass, run, class before and after, the deciding rule), replayed from
+// result.classes_before_passes; empty when the project has no passes.
+std::vector<ClassStep> class_history(const Project& project, const GenerateResult& result, int x,
+                                     int y);
 
 // What neighbours outside the map count as, from [rules] outside.
 OutsidePolicy outside_policy(const Recipe& recipe);
@@ -141,11 +159,13 @@ struct WorldSetup {
     Atlas atlas;
     Gid error_gid = 0;
     OutsidePolicy outside;
-    int radius = 1;
+    int radius = 1;     // the widest tile pattern's radius: each chunk is padded by it
+    int pass_reach = 0; // how far the class passes see (runs x widest class pattern radius)
 };
 
-// Nullopt (with an error at the map's definition in `diags`) when a map the classes need is a
-// whole-map kind.
+// Nullopt (with an error in `diags`) when a map the classes need is a whole-map kind (at the map's
+// definition), or a class pass runs until stable (`[classes *]`: how far it sees depends on the
+// whole map; at the section header).
 [[nodiscard]] std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed,
                                                       int scale_width, int scale_height,
                                                       Region sample, Diagnostics& diags);

@@ -22,6 +22,9 @@ struct Project {
     SymbolTable symbols;
     std::vector<Rule>
         rules; // every rule file's rules, files in recipe order, rules in order of appearance
+    // Every rule file's `[classes]` sections: files in recipe order, sections in order of
+    // appearance (the order they run in).
+    std::vector<ClassPass> class_passes;
     Tileset tileset;
     std::optional<SpriteSheet> sprites; // when the recipe names [tileset] objects
     std::uint64_t input_hash =

@@ -127,9 +127,11 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
         auto text = files.read(path, diags);
         attribute(diags, mark, recipe_name, ref.position.line, ref.position.column);
         if (!text) continue;
-        auto rules = parse_rules(*text, path.generic_string(), project.symbols, diags);
-        for (Rule& r : rules)
+        RuleFile file = parse_rule_file(*text, path.generic_string(), project.symbols, diags);
+        for (Rule& r : file.rules)
             project.rules.push_back(std::move(r));
+        for (ClassPass& pass : file.passes)
+            project.class_passes.push_back(std::move(pass));
     }
 
     if (project.rules.empty() && !has_errors(diags) && !project.recipe.rules.files.empty()) {

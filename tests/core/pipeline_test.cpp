@@ -1,12 +1,14 @@
 // The pipeline as named stages: which stages run, in which order, and what a stage may not guess.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/pipeline.hpp"
+#include "core/rules/rule_parser.hpp"
 #include "io/project_loader.hpp"
 #include "test_support.hpp"
 
@@ -29,9 +31,12 @@ std::optional<Project> sample(const std::string& name) {
 } // namespace
 
 TEST_CASE("the pipeline runs the stages of README's diagram, in order, each timed once") {
-    // README "How it works": heightfield (noise) -> classes -> objects on top -> rules -> map.
+    // README "How it works": heightfield (noise) -> classes -> class passes -> objects on top ->
+    // rules -> map.
+    CHECK(pipeline_stage_names() ==
+          std::vector<std::string>{"noise", "classes", "class_passes", "objects", "rules", "map"});
+    // The shipped overworld has no [classes] sections: that stage does not apply.
     const std::vector<std::string> diagram{"noise", "classes", "objects", "rules", "map"};
-    CHECK(pipeline_stage_names() == diagram);
 
     auto overworld = sample("overworld.toml"); // scatters objects
     REQUIRE(overworld);
@@ -108,4 +113,57 @@ TEST_CASE("map properties: thresholds read back as the very floats, finite and i
     // A given class map has no thresholds.
     CHECK(value_of(map_properties(*meadows, {7, 30, 20, nullptr, std::nullopt}), "thresholds") ==
           "(none)");
+}
+
+TEST_CASE("class passes rewrite the classified grid before objects and tiles; their history") {
+    auto project = sample("meadows.toml");
+    REQUIRE(project);
+    REQUIRE(project->class_passes.empty());
+    GenerateOptions options;
+    options.width = 64;
+    options.height = 48;
+    const GenerateResult plain = generate_map(*project, options);
+    // Every cell whose four sides share one other class takes it, twice over.
+    const std::string symbols = [&] {
+        std::string s;
+        for (const auto& t : project->recipe.terrain)
+            s += t.symbol;
+        return s;
+    }();
+    std::string text = "[classes 2]\n";
+    for (char c : symbols)
+        text += std::string("?") + c + "? " + c + "!" + c + c + " ?" + c + "?  " + c + "\n";
+    Diagnostics diags;
+    RuleFile file = parse_rule_file(text, "clean.rules", project->symbols, diags);
+    REQUIRE(diags.empty());
+    REQUIRE(file.passes.size() == 1);
+    project->class_passes = file.passes;
+    const GenerateResult passed = generate_map(*project, options);
+    CHECK(std::find_if(passed.timings.begin(), passed.timings.end(), [](const StageTiming& t) {
+              return t.stage == "class_passes";
+          }) != passed.timings.end());
+    const int classes = static_cast<int>(symbols.size());
+    const ClassGrid want = run_class_passes(plain.classes, file.passes, classes,
+                                            outside_policy(project->recipe), plain.seed);
+    REQUIRE(passed.classes == want);
+    CHECK(passed.classes_before_passes == plain.classes);
+    CHECK(passed.classified_fractions == plain.class_fractions);
+    CHECK(passed.class_fractions == class_fractions(want, classes));
+    REQUIRE(passed.pass_runs == std::vector<int>{2});
+    CHECK(passed.pass_changed[0][0] > 0); // harmonic noise at 64x48 has one-cell specks
+    // The tiles are chosen from the rewritten grid.
+    std::uint64_t differ = 0;
+    for (int y = 0; y < 48; ++y)
+        for (int x = 0; x < 64; ++x)
+            differ += passed.classes(x, y) != plain.classes(x, y) ? 1 : 0;
+    CHECK(differ > 0);
+    CHECK(differ <= passed.pass_changed[0][0] + passed.pass_changed[0][1]);
+    // The replayed history of every cell ends in its final class.
+    for (int y = 0; y < 48; ++y)
+        for (int x = 0; x < 64; ++x) {
+            const auto steps = class_history(*project, passed, x, y);
+            REQUIRE(steps.size() == 2);
+            CHECK(steps.front().before == plain.classes(x, y));
+            CHECK(steps.back().after == passed.classes(x, y));
+        }
 }

@@ -66,7 +66,7 @@ inline std::uint64_t cell_choice_hash(std::uint64_t base, int x, std::uint64_t r
 
 ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes, int class_count,
                            OutsidePolicy outside, std::uint64_t seed, int threads,
-                           PassHistory* history) {
+                           PassHistory* history, std::pair<int, int> origin) {
     const std::size_t watched = history ? history->watch.size() : 0;
     if (history) {
         history->runs.clear();
@@ -103,7 +103,7 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                     const int* const target_classes = outcomes.classes.data();
                     const std::uint64_t* const base_of = bases.data();
                     const std::uint64_t row_part =
-                        static_cast<std::uint64_t>(static_cast<std::int64_t>(y)) *
+                        static_cast<std::uint64_t>(static_cast<std::int64_t>(y + origin.second)) *
                         0xC2B2AE3D27D4EB4Full;
                     std::uint64_t row_changed = 0;
                     for (int x = 0; x < w; ++x) {
@@ -115,7 +115,8 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                         ClassId c = static_cast<ClassId>((static_cast<unsigned>(f) & ~negative) |
                                                          (own & negative));
                         if (f == kChoose) [[unlikely]] {
-                            const std::uint64_t hash = cell_choice_hash(base_of[e], x, row_part);
+                            const std::uint64_t hash =
+                                cell_choice_hash(base_of[e], x + origin.first, row_part);
                             const std::uint32_t n = count_of[e], at = first_of[e];
                             std::uint32_t i = 0;
                             for (std::uint32_t j = 0; j < n; ++j)
@@ -148,6 +149,41 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
         }
     }
     return classes;
+}
+
+std::vector<ClassStep> replay_class_history(const ClassGrid& before,
+                                            std::span<const ClassPass> passes,
+                                            std::span<const int> runs, int class_count,
+                                            OutsidePolicy outside, std::uint64_t seed, int x,
+                                            int y) {
+    if (!before.contains(x, y)) return {};
+    // Exactly the runs the full run made (an until-stable pass stops where it stopped there).
+    std::vector<ClassPass> replayed(passes.begin(), passes.end());
+    long long reach = 0;
+    for (std::size_t p = 0; p < replayed.size(); ++p) {
+        replayed[p].runs = p < runs.size() ? runs[p] : 0;
+        replayed[p].until_stable = false;
+        int radius = 0;
+        for (const Rule& r : replayed[p].ordered)
+            radius = std::max(radius, r.pattern.radius());
+        reach += static_cast<long long>(replayed[p].runs) * radius;
+    }
+    // A cell's class after a run depends on cells at most `radius` away before it, so after all
+    // runs (x, y) depends only on cells within `reach`; cells the window cuts off differ only
+    // within `reach` of the window's inner edges.
+    const auto clip = [&](long long v, int size) {
+        return static_cast<int>(std::clamp<long long>(v, 0, size));
+    };
+    const int x0 = clip(x - reach, before.width()), x1 = clip(x + reach + 1, before.width());
+    const int y0 = clip(y - reach, before.height()), y1 = clip(y + reach + 1, before.height());
+    ClassGrid window = ClassGrid::uninitialised(x1 - x0, y1 - y0);
+    for (int wy = y0; wy < y1; ++wy)
+        std::copy_n(before.row(wy) + x0, x1 - x0, window.row(wy - y0));
+    PassHistory history;
+    history.watch = {{x - x0, y - y0}};
+    (void)run_class_passes(std::move(window), replayed, class_count, outside, seed, 1, &history,
+                           {x0, y0});
+    return std::move(history.steps.front());
 }
 
 } // namespace tilegen

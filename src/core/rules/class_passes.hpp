@@ -53,9 +53,22 @@ struct PassHistory {
 };
 
 // Runs the passes over `classes` (class ids below class_count <= 32; class targets below
-// class_count). Rows are split over `threads`; the result does not depend on it.
+// class_count). Rows are split over `threads`; the result does not depend on it. `origin`: the map
+// coordinates of the grid's cell (0, 0) — choices hash map coordinates, so a window of the map
+// (replay_class_history) makes the map's choices; (0, 0) for a whole map.
 ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes, int class_count,
                            OutsidePolicy outside, std::uint64_t seed, int threads = 1,
-                           PassHistory* history = nullptr);
+                           PassHistory* history = nullptr, std::pair<int, int> origin = {0, 0});
+
+// The history of one cell (x, y) of a map through passes that ran `runs[p]` times each (as
+// PassHistory::runs reported), replayed from the grid the passes started from, `before`. Only the
+// window the cell can see through all runs is replayed (its radius: the runs times the widest
+// pattern's radius; clipped to the map, where the outside policy applies as in the full run), so
+// the steps equal those of a full run with (x, y) watched, at a fraction of the cost.
+std::vector<ClassStep> replay_class_history(const ClassGrid& before,
+                                            std::span<const ClassPass> passes,
+                                            std::span<const int> runs, int class_count,
+                                            OutsidePolicy outside, std::uint64_t seed, int x,
+                                            int y);
 
 } // namespace tilegen

@@ -65,4 +65,37 @@ std::string pattern_text(const Descriptor& pattern, const std::string& symbols) 
     return out;
 }
 
+std::vector<std::string> class_history_lines(std::span<const ClassPass> passes,
+                                             std::span<const int> runs,
+                                             const std::vector<ClassStep>& steps,
+                                             const std::string& symbols) {
+    std::vector<std::string> lines;
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+        const ClassPass& pass = passes[p];
+        const int made = p < runs.size() ? runs[p] : 0;
+        const std::string header =
+            pass.until_stable
+                ? "[classes *]"
+                : (pass.runs == 1 ? "[classes]" : "[classes " + std::to_string(pass.runs) + "]");
+        std::string line = pass.file + ":" + std::to_string(pass.line) + " " + header + ", " +
+                           std::to_string(made) + " run" + (made == 1 ? "" : "s") + ":";
+        int changes = 0;
+        for (const ClassStep& step : steps) {
+            if (step.pass != static_cast<int>(p) || step.before == step.after) continue;
+            ++changes;
+            line += std::string(changes > 1 ? ";" : "") + " run " + std::to_string(step.run + 1) +
+                    " " + symbols[step.before] + " -> " + symbols[step.after];
+            if (step.rule != kNoRule) {
+                const Rule& r = pass.ordered[static_cast<std::size_t>(step.rule)];
+                line += " by " + r.file + ":" + std::to_string(r.line) +
+                        (r.variant.empty() ? "" : " (" + r.variant + ")") + " '" +
+                        pattern_text(r.pattern, symbols) + "'";
+            }
+        }
+        if (changes == 0) line += " the cell keeps its class";
+        lines.push_back(std::move(line));
+    }
+    return lines;
+}
+
 } // namespace tilegen

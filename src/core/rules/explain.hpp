@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/rules/autotile.hpp"
+#include "core/rules/class_passes.hpp"
 
 namespace tilegen {
 
@@ -32,5 +33,14 @@ CellExplanation explain_cell(const ClassGrid& classes, int x, int y, const Layer
 // Text helpers: a pattern as written ("?s? ggg ?s?"), a cell mask ("!w", "[sg]").
 std::string mask_text(ClassMask mask, const std::string& symbols_by_class);
 std::string pattern_text(const Descriptor& pattern, const std::string& symbols_by_class);
+
+// A cell's way through the class passes (class_history / replay_class_history) as text lines, for
+// explain and the viewer's inspector: per pass its header and run count, then every run that
+// changed the cell ("run 2: W -> f by rules/cave.rules:14 'WWW ?W? ???'"), or that it kept its
+// class. Empty without passes.
+std::vector<std::string> class_history_lines(std::span<const ClassPass> passes,
+                                             std::span<const int> runs,
+                                             const std::vector<ClassStep>& steps,
+                                             const std::string& symbols_by_class);
 
 } // namespace tilegen

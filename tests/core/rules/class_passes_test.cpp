@@ -412,3 +412,38 @@ TEST_CASE("the class pass examples of docs/rules.md") {
         forest += c == 3 ? 1 : 0;
     CHECK(forest < 8); // of about 23 grass cells, one in 20 per run (less those turned back)
 }
+
+TEST_CASE("a cell's history replayed from a window equals the full run's, at every cell") {
+    std::mt19937_64 rng(77);
+    int cells = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const int classes = 2 + static_cast<int>(rng() % 4);
+        const bool allow_star = trial % 2 == 0;
+        const std::string text = random_rules(rng, classes, trial % 3 == 0, allow_star);
+        CAPTURE(text);
+        Diagnostics diags;
+        const RuleFile file = parse_rule_file(text, "random.rules", symbols_for(classes), diags);
+        REQUIRE(diags.empty());
+        const int w = 1 + static_cast<int>(rng() % 40), h = 1 + static_cast<int>(rng() % 40);
+        const ClassGrid grid = random_grid(rng, w, h, classes);
+        const std::uint64_t seed = rng();
+        OutsidePolicy outside;
+        if (trial % 4 == 1) outside.fixed_class = static_cast<ClassId>(rng() % classes);
+        PassHistory history;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                history.watch.emplace_back(x, y);
+        (void)run_class_passes(grid, file.passes, classes, outside, seed, 2, &history);
+        for (std::size_t i = 0; i < history.watch.size(); ++i) {
+            const auto [x, y] = history.watch[i];
+            CAPTURE(x);
+            CAPTURE(y);
+            REQUIRE(replay_class_history(grid, file.passes, history.runs, classes, outside, seed, x,
+                                         y) == history.steps[i]);
+            ++cells;
+        }
+        CHECK(replay_class_history(grid, file.passes, history.runs, classes, outside, seed, w, 0)
+                  .empty());
+    }
+    CHECK(cells > 4000);
+}
