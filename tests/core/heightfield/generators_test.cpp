@@ -187,7 +187,7 @@ TEST_CASE("combine reads other maps through the lookup") {
     }
 }
 
-TEST_CASE("white noise: uniform in [0, 1), independent from cell to cell, position-based") {
+TEST_CASE("white noise: uniform from 0 to 1, independent from cell to cell, position-based") {
     MapDefinition d = def_of(NoiseKind::white);
     const int side = 256;
     const Grid<float> g = whole(d, 3, side, side);

@@ -110,7 +110,7 @@ table = ["ww", "gf"]
         }
 }
 
-TEST_CASE("kind = \"white\" parses, with modifiers") {
+TEST_CASE("kind white parses, with modifiers") {
     Diagnostics d;
     auto r =
         parse_recipe("[maps.fill]\nkind = \"white\"\nseed_offset = 3\n[[maps.fill.modifiers]]\n"

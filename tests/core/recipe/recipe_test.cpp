@@ -82,7 +82,7 @@ TEST_CASE("defaults fill what a recipe leaves out") {
     CHECK(r->rules.outside == "clamp");
 }
 
-TEST_CASE("[[terrain]] min_area and min_width: per class, off by default") {
+TEST_CASE("terrain keys min_area and min_width: per class, off by default") {
     Diagnostics d;
     auto r = parse_recipe(with("share = 0.4", "share = 0.4\nmin_area = 65536\nmin_width = 64"),
                           "r.toml", d);
