@@ -20,6 +20,15 @@ constexpr std::size_t kIds = 256; // every value a ClassId can hold
 // compared as one number. counts: all 0, left all 0.
 int eligible_majority(const ClassId* classes, const std::uint32_t* eligible,
                       std::array<std::uint32_t, 256>& counts) {
+    // Most often the eligible cells are all of one class (or none is eligible).
+    std::uint64_t present = 0;
+    std::uint32_t below_64 = 1;
+    for (int i = 0; i < 9; ++i) {
+        below_64 &= classes[i] < 64;
+        present |= std::uint64_t{eligible[i]} << (classes[i] & 63);
+    }
+    if (below_64 && (present & (present - 1)) == 0)
+        return present == 0 ? -1 : std::countr_zero(present);
     for (int i = 0; i < 9; ++i)
         counts[classes[i]] += eligible[i];
     std::uint32_t key = 0;

@@ -337,6 +337,32 @@ TEST_CASE("clean-up agrees with the plain reference on random grids") {
     }
 }
 
+TEST_CASE("clean-up: any class id up to 255, and ids past the settings have none") {
+    std::mt19937 rng(777);
+    const ClassId ids[] = {3, 64, 130, 200, 255};
+    for (int t = 0; t < 300; ++t) {
+        const int classes = std::uniform_int_distribution<int>(2, 5)(rng);
+        ClassGrid input = random_grid(rng, classes);
+        for (auto& c : input.cells())
+            c = ids[c];
+        const std::vector<ClassCleanup> few = random_settings(rng, classes);
+        // Settings for ids 0..255, the five ids taking the random ones; then the same cut short
+        // before the last id (255 has none).
+        std::vector<ClassCleanup> s(256);
+        for (int i = 0; i < classes; ++i)
+            s[ids[i]] = few[static_cast<std::size_t>(i)];
+        for (const std::size_t size : {std::size_t{256}, std::size_t{255}}) {
+            const std::vector<ClassCleanup> settings(s.begin(),
+                                                     s.begin() + static_cast<std::ptrdiff_t>(size));
+            CAPTURE(t);
+            ClassGrid g = input;
+            clean_up_classes(g, settings);
+            CHECK(g ==
+                  reference_merge(reference_open(input, settings, nullptr), settings, nullptr));
+        }
+    }
+}
+
 TEST_CASE("clean-up: specks of a noisy larger grid all go") {
     std::mt19937 rng(99);
     ClassGrid g(300, 200);
