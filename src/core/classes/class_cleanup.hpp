@@ -22,9 +22,11 @@
 // Invariants: afterwards no region of a class with min_area A has fewer than A cells, unless it is
 // the whole map (a region bordering nothing stays). Terminates: each merge lowers the number of
 // regions by at least one; the opening refills each cell at most once. Settings 0 or 1 change
-// nothing; a grid whose classes set neither key is left untouched. Cost: the opening is two passes
-// over the grid; min_area labels the regions' runs once (4 bytes per cell, plus 12 per run) and
-// then touches only the small regions and their borders.
+// nothing; a grid whose classes set neither key is left untouched. Cost: the opening is two
+// vectorised passes over the grid plus work per removed cell; min_area labels the runs once (11
+// bytes per run, no per-cell labels) and then touches only the small regions and their borders.
+// The default overworld at 4096x4096, one thread: about 7 ns per cell with min_area 4 on every
+// class and min_width 2 on three (tilegen_microbench clean_up/typical); memory 1 byte per cell.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 
 #include "core/classes/class_cleanup.hpp"
 #include "core/classes/class_map_text.hpp"
+#include "core/heightfield/harmonic_noise.hpp"
 
 using namespace tilegen;
 
@@ -365,7 +366,7 @@ TEST_CASE("clean-up: any class id up to 255, and ids past the settings have none
 
 TEST_CASE("clean-up: specks of a noisy larger grid all go") {
     std::mt19937 rng(99);
-    ClassGrid g(300, 200);
+    ClassGrid g(150, 100);
     for (auto& c : g.cells())
         c = static_cast<ClassId>(rng() % 3 == 0 ? 1 + rng() % 3 : 0);
     const std::vector<ClassCleanup> s{{4, 0}, {4, 2}, {5, 0}, {6, 3}};
@@ -376,4 +377,22 @@ TEST_CASE("clean-up: specks of a noisy larger grid all go") {
     for (const auto& r : regions)
         CHECK(static_cast<int>(r.cells.size()) >= need_of(s, r.cls));
     CHECK(g == reference_merge(reference_open(input, s, nullptr), s, nullptr));
+}
+
+TEST_CASE("clean-up of classes cut from harmonic noise: the reference's result, no small regions") {
+    for (std::uint64_t seed : {1ull, 2ull, 3ull}) {
+        CAPTURE(seed);
+        const Grid<float> heights = harmonic_noise({}, seed, 160, 120, {0, 0, 160, 120});
+        const ClassGrid input =
+            classify(heights, thresholds_from_shares(heights, {0.3, 0.1, 0.2, 0.25, 0.15}));
+        const std::vector<ClassCleanup> s{{8, 2}, {6, 2}, {4, 0}, {12, 3}, {0, 2}};
+        ClassGrid g = input;
+        const CleanupReport r = clean_up_classes(g, s);
+        CHECK(r.opened_cells > 0);
+        CHECK(r.merged_regions > 0);
+        CHECK(g == reference_merge(reference_open(input, s, nullptr), s, nullptr));
+        const auto regions = regions_of(g);
+        for (const auto& reg : regions)
+            CHECK(static_cast<int>(reg.cells.size()) >= need_of(s, reg.cls));
+    }
 }
