@@ -2,7 +2,6 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <map>
 
@@ -17,17 +16,6 @@ namespace tilegen::app {
 
 namespace {
 
-const char* kBenchHelp =
-    R"(Usage: tilegen bench [RECIPE] [--size WxH] [--threads N] [--repeat K] [--json]
-
-Runs the whole pipeline (noise, classes, every rule layer, the map, the TMX in CSV) K times after one warm-up
-run and prints, per stage, the median and minimum time, nanoseconds per cell, and the peak memory of the process.
-Without RECIPE, the built-in default overworld. Defaults: --size 1024x1024, --threads all, --repeat 5.
-The "tmx" stage is the writer `tilegen generate` uses (layer data and objects formatted in chunks on N threads,
-streamed out in order) into a sink that counts the bytes and discards them: nothing is written to disk and the TMX
-text is never held in memory.
-)";
-
 double peak_rss_bytes() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
@@ -36,38 +24,43 @@ double peak_rss_bytes() {
 
 } // namespace
 
+CommandSpec bench_spec() {
+    CommandSpec s;
+    s.name = "bench";
+    s.summary = "Time the pipeline stage by stage (median, min, ns per cell, peak memory).";
+    s.operands = "[RECIPE]";
+    s.about =
+        R"(Runs the whole pipeline (noise, classes, every rule layer, the map, the TMX in CSV) K times
+after one warm-up run and prints, per stage, the median and minimum time, nanoseconds per cell, and
+the peak memory of the process. Without RECIPE, the built-in default overworld.
+The "tmx" stage is the writer `tilegen generate` uses (layer data and objects formatted in chunks on
+N threads, streamed out in order) into a sink that counts the bytes and discards them: nothing is
+written to disk and the TMX text is never held in memory.
+)";
+    s.options = {
+        {{"--size"}, "WxH", "map size in cells (default 1024x1024)", cell_size()},
+        {{"--threads"},
+         "N",
+         "worker threads (default: all hardware threads)",
+         whole_number(1, 256)},
+        {{"--repeat"}, "K", "timed runs after the warm-up (default 5)", whole_number(1, 256)},
+        {{"--json"}, "", "print the results as one JSON object on stdout"},
+    };
+    s.epilogue = "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
+    return s;
+}
+
 int run_bench(const Args& args) {
+    const CommandSpec spec = bench_spec();
+    const Parsed parsed = parse_command_line(spec, args);
+    if (!parsed.line) return parsed.exit;
+    const CommandLine& cl = *parsed.line;
     std::optional<std::string> recipe_arg;
-    std::pair<int, int> size{1024, 1024};
-    int threads = 0, repeat = 5;
-    bool json = false;
-    ArgReader in(args);
-    while (!in.done()) {
-        std::string a = in.next();
-        if (a == "-h" || a == "--help") {
-            std::cout << kBenchHelp;
-            return kExitOk;
-        } else if (a == "--size") {
-            auto v = in.value();
-            auto s = v ? parse_size(*v) : std::nullopt;
-            if (!s) return usage_error("bench", "--size takes WxH with both from 1 to 65536");
-            size = *s;
-        } else if (a == "--threads" || a == "--repeat") {
-            auto v = in.value();
-            auto n = v ? parse_integer(*v) : std::nullopt;
-            if (!n || *n < 1 || *n > 256)
-                return usage_error("bench", a + " takes a whole number from 1 to 256");
-            (a == "--threads" ? threads : repeat) = static_cast<int>(*n);
-        } else if (a == "--json") {
-            json = true;
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("bench", "unknown option '" + a + "'");
-        } else if (!recipe_arg) {
-            recipe_arg = a;
-        } else {
-            return usage_error("bench", "more than one recipe given");
-        }
-    }
+    if (!cl.operands.empty()) recipe_arg = cl.operands.front();
+    const std::pair<int, int> size = cl.size("--size").value_or(std::pair<int, int>{1024, 1024});
+    const int threads = static_cast<int>(cl.integer("--threads").value_or(0));
+    const int repeat = static_cast<int>(cl.integer("--repeat").value_or(5));
+    const bool json = cl.flag("--json");
     Diagnostics diags;
     auto project = load_recipe_project(recipe_arg, diags);
     if (!project) {
@@ -86,28 +79,27 @@ int run_bench(const Args& args) {
     std::size_t tmx_bytes = 0;
     for (int run = 0; run <= repeat; ++run) {
         GenerateResult result = generate_map(*project, options);
-        const auto t0 = std::chrono::steady_clock::now();
-        io::CountingSink sink;
-        io::MapOutputOptions output;
-        output.encoding = io::LayerEncoding::csv;
-        output.threads = options.threads;
-        io::write_tmx(sink, result.map, "bench.tsx", "bench-objects.tsx", output);
-        const double write_ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                .count();
-        tmx_bytes = sink.bytes;
+        // The pipeline's stages, then the writer, timed by the same runner.
+        std::vector<StageTiming> timings;
+        for (const auto& t : result.timings)
+            if (t.stage != "total") timings.push_back(t);
+        run_timed(timings, "tmx", [&] {
+            io::CountingSink sink;
+            io::MapOutputOptions output;
+            output.encoding = io::LayerEncoding::csv;
+            output.threads = options.threads;
+            io::write_map(sink, result.map, "bench.tmx", output);
+            tmx_bytes = sink.bytes;
+        });
         if (run == 0) continue; // warm-up
         double total = 0;
-        for (const auto& t : result.timings) {
-            if (t.stage == "total") continue;
+        for (const auto& t : timings) {
             if (!samples.contains(t.stage)) order.push_back(t.stage);
             samples[t.stage].push_back(t.ms);
             total += t.ms;
         }
-        if (!samples.contains("tmx")) order.push_back("tmx");
-        samples["tmx"].push_back(write_ms);
         if (!samples.contains("total")) order.push_back("total");
-        samples["total"].push_back(total + write_ms);
+        samples["total"].push_back(total);
     }
     const double peak = peak_rss_bytes();
     auto median = [](std::vector<double> v) {

@@ -11,18 +11,6 @@ namespace tilegen::app {
 
 namespace {
 
-const char* kCheckHelp = R"(Usage: tilegen check [RECIPE] [--strict]
-
-Lints the recipe's rule files without generating a map (no RECIPE: the built-in default):
-  - errors: unknown symbols or tiles, missing images, malformed patterns (path:line:col: error: ...)
-  - uncovered neighbourhoods: class neighbourhoods no rule of a layer matches (exact enumeration when there
-    are at most 2,097,152 of them, else a sample of 200,000; the output says which), with examples
-  - shadowed rules: rules that never decide a cell because earlier rules always match first
-  - duplicate rules, and targets with weight 0 that are never chosen
-
-Exit codes: 0 clean (warnings allowed), 1 errors (or warnings with --strict), 2 bad usage.
-)";
-
 std::string where(const Rule& r) {
     return r.file + ":" + std::to_string(r.line) +
            (r.variant.empty() ? "" : " (" + r.variant + ")");
@@ -30,23 +18,34 @@ std::string where(const Rule& r) {
 
 } // namespace
 
+CommandSpec check_spec() {
+    CommandSpec s;
+    s.name = "check";
+    s.summary = "Lint a recipe's rules: errors, uncovered neighbourhoods, shadowed and duplicate "
+                "rules.";
+    s.operands = "[RECIPE]";
+    s.about =
+        R"(Lints the recipe's rule files without generating a map (no RECIPE: the built-in default):
+  - errors: unknown symbols or tiles, missing images, malformed patterns (path:line:col: error: ...)
+  - uncovered neighbourhoods: class neighbourhoods no rule of a layer matches (exact enumeration
+    when there are at most 2,097,152 of them, else a sample of 200,000; the output says which),
+    with examples
+  - shadowed rules: rules that never decide a cell because earlier rules always match first
+  - duplicate rules, and targets with weight 0 that are never chosen
+)";
+    s.options = {{{"--strict"}, "", "exit 1 when there are warnings, not only on errors"}};
+    s.epilogue = "Exit codes: 0 clean (warnings allowed), 1 errors (or warnings with --strict), 2 "
+                 "bad usage.\n";
+    return s;
+}
+
 int run_check(const Args& args) {
+    const CommandSpec spec = check_spec();
+    const Parsed parsed = parse_command_line(spec, args);
+    if (!parsed.line) return parsed.exit;
     std::optional<std::string> recipe_arg;
-    bool strict = false;
-    for (const std::string& a : args) {
-        if (a == "-h" || a == "--help") {
-            std::cout << kCheckHelp;
-            return kExitOk;
-        } else if (a == "--strict") {
-            strict = true;
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("check", "unknown option '" + a + "'");
-        } else if (!recipe_arg) {
-            recipe_arg = a;
-        } else {
-            return usage_error("check", "more than one recipe given");
-        }
-    }
+    if (!parsed.line->operands.empty()) recipe_arg = parsed.line->operands.front();
+    const bool strict = parsed.line->flag("--strict");
     Diagnostics diags;
     auto project = load_recipe_project(recipe_arg, diags);
     if (!project) {
@@ -76,9 +75,12 @@ int run_check(const Args& args) {
             continue;
         }
         ++warnings;
-        std::cout << project->recipe.path << ": warning: layer '" << cov.layer
-                  << "': " << cov.uncovered << " of " << how
-                  << " match no rule (they get the error tile), for example:\n";
+        std::cout << format_diagnostic(warning_at(project->recipe.path, 0, 0,
+                                                  "layer '" + cov.layer + "': " +
+                                                      std::to_string(cov.uncovered) + " of " + how +
+                                                      " match no rule (they get the error "
+                                                      "tile), for example:"))
+                  << '\n';
         for (const auto& n : cov.examples) {
             for (int y = 0; y < n.side; ++y) {
                 std::cout << "    ";
@@ -95,31 +97,35 @@ int run_check(const Args& args) {
     for (const auto& d : report.duplicates) {
         ++warnings;
         const Rule& r = rule_of(d.rule);
-        std::cout << r.file << ":" << r.line << ":1: warning: rule"
-                  << (r.variant.empty() ? "" : " (" + r.variant + ")") << " '"
-                  << pattern_text(r.pattern, symbols) << "' duplicates the pattern of "
-                  << where(rule_of(d.original)) << ", which always matches first\n";
+        std::cout << format_diagnostic(warning_at(
+                         r.file, r.line, 1,
+                         "rule" + (r.variant.empty() ? "" : " (" + r.variant + ")") + " '" +
+                             pattern_text(r.pattern, symbols) + "' duplicates the pattern of " +
+                             where(rule_of(d.original)) + ", which always matches first"))
+                  << '\n';
     }
     for (const auto& s : report.shadowed) {
         ++warnings;
         const Rule& r = rule_of(s.rule);
-        std::cout << r.file << ":" << r.line << ":1: warning: rule"
-                  << (r.variant.empty() ? "" : " (" + r.variant + ")") << " '"
-                  << pattern_text(r.pattern, symbols) << "' never decides a cell";
+        std::string message = "rule" + (r.variant.empty() ? "" : " (" + r.variant + ")") + " '" +
+                              pattern_text(r.pattern, symbols) + "' never decides a cell";
         if (s.matches_nothing)
-            std::cout << ": no neighbourhood" << (s.exact ? "" : " in the sample")
-                      << " matches it\n";
+            message += std::string(": no neighbourhood") + (s.exact ? "" : " in the sample") +
+                       " matches it";
         else
-            std::cout << ": it is shadowed by " << where(rule_of(s.by)) << " '"
-                      << pattern_text(rule_of(s.by).pattern, symbols) << "'"
-                      << (s.exact ? "" : " (in the sample)") << ", tried first\n";
+            message += ": it is shadowed by " + where(rule_of(s.by)) + " '" +
+                       pattern_text(rule_of(s.by).pattern, symbols) + "'" +
+                       (s.exact ? "" : " (in the sample)") + ", tried first";
+        std::cout << format_diagnostic(warning_at(r.file, r.line, 1, message)) << '\n';
     }
     for (const auto& z : report.zero_weights) {
         ++warnings;
         const Rule& r = rule_of(z.rule);
         const Target& t = r.targets[z.target];
-        std::cout << r.file << ":" << r.line << ":" << t.column << ": warning: target '" << t.name
-                  << "' has weight 0 and is never chosen\n";
+        std::cout << format_diagnostic(
+                         warning_at(r.file, r.line, t.column,
+                                    "target '" + t.name + "' has weight 0 and is never chosen"))
+                  << '\n';
     }
     std::cout << (warnings == 0 ? "ok: no problems found"
                                 : std::to_string(warnings) + " warning(s)")

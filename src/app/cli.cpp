@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -41,7 +42,7 @@ std::string class_symbols(const Project& project) {
 }
 
 bool within_memory_limit(const std::string& command, double estimate_bytes, double limit_gib,
-                         const std::string& what) {
+                         const std::string& what, Diagnostics& diags) {
     const double gib = estimate_bytes / (1024.0 * 1024.0 * 1024.0);
     if (gib <= limit_gib) return true;
     char buf[256];
@@ -49,7 +50,7 @@ bool within_memory_limit(const std::string& command, double estimate_bytes, doub
                   "%s needs about %.1f GiB of memory (estimate), more than the limit of %.1f GiB; "
                   "raise it with --max-memory GIB",
                   what.c_str(), gib, limit_gib);
-    std::cerr << "tilegen " << command << ": error: " << buf << "\n";
+    diags.push_back(error_at("tilegen " + command, 0, 0, buf)); // where: the command line
     return false;
 }
 
@@ -70,6 +71,14 @@ std::optional<long long> parse_integer(const std::string& s) {
     return v;
 }
 
+std::optional<double> parse_real(const std::string& s) {
+    double v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty() || !std::isfinite(v))
+        return std::nullopt;
+    return v;
+}
+
 std::optional<std::pair<int, int>> parse_size(const std::string& s) {
     auto x = s.find_first_of("xX");
     if (x == std::string::npos) return std::nullopt;
@@ -77,6 +86,12 @@ std::optional<std::pair<int, int>> parse_size(const std::string& s) {
     auto h = parse_integer(s.substr(x + 1));
     if (!w || !h || *w < 1 || *h < 1 || *w > 65536 || *h > 65536) return std::nullopt;
     return std::pair<int, int>{static_cast<int>(*w), static_cast<int>(*h)};
+}
+
+std::vector<Command> all_commands() {
+    return {{generate_spec, run_generate}, {check_spec, run_check}, {explain_spec, run_explain},
+            {stats_spec, run_stats},       {view_spec, run_view},   {noise_spec, run_noise},
+            {bench_spec, run_bench},       {paint_spec, run_paint}};
 }
 
 } // namespace tilegen::app

@@ -1,4 +1,5 @@
-// Small helpers shared by the subcommands: option parsing and printing diagnostics.
+// Small helpers shared by the subcommands: printing diagnostics and usage errors, loading the
+// recipe, the memory cap, and parsing numbers (the option tables are in app/options.hpp).
 #pragma once
 
 #include <optional>
@@ -10,51 +11,49 @@
 
 namespace tilegen::app {
 
-// Prints every diagnostic to stderr, one per line, in "path:line:col: error: message" form.
+// Prints every diagnostic to stderr, one per line, in "path:line:col: error: message" form (the
+// first 20; then a count of the rest).
 void print_diagnostics(const Diagnostics& diags);
+
+inline Diagnostic warning_at(std::string file, int line, int column, std::string message) {
+    return {Severity::warning, std::move(file), line, column, std::move(message)};
+}
+
+// A diagnostic about the run as a whole, not one file: "tilegen: warning: message".
+inline Diagnostic run_warning(std::string message) {
+    return {Severity::warning, "tilegen", 0, 0, std::move(message)};
+}
+inline Diagnostic run_note(std::string message) {
+    return {Severity::note, "tilegen", 0, 0, std::move(message)};
+}
 
 // Prints "tilegen: error: message" and a hint to use --help; returns kExitUsage.
 int usage_error(const std::string& command, const std::string& message);
 
-// Sequential reader over a subcommand's arguments.
-class ArgReader {
-  public:
-    explicit ArgReader(const std::vector<std::string>& args) : args_(args) {}
-    bool done() const { return pos_ >= args_.size(); }
-    const std::string& peek() const { return args_[pos_]; }
-    std::string next() { return args_[pos_++]; }
-    // For options that take a value: returns it, or nullopt when the arguments ran out.
-    std::optional<std::string> value() {
-        if (done()) return std::nullopt;
-        return next();
-    }
-
-  private:
-    const std::vector<std::string>& args_;
-    std::size_t pos_ = 0;
-};
-
 // Loads RECIPE from disk, or the built-in default recipe when none is given.
-std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
-                                           Diagnostics& diags);
+[[nodiscard]] std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
+                                                         Diagnostics& diags);
 
 // The recipe's terrain symbols in class order, e.g. "wsg".
 std::string class_symbols(const Project& project);
 
-// Refuses a run whose memory estimate is over the cap, before anything large is allocated: prints
-// "tilegen COMMAND: error: ... about X GiB ..., more than the limit of Y GiB; raise it with
-// --max-memory GIB".
-bool within_memory_limit(const std::string& command, double estimate_bytes, double limit_gib,
-                         const std::string& what);
+// The cap on a run's memory estimate, checked before anything large is allocated: false, with the
+// error "tilegen COMMAND: error: WHAT needs about X GiB of memory (estimate), more than the limit
+// of Y GiB; raise it with --max-memory GIB" appended to `diags`, when the estimate is over it.
+[[nodiscard]] bool within_memory_limit(const std::string& command, double estimate_bytes,
+                                       double limit_gib, const std::string& what,
+                                       Diagnostics& diags);
 inline constexpr double kDefaultMemoryLimitGiB = 8.0;
 
 // An output path that is one of the run's input files (false when it is not, or does not exist
 // yet).
-std::optional<std::string> clashes_with_input(const std::string& output,
-                                              const std::vector<std::string>& inputs);
+[[nodiscard]] std::optional<std::string> clashes_with_input(const std::string& output,
+                                                            const std::vector<std::string>& inputs);
 
-std::optional<long long> parse_integer(const std::string& s);
+// The whole string as a decimal integer / a finite decimal number (no spaces, no '+').
+[[nodiscard]] std::optional<long long> parse_integer(const std::string& s);
+[[nodiscard]] std::optional<double> parse_real(const std::string& s);
 // "WxH" with both in 1..limit.
-std::optional<std::pair<int, int>> parse_size(const std::string& s);
+[[nodiscard]] std::optional<std::pair<int, int>> parse_size(const std::string& s);
 
 } // namespace tilegen::app

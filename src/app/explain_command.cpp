@@ -14,53 +14,53 @@
 
 namespace tilegen::app {
 
-namespace {
-
-const char* kExplainHelp =
-    R"(Usage: tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
-
-Shows how cell (X, Y) is decided, with the same result as `tilegen generate` for the same options:
-its neighbourhood of classes, then for each layer every rule tried in order (with the first cell that
-failed), the rule that matched (file:line), its targets with weights, and the one chosen.
-Without RECIPE, the built-in default overworld.
-
-Exit codes: 0 success, 1 bad input, 2 bad usage (including X Y outside the map).
+CommandSpec explain_spec() {
+    CommandSpec s;
+    s.name = "explain";
+    s.summary = "Show how one cell was decided: every rule tried, why it failed, the match, the "
+                "tile.";
+    s.operands = "[RECIPE] X Y";
+    s.min_operands = 2;
+    s.max_operands = 3;
+    s.negative_numbers_are_operands = true; // "-1 0" is a cell (outside the map), not an option
+    s.about =
+        R"(Shows how cell (X, Y) is decided, with the same result as `tilegen generate` for the
+same options: its neighbourhood of classes, then for each layer every rule tried in order (with the
+first cell that failed), the rule that matched (file:line), its targets with weights, and the one
+chosen. Without RECIPE, the built-in default overworld.
 )";
-
-} // namespace
+    s.options = {
+        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
+        {{"--size"},
+         "WxH",
+         "map size in cells (default: the recipe's [map] width and height)",
+         cell_size()},
+        {{"--classes"},
+         "FILE.txt|.png|.tmx[:LAYER]",
+         "explain a cell of this class map instead of the noise's, as `tilegen generate --classes` "
+         "reads it: FILE.txt (terrain symbols), FILE.png or .bmp (terrain colours), "
+         "FILE.tmx[:LAYER] (a Tiled map's tile layer)",
+         non_empty("a file name")},
+    };
+    s.constraints = {{"--size", "--classes", Constraint::excludes, "the class map sets the size"}};
+    s.epilogue =
+        "Exit codes: 0 success, 1 bad input, 2 bad usage (including X Y outside the map).\n";
+    return s;
+}
 
 int run_explain(const Args& args) {
-    std::vector<std::string> positional;
-    std::optional<std::string> classes_arg;
+    const CommandSpec spec = explain_spec();
+    const Parsed parsed = parse_command_line(spec, args);
+    if (!parsed.line) return parsed.exit;
+    const CommandLine& cl = *parsed.line;
+    const std::vector<std::string>& positional = cl.operands;
+    const std::optional<std::string> classes_arg = cl.text("--classes");
     GenerateOptions options;
-    ArgReader in(args);
-    while (!in.done()) {
-        std::string a = in.next();
-        if (a == "-h" || a == "--help") {
-            std::cout << kExplainHelp;
-            return kExitOk;
-        } else if (a == "--seed") {
-            auto v = in.value();
-            auto n = v ? parse_integer(*v) : std::nullopt;
-            if (!n || *n < 0) return usage_error("explain", "--seed takes a whole number >= 0");
-            options.seed = static_cast<std::uint64_t>(*n);
-        } else if (a == "--size") {
-            auto v = in.value();
-            auto s = v ? parse_size(*v) : std::nullopt;
-            if (!s) return usage_error("explain", "--size takes WxH with both from 1 to 65536");
-            options.width = s->first;
-            options.height = s->second;
-        } else if (a == "--classes") {
-            classes_arg = in.value();
-            if (!classes_arg) return usage_error("explain", "--classes needs a value");
-        } else if (a.size() > 1 && a[0] == '-' && !parse_integer(a)) {
-            return usage_error("explain", "unknown option '" + a + "'");
-        } else {
-            positional.push_back(a);
-        }
+    if (auto n = cl.integer("--seed")) options.seed = static_cast<std::uint64_t>(*n);
+    if (auto size = cl.size("--size")) {
+        options.width = size->first;
+        options.height = size->second;
     }
-    if (positional.size() < 2 || positional.size() > 3)
-        return usage_error("explain", "expected [RECIPE] X Y");
     std::optional<std::string> recipe_arg;
     if (positional.size() == 3) recipe_arg = positional[0];
     auto px = parse_integer(positional[positional.size() - 2]);
@@ -100,10 +100,7 @@ int run_explain(const Args& args) {
     for (const auto& l : result.layers)
         for (const auto& r : l.ordered)
             radius = std::max(radius, r.pattern.radius());
-    OutsidePolicy outside;
-    if (project->recipe.rules.outside != "clamp")
-        outside.fixed_class =
-            static_cast<ClassId>(project->symbols.at(project->recipe.rules.outside[0]));
+    const OutsidePolicy outside = outside_policy(project->recipe);
     auto class_at = [&](int cx, int cy) -> ClassId {
         if (!result.classes.contains(cx, cy)) {
             if (outside.fixed_class) return *outside.fixed_class;

@@ -7,6 +7,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/stats_command.hpp"
 #include "core/classes/class_map_text.hpp"
 #include "core/json_writer.hpp"
 #include "core/parallel.hpp"
@@ -25,126 +26,108 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kGenerateHelp = R"(Usage: tilegen generate [RECIPE] [options]
-
-Makes a map from a recipe: heightfield -> terrain classes -> descriptor rules -> TMX + PNG.
-Without RECIPE, the built-in default overworld (the same as samples/overworld.toml).
-
-Options:
-  -o, --output OUT.tmx   the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and
-                         OUT-tiles.png are written beside it. OUT.tmj writes Tiled's JSON format
-                         (with OUT.tsj) instead
-  --png OUT.png|none     the PNG preview (default: beside the TMX, OUT.png; "none": no preview). Maps larger
-                         than 16384 pixels on a side get a reduced preview (every n-th pixel)
-  --seed N               seed (default: the recipe's [map] seed)
-  --size WxH             map size in cells (default: the recipe's [map] width and height)
-  --classes FILE.txt     skip the noise: autotile this class map (one line of terrain symbols per row)
-  --encoding E           tile layer data: csv (default), base64, base64+zlib, base64+gzip, base64+zstd
-                         (default: the recipe's [output] encoding)
-  --infinite             write an infinite map: layers as chunks, generated chunk by chunk (position-based
-                         kinds only); the map covers --size (rounded out to whole chunks); thresholds come
-                         from the first 1024x1024 cells (or the whole size if smaller); objects are not placed
-  --chunk N              chunk side for --infinite (default 16, 1..1024)
-  --max-memory GIB       refuse runs whose memory estimate is larger (default 8)
-  --threads N            worker threads (default: all hardware threads); the output is the same for any N
-  --json                 print a JSON summary on stdout
-  -h, --help             this help
-
-Exit codes: 0 success, 1 bad input, 2 bad usage.
-)";
-
 using Clock = std::chrono::steady_clock;
 
 } // namespace
 
+CommandSpec generate_spec() {
+    CommandSpec s;
+    s.name = "generate";
+    s.summary = "Make a map: heightfield -> terrain classes -> descriptor rules -> TMX + PNG.";
+    s.operands = "[RECIPE]";
+    s.about =
+        "Makes a map from a recipe: heightfield -> terrain classes -> descriptor rules -> TMX "
+        "+ PNG.\nWithout RECIPE, the built-in default overworld (the same as "
+        "samples/overworld.toml).\n";
+    s.options = {
+        {{"-o", "--output"},
+         "OUT.tmx|OUT.tmj",
+         "the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and OUT-tiles.png are "
+         "written beside it. OUT.tmj writes Tiled's JSON format (with OUT.tsj) instead",
+         file_ending({".tmx", ".tmj"})},
+        {{"--png"},
+         "OUT.png|none",
+         "the PNG preview (default: beside the TMX, OUT.png; \"none\": no preview). Maps larger "
+         "than 16384 pixels on a side get a reduced preview (every n-th pixel)",
+         custom("a .png file or none",
+                [](const std::string& v) {
+                    return v == "none" || std::filesystem::path(v).extension() == ".png";
+                })},
+        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
+        {{"--size"},
+         "WxH",
+         "map size in cells (default: the recipe's [map] width and height)",
+         cell_size()},
+        {{"--threads"},
+         "N",
+         "worker threads (default: all hardware threads); the output is the same for any N",
+         whole_number(1, 256)},
+        {{"--max-memory"},
+         "GIB",
+         "refuse runs whose memory estimate is larger (default 8)",
+         custom("a number of GiB, e.g. 16",
+                [](const std::string& v) {
+                    const auto x = parse_real(v);
+                    return x && *x > 0 && *x < 1e6;
+                })},
+        {{"--classes"},
+         "FILE.txt|.png|.tmx[:LAYER]",
+         "skip the noise: autotile this class map, which sets the size: FILE.txt has one line of "
+         "terrain symbols per row; FILE.png (or .bmp) one pixel per cell in the recipe's terrain "
+         "colours; FILE.tmx[:LAYER] a Tiled map's tile layer (default: the first), each tile's "
+         "class from its 'terrain' property or its Wang colour",
+         non_empty("a file name")},
+        {{"--encoding"},
+         "E",
+         "tile layer data: csv, base64, base64+zlib, base64+gzip, base64+zstd (default: the "
+         "recipe's [output] encoding, else csv)",
+         custom("csv, base64, base64+zlib, base64+gzip or base64+zstd",
+                [](const std::string& v) { return io::parse_layer_encoding(v).has_value(); })},
+        {{"--infinite"},
+         "",
+         "write an infinite map: layers as chunks, generated chunk by chunk (position-based kinds "
+         "only); the map covers --size (rounded out to whole chunks); thresholds come from the "
+         "first 1024x1024 cells (or the whole size if smaller); objects are not placed"},
+        {{"--chunk"},
+         "N",
+         "chunk side for --infinite (default 16, 1..1024)",
+         whole_number(1, 1024)},
+        {{"--tilesets"},
+         "external|embedded",
+         "external (default): tilesets in their own files beside the map (OUT.tsx or OUT.tsj); "
+         "embedded: written inside the map (the images stay beside it)",
+         one_of({"external", "embedded"})},
+        {{"--json"}, "", "print a JSON summary on stdout"},
+    };
+    s.constraints = {
+        {"--infinite", "--classes", Constraint::excludes, ""},
+        {"--size", "--classes", Constraint::excludes, "the class map sets the size"},
+    };
+    s.epilogue = "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
+    return s;
+}
+
 int run_generate(const Args& args) {
     const auto t_start = Clock::now();
-    std::optional<std::string> recipe_arg, tmx_arg, png_arg, classes_arg, encoding_arg;
+    const CommandSpec spec = generate_spec();
+    const Parsed parsed = parse_command_line(spec, args);
+    if (!parsed.line) return parsed.exit;
+    const CommandLine& cl = *parsed.line;
+    std::optional<std::string> recipe_arg;
+    if (!cl.operands.empty()) recipe_arg = cl.operands.front();
+    const std::optional<std::string> tmx_arg = cl.text("-o"), png_arg = cl.text("--png"),
+                                     classes_arg = cl.text("--classes"),
+                                     encoding_arg = cl.text("--encoding");
     std::optional<std::uint64_t> seed;
-    std::optional<std::pair<int, int>> size;
-    bool json = false, infinite = false;
-    int chunk = 16;
-    int threads = 0;
-    double max_memory = kDefaultMemoryLimitGiB;
-
-    ArgReader in(args);
-    while (!in.done()) {
-        std::string a = in.next();
-        auto need = [&](const std::string& opt) -> std::optional<std::string> {
-            auto v = in.value();
-            if (!v) usage_error("generate", opt + " needs a value");
-            return v;
-        };
-        if (a == "-h" || a == "--help") {
-            std::cout << kGenerateHelp;
-            return kExitOk;
-        } else if (a == "-o" || a == "--output") {
-            if (!(tmx_arg = need(a))) return kExitUsage;
-        } else if (a == "--png") {
-            if (!(png_arg = need(a))) return kExitUsage;
-        } else if (a == "--classes") {
-            if (!(classes_arg = need(a))) return kExitUsage;
-        } else if (a == "--seed") {
-            auto v = need(a);
-            if (!v) return kExitUsage;
-            auto n = parse_integer(*v);
-            if (!n || *n < 0)
-                return usage_error("generate",
-                                   "--seed takes a whole number >= 0, not '" + *v + "'");
-            seed = static_cast<std::uint64_t>(*n);
-        } else if (a == "--size") {
-            auto v = need(a);
-            if (!v) return kExitUsage;
-            size = parse_size(*v);
-            if (!size)
-                return usage_error("generate",
-                                   "--size takes WxH with both from 1 to 65536, not '" + *v + "'");
-        } else if (a == "--encoding") {
-            if (!(encoding_arg = need(a))) return kExitUsage;
-            if (!io::parse_layer_encoding(*encoding_arg))
-                return usage_error(
-                    "generate",
-                    "--encoding takes csv, base64, base64+zlib, base64+gzip or base64+zstd, not '" +
-                        *encoding_arg + "'");
-        } else if (a == "--threads") {
-            auto v = need(a);
-            if (!v) return kExitUsage;
-            auto n = parse_integer(*v);
-            if (!n || *n < 1 || *n > 256)
-                return usage_error("generate", "--threads takes a whole number from 1 to 256");
-            threads = static_cast<int>(*n);
-        } else if (a == "--max-memory") {
-            auto v = need(a);
-            if (!v) return kExitUsage;
-            char* end = nullptr;
-            max_memory = std::strtod(v->c_str(), &end);
-            if (v->empty() || *end != '\0' || !(max_memory > 0 && max_memory < 1e6))
-                return usage_error("generate", "--max-memory takes a number of GiB, e.g. 16");
-        } else if (a == "--infinite") {
-            infinite = true;
-        } else if (a == "--chunk") {
-            auto v = need(a);
-            if (!v) return kExitUsage;
-            auto n = parse_integer(*v);
-            if (!n || *n < 1 || *n > 1024)
-                return usage_error("generate", "--chunk takes a whole number from 1 to 1024");
-            chunk = static_cast<int>(*n);
-        } else if (a == "--json") {
-            json = true;
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("generate", "unknown option '" + a + "'");
-        } else if (!recipe_arg) {
-            recipe_arg = a;
-        } else {
-            return usage_error("generate", "more than one recipe given ('" + *recipe_arg +
-                                               "' and '" + a + "')");
-        }
-    }
-    if (infinite && classes_arg)
-        return usage_error("generate", "--infinite and --classes exclude each other");
-    if (classes_arg && size)
-        return usage_error("generate",
-                           "--size and --classes exclude each other (the class map sets the size)");
+    if (auto n = cl.integer("--seed")) seed = static_cast<std::uint64_t>(*n);
+    const std::optional<std::pair<int, int>> size = cl.size("--size");
+    const bool json = cl.flag("--json"), infinite = cl.flag("--infinite");
+    const int chunk = static_cast<int>(cl.integer("--chunk").value_or(16));
+    const int threads = static_cast<int>(cl.integer("--threads").value_or(0));
+    const double max_memory = cl.real("--max-memory").value_or(kDefaultMemoryLimitGiB);
+    const io::TilesetPlacement tilesets = cl.text("--tilesets") == "embedded"
+                                              ? io::TilesetPlacement::embedded
+                                              : io::TilesetPlacement::external;
 
     Diagnostics diags;
     auto t0 = Clock::now();
@@ -175,12 +158,6 @@ int run_generate(const Args& args) {
     const bool want_png = !(png_arg && *png_arg == "none");
     fs::path png_path =
         png_arg && want_png ? fs::path(*png_arg) : fs::path(tmx_path).replace_extension(".png");
-    if (tmx_path.extension() != ".tmx" && tmx_path.extension() != ".tmj")
-        return usage_error("generate",
-                           "-o must name a .tmx or .tmj file, not '" + tmx_path.string() + "'");
-    if (want_png && png_path.extension() != ".png")
-        return usage_error("generate",
-                           "--png must name a .png file, not '" + png_path.string() + "'");
 
     // Never write over an input of this run (the recipe, a rule file, the tileset, its image, the
     // class map).
@@ -192,8 +169,10 @@ int run_generate(const Args& args) {
                                     bundle.objects_atlas, png_path}) {
             if (out == png_path && !want_png) continue;
             if (auto input = clashes_with_input(out.string(), inputs)) {
-                std::cerr << out.string() << ": error: refusing to write over '" << *input
-                          << "', an input of this run; choose another -o or --png\n";
+                print_diagnostics({error_at(out.string(), 0, 0,
+                                            "refusing to write over '" + *input +
+                                                "', an input of this run; choose another -o or "
+                                                "--png")});
                 return kExitInput;
             }
         }
@@ -213,8 +192,11 @@ int run_generate(const Args& args) {
             infinite ? preview + 64e6 : w * h * (8 + 14 * layers + 4 * maps) + preview;
         if (!within_memory_limit("generate", estimate, max_memory,
                                  "a " + std::to_string(static_cast<long long>(w)) + "x" +
-                                     std::to_string(static_cast<long long>(h)) + " map"))
+                                     std::to_string(static_cast<long long>(h)) + " map",
+                                 diags)) {
+            print_diagnostics(diags);
             return kExitInput;
+        }
     }
 
     if (!tmx_arg) {
@@ -226,8 +208,9 @@ int run_generate(const Args& args) {
         fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
         std::error_code ec;
         if (!fs::is_directory(dir, ec)) {
-            std::cerr << p.string() << ": error: cannot write: directory '" << dir.string()
-                      << "' does not exist\n";
+            print_diagnostics(
+                {error_at(p.string(), 0, 0,
+                          "cannot write: directory '" + dir.string() + "' does not exist")});
             return kExitInput;
         }
     }
@@ -237,30 +220,21 @@ int run_generate(const Args& args) {
         const int w = size ? size->first : project->recipe.map.width,
                   h = size ? size->second : project->recipe.map.height;
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
-        std::string error;
-        auto world = prepare_world(*project, run_seed, w, h, sample, error);
+        auto world = prepare_world(*project, run_seed, w, h, sample, diags);
         if (!world) {
-            std::cerr << project->recipe.path << ": error: " << error << "\n";
+            print_diagnostics(diags);
             return kExitInput;
         }
         if (!project->recipe.objects.empty())
-            std::cerr << "tilegen: note: objects are not placed in infinite maps\n";
+            print_diagnostics({run_note("objects are not placed in infinite maps")});
         io::InfiniteMapOptions opts;
         opts.chunk = chunk;
         opts.region = {0, 0, w, h};
         opts.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
-        std::vector<MapProperty> props{
-            {"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
-            {"recipe", "string", std::filesystem::path(project->recipe.path).filename().string()},
-            {"seed", "string", std::to_string(run_seed)},
-            {"size", "string", std::to_string(w) + "x" + std::to_string(h)},
-            {"threshold_sample", "string",
-             "0,0," + std::to_string(sample.width) + "," + std::to_string(sample.height)}};
-        std::string t;
-        for (float v : world->thresholds)
-            t += (t.empty() ? "" : " ") + std::to_string(v);
-        props.push_back({"thresholds", "string", t});
+        opts.tilesets = tilesets;
+        const std::vector<MapProperty> props =
+            map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
         auto written = io::write_infinite_map(
             *project, *world, tmx_path, want_png ? std::optional<fs::path>(png_path) : std::nullopt,
             opts, props, diags);
@@ -272,8 +246,8 @@ int run_generate(const Args& args) {
             std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
         const auto bundle = io::tmx_bundle_paths(tmx_path);
         if (written->unmatched > 0)
-            std::cerr << "tilegen: warning: " << written->unmatched
-                      << " cells matched no rule (error tile)\n";
+            print_diagnostics({run_warning(std::to_string(written->unmatched) +
+                                           " cells matched no rule (error tile)")});
         if (json) {
             JsonWriter j;
             j.begin_object();
@@ -286,9 +260,9 @@ int run_generate(const Args& args) {
             j.key("unmatched").value(written->unmatched);
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
             j.key("outputs").begin_array();
-            j.value(bundle.tmx.generic_string())
-                .value(bundle.tsx.generic_string())
-                .value(bundle.atlas.generic_string());
+            j.value(bundle.tmx.generic_string());
+            if (tilesets == io::TilesetPlacement::external) j.value(bundle.tsx.generic_string());
+            j.value(bundle.atlas.generic_string());
             if (want_png) j.value(png_path.generic_string());
             j.end_array();
             j.end_object();
@@ -310,6 +284,7 @@ int run_generate(const Args& args) {
         *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
     output.threads =
         options.threads; // the layer data is formatted on these threads; same bytes for any count
+    output.tilesets = tilesets;
     int reduction = 1;
     if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
         (want_png &&
@@ -329,14 +304,20 @@ int run_generate(const Args& args) {
             const std::int64_t first = result.first_unmatched[li];
             const std::int64_t w = std::max(result.map.width, 1);
             if (count > 0)
-                std::cerr << "tilegen: warning: " << count << " cell" << (count == 1 ? "" : "s")
-                          << " of layer '" << result.layers[li].name
-                          << "' matched no rule (error tile); first at x=" << first % w
-                          << " y=" << first / w << "\n";
+                print_diagnostics({run_warning(
+                    std::to_string(count) + " cell" + (count == 1 ? "" : "s") + " of layer '" +
+                    result.layers[li].name + "' matched no rule (error tile); first at x=" +
+                    std::to_string(first % w) + " y=" + std::to_string(first / w))});
         }
     }
 
     if (json) {
+        // The map statistics (app/stats_command.hpp), only for --json: one pass over the class
+        // grid, 4-7 ns per cell at 4096x4096 on 2 threads (measured on a busy machine).
+        t0 = Clock::now();
+        const MapStats stats = map_stats_of(*project, result, options.threads);
+        const double stats_ms =
+            std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         JsonWriter j;
         j.begin_object();
         j.key("width").value(result.map.width);
@@ -347,6 +328,8 @@ int run_generate(const Args& args) {
             j.key(project->recipe.terrain[i].name).value(result.class_fractions[i]);
         j.end_object();
         j.key("unmatched").value(result.unmatched);
+        j.key("stats");
+        write_map_stats_json(j, stats, project->recipe.terrain);
         j.key("objects").begin_object();
         if (project->sprites) {
             std::vector<std::uint64_t> counts(project->sprites->sprites.size(), 0);
@@ -375,24 +358,27 @@ int run_generate(const Args& args) {
         for (const auto& t : result.timings)
             if (t.stage != "total") j.key(t.stage).value(t.ms);
         j.key("write").value(write_ms);
+        j.key("stats").value(stats_ms);
         j.key("total").value(total_ms);
         j.end_object();
         j.key("outputs").begin_array();
-        j.value(bundle.tmx.generic_string())
-            .value(bundle.tsx.generic_string())
-            .value(bundle.atlas.generic_string());
-        if (io::has_objects(result.map))
-            j.value(bundle.objects_tsx.generic_string())
-                .value(bundle.objects_atlas.generic_string());
+        const bool external = tilesets == io::TilesetPlacement::external;
+        j.value(bundle.tmx.generic_string());
+        if (external) j.value(bundle.tsx.generic_string());
+        j.value(bundle.atlas.generic_string());
+        if (io::has_objects(result.map)) {
+            if (external) j.value(bundle.objects_tsx.generic_string());
+            j.value(bundle.objects_atlas.generic_string());
+        }
         if (want_png) j.value(png_path.generic_string());
         j.end_array();
         j.end_object();
         std::cout << j.str() << '\n';
     } else {
         if (reduction > 1)
-            std::cerr << "tilegen: note: the map is too large for a full-size PNG; the preview "
-                         "shows every "
-                      << reduction << "th pixel\n";
+            print_diagnostics({run_note("the map is too large for a full-size PNG; the preview "
+                                        "shows every " +
+                                        std::to_string(reduction) + "th pixel")});
         std::cerr << "wrote " << tmx_path.string()
                   << (want_png ? " and " + png_path.string() : std::string()) << " ("
                   << result.map.width << "x" << result.map.height << ", seed " << result.seed

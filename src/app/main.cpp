@@ -1,4 +1,5 @@
-// tilegen: the command-line program. Dispatches to a subcommand; see `tilegen --help`.
+// tilegen: the command-line program. Dispatches to a subcommand; see `tilegen --help`, whose usage
+// lines and command list are built from the subcommands' option tables (app/commands.hpp).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -8,46 +9,36 @@
 
 namespace {
 
-const char* kHelp = R"(tilegen - 2D tile maps with autotiling
+using namespace tilegen::app;
 
-Usage:
-  tilegen generate [RECIPE] [-o OUT.tmx|OUT.tmj] [--png OUT.png|none] [--seed N] [--size WxH] [--threads N]
-                   [--classes FILE.txt|.png|.tmx[:LAYER]] [--encoding E] [--infinite [--chunk N]] [--json]
-  tilegen check [RECIPE] [--strict]
-  tilegen explain [RECIPE] X Y [--seed N] [--size WxH] [--classes FILE.txt]
-  tilegen view [RECIPE] [--seed N] [--size WxH] [--screenshot OUT.png] [--frames N]
-  tilegen noise [RECIPE] [--map NAME] -o OUT.png|OUT.pfm [--seed N] [--size WxH] [--region X,Y,W,H]
-  tilegen bench [RECIPE] [--size WxH] [--threads N] [--repeat K] [--json]
-  tilegen paint DESCRIPTION.toml [-o DIR]
-  tilegen --help | --version
-  tilegen COMMAND --help
-
-Commands:
-  generate   Make a map from a recipe: heightfield -> terrain classes -> descriptor rules -> TMX + PNG.
-             Without RECIPE, the built-in default overworld (samples/overworld.toml).
-  check      Lint the recipe's rules: errors, uncovered neighbourhoods, shadowed and duplicate rules.
-  explain    Show how one cell was decided: every rule tried, why it failed, the match and the tile chosen.
-  view       Preview the map in a window: pan, zoom, overlays, hover inspector, new seeds, hot reload.
-  noise      Write one of the recipe's heightfields as a greyscale PNG or a PFM (exact floats).
-  bench      Time the pipeline stage by stage (median, min, ns per cell, peak memory).
-  paint      Paint a tileset (PNG + manifest) from a procedural description.
-
-Exit codes: 0 success, 1 bad input file, 2 bad command line.
-)";
+std::string top_help() {
+    std::string usage, list;
+    for (const Command& c : all_commands()) {
+        const CommandSpec spec = c.spec();
+        usage += "  " + usage_line(spec, 2) + "\n";
+        std::string name = spec.name;
+        name.resize(11, ' ');
+        list += "  " + name + spec.summary + "\n";
+    }
+    return "tilegen - 2D tile maps with autotiling\n\nUsage:\n" + usage +
+           "  tilegen --help | --version\n  tilegen COMMAND --help\n\nCommands:\n" + list +
+           "\nWithout RECIPE, a command uses the built-in default overworld "
+           "(samples/overworld.toml).\n"
+           "Exit codes: 0 success, 1 bad input file, 2 bad command line.\n";
+}
 
 } // namespace
 
 int main(int argc, char** argv) {
-    using namespace tilegen::app;
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << kHelp;
+        std::cerr << top_help();
         return kExitUsage;
     }
     const std::string command = args.front();
     Args rest(args.begin() + 1, args.end());
     if (command == "--help" || command == "-h" || command == "help") {
-        std::cout << kHelp;
+        std::cout << top_help();
         return kExitOk;
     }
     if (command == "--version") {
@@ -55,18 +46,13 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
     try {
-        if (command == "generate") return run_generate(rest);
-        if (command == "paint") return run_paint(rest);
-        if (command == "check") return run_check(rest);
-        if (command == "explain") return run_explain(rest);
-        if (command == "view") return run_view(rest);
-        if (command == "noise") return run_noise(rest);
-        if (command == "bench") return run_bench(rest);
+        for (const Command& c : all_commands())
+            if (c.spec().name == command) return c.run(rest);
     } catch (const std::bad_alloc&) {
-        std::cerr << "tilegen: error: out of memory\n";
+        print_diagnostics({tilegen::error_at("tilegen", 0, 0, "out of memory")});
         return kExitInput;
     } catch (const std::exception& e) {
-        std::cerr << "tilegen: error: " << e.what() << '\n';
+        print_diagnostics({tilegen::error_at("tilegen", 0, 0, e.what())});
         return kExitInput;
     }
     return usage_error("", "unknown command '" + command + "'");

@@ -11,22 +11,6 @@ namespace tilegen::app {
 
 namespace {
 
-const char* kNoiseHelp =
-    R"(Usage: tilegen noise [RECIPE] [--map NAME] -o OUT.png|OUT.pfm [--seed N] [--size WxH]
-                     [--region X,Y,W,H]
-
-Writes a heightfield of the recipe (no RECIPE: the built-in default): an 8-bit greyscale PNG to look at, or a
-PFM (32-bit float) for exact values.
-  --map NAME          which map (default: the one classes are cut from, usually "elevation")
-  -o OUT              .png or .pfm (required)
-  --seed N            seed (default: the recipe's)
-  --size WxH          map size (default: the recipe's); sets the scale of map-relative kinds
-  --region X,Y,W,H    only this window of the map, starting at cell X,Y; position-based kinds give the same
-                      values as the whole map (whole-map kinds are computed whole, then cut)
-
-Exit codes: 0 success, 1 bad input, 2 bad usage.
-)";
-
 std::optional<Region> parse_region(const std::string& s) {
     long long v[4];
     std::size_t start = 0;
@@ -47,56 +31,55 @@ std::optional<Region> parse_region(const std::string& s) {
 
 } // namespace
 
+CommandSpec noise_spec() {
+    CommandSpec s;
+    s.name = "noise";
+    s.summary =
+        "Write one of the recipe's heightfields as a greyscale PNG or a PFM (exact floats).";
+    s.operands = "[RECIPE]";
+    s.about =
+        R"(Writes a heightfield of the recipe (no RECIPE: the built-in default): an 8-bit greyscale
+PNG to look at, or a PFM (32-bit float) for exact values.
+)";
+    s.options = {
+        {{"--map"},
+         "NAME",
+         "which map (default: the one classes are cut from, usually \"elevation\")",
+         non_empty("a map name")},
+        {{"-o", "--output"},
+         "OUT.png|OUT.pfm",
+         "the file to write: .png or .pfm (required)",
+         file_ending({".png", ".pfm"}),
+         true},
+        {{"--seed"}, "N", "seed (default: the recipe's)", whole_number(0, kNoLimit)},
+        {{"--size"},
+         "WxH",
+         "map size (default: the recipe's); sets the scale of map-relative kinds",
+         cell_size()},
+        {{"--region"},
+         "X,Y,W,H",
+         "only this window of the map, starting at cell X,Y; position-based kinds give the same "
+         "values as the whole map (whole-map kinds are computed whole, then cut)",
+         custom("X,Y,W,H with W and H from 1 to 65536",
+                [](const std::string& v) { return parse_region(v).has_value(); })},
+    };
+    s.epilogue = "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
+    return s;
+}
+
 int run_noise(const Args& args) {
-    std::optional<std::string> recipe_arg, map_arg, out_arg;
+    const CommandSpec spec = noise_spec();
+    const Parsed parsed = parse_command_line(spec, args);
+    if (!parsed.line) return parsed.exit;
+    const CommandLine& cl = *parsed.line;
+    std::optional<std::string> recipe_arg;
+    if (!cl.operands.empty()) recipe_arg = cl.operands.front();
+    const std::optional<std::string> map_arg = cl.text("--map"), out_arg = cl.text("-o");
     std::optional<std::uint64_t> seed;
-    std::optional<std::pair<int, int>> size;
+    if (auto n = cl.integer("--seed")) seed = static_cast<std::uint64_t>(*n);
+    const std::optional<std::pair<int, int>> size = cl.size("--size");
     std::optional<Region> region;
-    ArgReader in(args);
-    while (!in.done()) {
-        std::string a = in.next();
-        auto need = [&]() -> std::optional<std::string> {
-            auto v = in.value();
-            if (!v) usage_error("noise", a + " needs a value");
-            return v;
-        };
-        if (a == "-h" || a == "--help") {
-            std::cout << kNoiseHelp;
-            return kExitOk;
-        } else if (a == "--map") {
-            if (!(map_arg = need())) return kExitUsage;
-        } else if (a == "-o" || a == "--output") {
-            if (!(out_arg = need())) return kExitUsage;
-        } else if (a == "--seed") {
-            auto v = need();
-            if (!v) return kExitUsage;
-            auto n = parse_integer(*v);
-            if (!n || *n < 0)
-                return usage_error("noise", "--seed takes a whole number >= 0, not '" + *v + "'");
-            seed = static_cast<std::uint64_t>(*n);
-        } else if (a == "--size") {
-            auto v = need();
-            if (!v) return kExitUsage;
-            if (!(size = parse_size(*v)))
-                return usage_error("noise", "--size takes WxH with both from 1 to 65536");
-        } else if (a == "--region") {
-            auto v = need();
-            if (!v) return kExitUsage;
-            if (!(region = parse_region(*v)))
-                return usage_error("noise",
-                                   "--region takes X,Y,W,H with W and H from 1 to 65536, not '" +
-                                       *v + "'");
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("noise", "unknown option '" + a + "'");
-        } else if (!recipe_arg) {
-            recipe_arg = a;
-        } else {
-            return usage_error("noise", "more than one recipe given");
-        }
-    }
-    if (!out_arg) return usage_error("noise", "-o OUT.png or -o OUT.pfm is required");
-    const std::string ext = std::filesystem::path(*out_arg).extension().string();
-    if (ext != ".png" && ext != ".pfm") return usage_error("noise", "-o must end in .png or .pfm");
+    if (auto v = cl.text("--region")) region = parse_region(*v);
 
     Diagnostics diags;
     auto project = load_recipe_project(recipe_arg, diags);
@@ -123,8 +106,11 @@ int run_noise(const Args& args) {
                                  (2.0 + static_cast<double>(recipe.maps.size())),
                              kDefaultMemoryLimitGiB,
                              "a " + std::to_string(r.width) + "x" + std::to_string(r.height) +
-                                 " heightfield"))
+                                 " heightfield",
+                             diags)) {
+        print_diagnostics(diags);
         return kExitInput;
+    }
     const Grid<float> g =
         compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h, r, resolve_threads(0));
     if (!io::write_heightfield(*out_arg, g, diags)) {

@@ -10,64 +10,56 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "core/paint/description.hpp"
-#include "core/paint/emit.hpp"
-#include "core/paint/painter.hpp"
-#include "core/paint/sprites.hpp"
 #include "io/files.hpp"
 #include "io/png.hpp"
+#include "paint/description.hpp"
+#include "paint/emit.hpp"
+#include "paint/painter.hpp"
+#include "paint/sprites.hpp"
 
 namespace tilegen::app {
 
 namespace {
 
-const char* kPaintHelp = R"(Usage: tilegen paint DESCRIPTION.toml [-o DIR]
-
-Paints a tileset from a procedural description (terrains, palettes, transition pairs; see
-tilesets/overworld/paint.toml) and writes:
-  DIR/tileset.png    the tiles, 16 per row (the description's 'columns')
-  DIR/tileset.toml   the manifest: image, tile size and [tiles] name = index
-  rules files        for each [[rules]] path = "..." (terrains = [...] for a subset): descriptor rules
-                     using the tiles, the path relative to the description's folder (with -o: DIR/<its
-                     file name>)
-  DIR/objects.png    with [objects] and [[sprite]]: the sprite sheet (trees, rocks), and
-  DIR/objects.toml   its manifest: sprite size and [sprites] name = { index, footprint }
-
-Options:
-  -o, --output DIR   where to write (default: the description's folder); created if missing
-  -h, --help         this help
-
-Exit codes: 0 success, 1 bad description or unwritable output, 2 bad command line.
-)";
-
 namespace fs = std::filesystem;
 
 } // namespace
 
+CommandSpec paint_spec() {
+    CommandSpec s;
+    s.name = "paint";
+    s.summary = "Paint a tileset (PNG + manifest) from a procedural description.";
+    s.operands = "DESCRIPTION.toml";
+    s.min_operands = 1;
+    s.operand_noun = "description";
+    s.about =
+        R"(Paints a tileset from a procedural description (terrains, palettes, transition pairs; see
+tilesets/overworld/paint.toml) and writes:
+  DIR/tileset.png    the tiles, 16 per row (the description's 'columns')
+  DIR/tileset.toml   the manifest: image, tile size and [tiles] name = index
+  rules files        for each [[rules]] path = "..." (terrains = [...] for a subset): descriptor
+                     rules using the tiles, the path relative to the description's folder (with
+                     -o: DIR/<its file name>)
+  DIR/objects.png    with [objects] and [[sprite]]: the sprite sheet (trees, rocks), and
+  DIR/objects.toml   its manifest: sprite size and [sprites] name = { index, footprint }
+)";
+    s.options = {{{"-o", "--output"},
+                  "DIR",
+                  "where to write (default: the description's folder); created if missing",
+                  non_empty("a directory"),
+                  false,
+                  true}};
+    s.epilogue = "Exit codes: 0 success, 1 bad description or unwritable output, 2 bad command "
+                 "line.\n";
+    return s;
+}
+
 int run_paint(const Args& args) {
-    ArgReader reader(args);
-    std::optional<std::string> description_arg;
-    std::optional<std::string> output_arg;
-    while (!reader.done()) {
-        std::string a = reader.next();
-        if (a == "-h" || a == "--help") {
-            std::cout << kPaintHelp;
-            return kExitOk;
-        }
-        if (a == "-o" || a == "--output") {
-            auto v = reader.value();
-            if (!v || v->empty())
-                return usage_error("paint", "option '" + a + "' needs a directory");
-            if (output_arg) return usage_error("paint", "option '" + a + "' given twice");
-            output_arg = *v;
-            continue;
-        }
-        if (a.size() > 1 && a[0] == '-') return usage_error("paint", "unknown option '" + a + "'");
-        if (description_arg)
-            return usage_error("paint", "more than one description given ('" + a + "')");
-        description_arg = a;
-    }
-    if (!description_arg) return usage_error("paint", "missing DESCRIPTION.toml");
+    const CommandSpec spec = paint_spec();
+    const Parsed parsed = parse_command_line(spec, args);
+    if (!parsed.line) return parsed.exit;
+    const std::optional<std::string> description_arg = parsed.line->operands.front();
+    const std::optional<std::string> output_arg = parsed.line->text("-o");
 
     Diagnostics diags;
     const fs::path description_path = *description_arg;
@@ -94,7 +86,7 @@ int run_paint(const Args& args) {
         return kExitInput;
     }
 
-    const paint::Tileset tileset = paint::paint_tileset(*description);
+    const paint::PaintedTileset tileset = paint::paint_tileset(*description);
     const std::string source = description_path.lexically_normal().generic_string();
     bool ok = io::save_png(out_dir / "tileset.png", tileset.image, diags);
     ok =

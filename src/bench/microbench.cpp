@@ -10,6 +10,14 @@
 //   rule_matching/<rules>/<threads>  the whole rule layer (decide and choose the tile), on 1 and 2
 //   threads write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib,
 //   base64+zstd)
+//   map_stats/<threads>    the map statistics (specks, thin cells, walkable regions, corner
+//                          density, shares) of the default overworld's 4096x4096 class grid, on 1
+//                          and 2 threads
+//   class_passes/<rules>/<threads>/<weighted>  a class pass of 4 runs over a 4096x4096 class grid
+//                          (the overworld's 2048x2048 one tiled 2x2, mirrored), with 10 or 200
+//                          class rules made from the ground layer's patterns (+ a catch-all), one
+//                          target or two weighted ones, on 1 and 2 threads; s_per_cell is per cell
+//                          and run (the pass's tables and second buffer included)
 // Run: build/src/tilegen_microbench [--benchmark_filter=REGEX]. The s_per_cell counter (e.g. 1.5n
 // = 1.5 ns) is the figure to read.
 #include <benchmark/benchmark.h>
@@ -24,7 +32,9 @@
 #include "core/heightfield/heightfield.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
+#include "core/quality/map_stats.hpp"
 #include "core/rules/autotile.hpp"
+#include "core/rules/class_passes.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "io/embedded_files.hpp"
 #include "io/file_source.hpp"
@@ -159,7 +169,106 @@ void write_layer(benchmark::State& state, io::LayerEncoding encoding) {
     per_cell(state);
 }
 
+// A class pass of `runs` runs with `count` class rules taken evenly from the ground layer (their
+// patterns; target: the lowest class the centre accepts, or with `weighted` that class, weight 3,
+// or the next class, weight 1, so cells change and picks are hashed), plus a catch-all that keeps
+// the class.
+ClassPass class_pass_from_ground(const Overworld& w, std::size_t count, int runs, bool weighted) {
+    const LayerRules layer = rules_subset(w, count);
+    const int classes = static_cast<int>(w.project.recipe.terrain.size());
+    ClassPass pass;
+    pass.runs = runs;
+    for (std::size_t r = 0; r + 1 < layer.ordered.size(); ++r) {
+        Rule rule = layer.ordered[r];
+        const ClassMask centre = rule.pattern.at(0, 0);
+        int lowest = 0;
+        while (lowest + 1 < classes && !((centre >> lowest) & 1u))
+            ++lowest;
+        pass.ordered.push_back(rule);
+        pass.targets.push_back(weighted ? ClassTargets{{lowest, (lowest + 1) % classes}, {3, 1}}
+                                        : ClassTargets{{lowest}, {1}});
+    }
+    Rule keep = layer.ordered.back();
+    keep.pattern = Descriptor(1);
+    pass.ordered.push_back(keep);
+    pass.targets.push_back(ClassTargets{{kKeepClass}, {1}});
+    return pass;
+}
+
+// The overworld's 2048x2048 class grid tiled 2x2 (mirrored, so the seams are like the rest).
+const ClassGrid& classes_4096() {
+    static const ClassGrid grid = [] {
+        const ClassGrid& small = overworld().result.classes;
+        const int n = small.width();
+        ClassGrid big = ClassGrid::uninitialised(2 * n, 2 * n);
+        for (int y = 0; y < 2 * n; ++y)
+            for (int x = 0; x < 2 * n; ++x)
+                big(x, y) = small(x < n ? x : 2 * n - 1 - x, y < n ? y : 2 * n - 1 - y);
+        return big;
+    }();
+    return grid;
+}
+
+void class_passes(benchmark::State& state) {
+    constexpr int kRuns = 4;
+    const Overworld& w = overworld();
+    const ClassGrid& grid = classes_4096();
+    const std::vector<ClassPass> passes{class_pass_from_ground(
+        w, static_cast<std::size_t>(state.range(0)), kRuns, state.range(2) != 0)};
+    const int classes = static_cast<int>(w.project.recipe.terrain.size());
+    std::uint64_t changed = 0;
+    for (auto _ : state) {
+        state.PauseTiming(); // the input grid is moved in (as the pipeline does), copied untimed
+        ClassGrid in = grid;
+        state.ResumeTiming();
+        PassHistory history;
+        ClassGrid out = run_class_passes(std::move(in), passes, classes, {}, 7,
+                                         static_cast<int>(state.range(1)), &history);
+        changed = history.changed.front().front();
+        benchmark::DoNotOptimize(out.cells().data());
+    }
+    state.counters["rules"] = static_cast<double>(passes.front().ordered.size());
+    state.counters["changed_run1"] = static_cast<double>(changed);
+    const double cells_runs = static_cast<double>(grid.width()) * grid.height() * kRuns;
+    state.counters["s_per_cell"] = benchmark::Counter(
+        cells_runs, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 } // namespace
+
+// The statistics of the default overworld's class grid at 4096x4096 (generated once, outside the
+// timing), on state.range(0) threads.
+constexpr int kStatsSide = 4096;
+
+void map_stats(benchmark::State& state) {
+    static const std::optional<std::pair<ClassGrid, std::vector<TerrainClass>>> world = [] {
+        Diagnostics diags;
+        auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
+        if (!project) {
+            std::cerr << "tilegen_microbench: the built-in recipe did not load\n";
+            std::exit(1);
+        }
+        GenerateOptions options;
+        options.width = kStatsSide;
+        options.height = kStatsSide;
+        options.threads = 2;
+        GenerateResult result = generate_map(*project, options);
+        return std::optional(std::pair(std::move(result.classes), project->recipe.terrain));
+    }();
+    const std::vector<bool> walkable = walkable_flags(world->second);
+    const std::vector<double> shares = target_shares(world->second, true);
+    MapStats stats;
+    for (auto _ : state) {
+        stats =
+            compute_map_stats(world->first, walkable, shares, 0, static_cast<int>(state.range(0)));
+        benchmark::DoNotOptimize(stats.specks);
+    }
+    state.counters["specks"] = static_cast<double>(stats.specks);
+    state.counters["walkable_regions"] = static_cast<double>(stats.walkable_regions);
+    state.counters["s_per_cell"] = benchmark::Counter(
+        double{kStatsSide} * kStatsSide,
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
 
 BENCHMARK_CAPTURE(noise, harmonic, NoiseKind::harmonic)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(noise, value, NoiseKind::value)->Unit(benchmark::kMillisecond);
@@ -181,6 +290,13 @@ BENCHMARK_CAPTURE(write_layer, csv, io::LayerEncoding::csv)->Unit(benchmark::kMi
 BENCHMARK_CAPTURE(write_layer, base64, io::LayerEncoding::base64)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(write_layer, zlib, io::LayerEncoding::base64_zlib)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(write_layer, zstd, io::LayerEncoding::base64_zstd)->Unit(benchmark::kMillisecond);
+
+BENCHMARK(map_stats)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(class_passes)
+    ->ArgsProduct({{10, 200}, {1, 2}, {0, 1}})
+    ->ArgNames({"rules", "threads", "weighted"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 namespace {
 

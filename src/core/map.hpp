@@ -41,7 +41,7 @@ struct Atlas {
         terrain; // per tile: the class symbol the rules place it on, or 0 (empty = none)
     std::vector<double>
         probability; // per tile: relative chance among a rule's alternatives (empty = all 1)
-    // A "mixed" Wang set for Tiled's terrain brush: colour names and RGB, and per tile 8 colour
+    // A "mixed" Wang set for Tiled's terrain brush: color names and RGB, and per tile 8 color
     // indices (1-based; all 0 = the tile is not in the set). Empty when no tile follows the naming
     // convention.
     std::vector<std::string> wang_colors;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/heightfield/heightfield.hpp"
 #include "core/parallel.hpp"
@@ -16,11 +17,7 @@ namespace tilegen {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
+// Shortest decimal text that reads back as the same float (9 significant digits).
 std::string float_text(float v) {
     std::ostringstream s;
     s.precision(9);
@@ -43,12 +40,12 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
     atlas.wang_colors.clear();
     atlas.wang_rgb.clear();
     if (any) {
-        static constexpr std::uint32_t kDefaultColours[] = {0x3060c0, 0xd8c078, 0x40a040, 0x206028,
-                                                            0x8a6a3a, 0x808080, 0x1c3a7a, 0xc04040};
+        static constexpr std::uint32_t kDefaultColors[] = {0x3060c0, 0xd8c078, 0x40a040, 0x206028,
+                                                           0x8a6a3a, 0x808080, 0x1c3a7a, 0xc04040};
         atlas.wang = std::move(wang);
         for (std::size_t i = 0; i < recipe.terrain.size(); ++i) {
             atlas.wang_colors.push_back(recipe.terrain[i].name);
-            atlas.wang_rgb.push_back(recipe.terrain[i].color.value_or(kDefaultColours[i % 8]));
+            atlas.wang_rgb.push_back(recipe.terrain[i].color.value_or(kDefaultColors[i % 8]));
         }
     }
     atlas.terrain.assign(static_cast<std::size_t>(atlas.tile_count()), 0);
@@ -131,12 +128,12 @@ std::vector<LayerRules> build_layers(const Project& project,
     }
     for (std::size_t li = 0; li < layers.size(); ++li) {
         auto& group = grouped[li];
-        std::stable_sort(group.begin(), group.end(), [](const auto& a, const auto& b) {
-            return a.first.pattern.specificity() > b.first.pattern.specificity();
-        });
-        for (auto& [rule, resolved] : group) {
-            layers[li].ordered.push_back(std::move(rule));
-            layers[li].resolved.push_back(std::move(resolved));
+        std::vector<Rule> rules;
+        for (const auto& [rule, resolved] : group)
+            rules.push_back(rule);
+        for (std::size_t i : specificity_order(rules)) {
+            layers[li].ordered.push_back(std::move(group[i].first));
+            layers[li].resolved.push_back(std::move(group[i].second));
         }
     }
     return layers;
@@ -145,7 +142,7 @@ std::vector<LayerRules> build_layers(const Project& project,
 Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed,
                         int map_width, int map_height, Region region, int threads) {
     const MapDefinition* def = find_map(recipe, name);
-    if (!def) return Grid<float>(region.width, region.height, 0.0f);
+    if (!def) throw std::logic_error("compute_map: the recipe defines no map '" + name + "'");
     MapLookup lookup = [&](const std::string& other, Region r) {
         return compute_map(recipe, other, seed, map_width, map_height, r, threads);
     };
@@ -157,15 +154,62 @@ const Grid<float>& grid_named(const std::vector<std::pair<std::string, Grid<floa
                               const std::string& name) {
     for (const auto& [n, g] : maps)
         if (n == name) return g;
-    return maps.front().second;
+    throw std::logic_error("map '" + name + "' was not computed");
 }
+} // namespace
 
 std::vector<std::string> class_maps(const Recipe& recipe) {
     if (recipe.classes.biomes)
         return {recipe.classes.biomes->rows_map, recipe.classes.biomes->columns_map};
     return {recipe.classes.map};
 }
-} // namespace
+
+OutsidePolicy outside_policy(const Recipe& recipe) {
+    OutsidePolicy outside;
+    if (recipe.rules.outside == "clamp") return outside;
+    for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+        if (std::string(1, recipe.terrain[i].symbol) == recipe.rules.outside) {
+            outside.fixed_class = static_cast<ClassId>(i);
+            return outside;
+        }
+    throw std::logic_error("rules.outside '" + recipe.rules.outside + "' is no terrain symbol");
+}
+
+std::vector<MapProperty> map_properties(const Project& project, const MapPropertyValues& values) {
+    const Recipe& recipe = project.recipe;
+    std::vector<MapProperty> props{
+        {"generator", "string", std::string("tilegen ") + TILEGEN_VERSION},
+        {"recipe", "string", std::filesystem::path(recipe.path).filename().string()},
+        {"seed", "string", std::to_string(values.seed)},
+        {"size", "string", std::to_string(values.width) + "x" + std::to_string(values.height)}};
+    // Infinite maps have never carried inputs_hash and classes; left so to keep their bytes.
+    const bool infinite = values.threshold_sample.has_value();
+    if (!infinite) {
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx",
+                      static_cast<unsigned long long>(project.input_hash));
+        props.push_back({"inputs_hash", "string", hex});
+    }
+    if (infinite) {
+        const Region& s = *values.threshold_sample;
+        props.push_back({"threshold_sample", "string",
+                         std::to_string(s.x) + "," + std::to_string(s.y) + "," +
+                             std::to_string(s.width) + "," + std::to_string(s.height)});
+    }
+    if (values.thresholds) {
+        std::string t;
+        for (std::size_t i = 0; i < values.thresholds->size(); ++i)
+            t += (i ? " " : "") + float_text((*values.thresholds)[i]);
+        props.push_back({"thresholds", "string", t});
+    }
+    if (!infinite) {
+        std::string classes;
+        for (const auto& c : recipe.terrain)
+            classes += (classes.empty() ? "" : " ") + std::string(1, c.symbol) + "=" + c.name;
+        props.push_back({"classes", "string", classes});
+    }
+    return props;
+}
 
 ClassGrid classes_with_thresholds(const Recipe& recipe,
                                   const std::vector<std::pair<std::string, Grid<float>>>& maps,
@@ -214,7 +258,7 @@ ClassGrid classes_from_maps(const Recipe& recipe,
 }
 
 std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width,
-                                        int scale_height, Region sample, std::string& error) {
+                                        int scale_height, Region sample, Diagnostics& diags) {
     const Recipe& recipe = project.recipe;
     // Every map the classes need, and what they combine, must be position-based.
     std::vector<std::string> pending = class_maps(recipe), seen;
@@ -224,12 +268,13 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
         seen.push_back(name);
         const MapDefinition* def = find_map(recipe, name);
-        if (!def) continue;
+        if (!def) throw std::logic_error("prepare_world: the recipe defines no map '" + name + "'");
         if (!is_position_based(def->settings.kind)) {
-            error = "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
+            diags.push_back(error_at(
+                recipe.path, def->line, def->column,
+                "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
                     "\", a whole-map algorithm; infinite maps need position-based kinds (harmonic, "
-                    "value, perlin, "
-                    "simplex, worley, profile)";
+                    "value, perlin, simplex, worley, profile)"));
             return std::nullopt;
         }
         for (const auto& m : def->settings.modifiers)
@@ -250,9 +295,7 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
     w.layers = build_layers(project, image_index, error_index);
     annotate_atlas(w.atlas, w.layers, recipe);
     w.error_gid = gid_of(error_index);
-    if (recipe.rules.outside != "clamp")
-        if (auto it = project.symbols.find(recipe.rules.outside[0]); it != project.symbols.end())
-            w.outside.fixed_class = static_cast<ClassId>(it->second);
+    w.outside = outside_policy(recipe);
     w.radius = 0;
     for (const auto& l : w.layers)
         for (const auto& r : l.ordered)
@@ -297,152 +340,197 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
     return out;
 }
 
-GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
-    const auto t_start = Clock::now();
-    const Recipe& recipe = project.recipe;
+// ---- The stages of generate_map ----
+
+namespace {
+
+// The run's state: what the stages read and fill in, in order. `result` is the run's output; the
+// rest is handed from one stage to the next.
+struct Run {
+    Run(const Project& p, const GenerateOptions& o) : project(p), options(o) {}
+    const Project& project;
+    const GenerateOptions& options;
+    int width = 0, height = 0; // the map's size in cells
     GenerateResult result;
-    result.seed = options.seed.value_or(recipe.map.seed);
-    const int class_count = static_cast<int>(recipe.terrain.size());
+    Atlas atlas;          // rules -> map
+    Gid error_gid = 0;    // rules -> map
+    AutotileResult tiles; // rules -> map
+};
 
-    // Heightfield -> ClassGrid (or the given class map).
-    if (options.classes) {
-        result.classes = *options.classes;
-        result.class_fractions = class_fractions(result.classes, class_count, options.threads);
-    } else {
-        const int width = options.width.value_or(recipe.map.width);
-        const int height = options.height.value_or(recipe.map.height);
-        auto t0 = Clock::now();
-        // Every map the classes use, with what they combine (compute_map resolves dependencies).
-        std::vector<std::string> needed;
-        if (recipe.classes.biomes) {
-            needed = {recipe.classes.biomes->rows_map, recipe.classes.biomes->columns_map};
-        } else {
-            needed = {recipe.classes.map};
-        }
+bool places_objects(const Run& run) {
+    return run.project.sprites && !run.project.recipe.objects.empty();
+}
+
+// The maps the run computes: those the classes are cut from (none with a given class map) and the
+// objects' density maps, in recipe order (compute_map adds what they combine).
+std::vector<std::string> maps_needed(const Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    std::vector<std::string> wanted;
+    if (!run.options.classes) wanted = class_maps(recipe);
+    if (places_objects(run))
         for (const ObjectRule& rule : recipe.objects)
-            if (!rule.density.empty()) needed.push_back(rule.density);
-        for (const MapDefinition& def : recipe.maps)
-            if (std::find(needed.begin(), needed.end(), def.name) != needed.end())
-                result.maps.emplace_back(def.name,
-                                         compute_map(recipe, def.name, result.seed, width, height,
-                                                     Region{0, 0, width, height}, options.threads));
-        if (options.keep_details)
-            for (const auto& [name, grid] : result.maps)
-                if (name == needed.front()) result.heights = grid;
-        result.timings.push_back({"noise", ms_since(t0)});
-        t0 = Clock::now();
-        // The cells of each class are counted as they are classified.
-        std::vector<std::uint64_t> counts(static_cast<std::size_t>(class_count), 0);
-        result.classes =
-            classes_from_maps(recipe, result.maps, result.thresholds, options.threads, &counts);
-        result.class_fractions = fractions_of_counts(counts, result.classes.size());
-        result.timings.push_back({"classes", ms_since(t0)});
-    }
+            if (!rule.density.empty()) wanted.push_back(rule.density);
+    std::vector<std::string> needed;
+    for (const MapDefinition& def : recipe.maps)
+        if (std::find(wanted.begin(), wanted.end(), def.name) != wanted.end())
+            needed.push_back(def.name);
+    return needed;
+}
 
-    // Objects on top (density maps are computed here when the class map was given).
-    if (project.sprites && !recipe.objects.empty()) {
-        auto t0 = Clock::now();
-        for (const ObjectRule& rule : recipe.objects) {
-            if (rule.density.empty()) continue;
-            bool have = false;
-            for (const auto& [name, g] : result.maps)
-                have = have || name == rule.density;
-            if (!have)
-                result.maps.emplace_back(
-                    rule.density,
-                    compute_map(recipe, rule.density, result.seed, result.classes.width(),
-                                result.classes.height(),
-                                Region{0, 0, result.classes.width(), result.classes.height()}));
+// noise: every map the run needs, over the whole map.
+bool computes_maps(const Run& run) {
+    return !maps_needed(run).empty();
+}
+void compute_maps(Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    GenerateResult& r = run.result;
+    for (const std::string& name : maps_needed(run))
+        r.maps.emplace_back(name,
+                            compute_map(recipe, name, r.seed, run.width, run.height,
+                                        Region{0, 0, run.width, run.height}, run.options.threads));
+    if (run.options.keep_details && !run.options.classes)
+        for (const auto& [name, grid] : r.maps)
+            if (name == class_maps(recipe).front()) r.heights = grid;
+}
+
+// classes: the class grid (cut from the maps, or the given one) and the fraction of each class.
+void cut_classes(Run& run) {
+    GenerateResult& r = run.result;
+    const auto class_count = run.project.recipe.terrain.size();
+    if (run.options.classes) {
+        r.classes = *run.options.classes;
+        r.class_fractions =
+            class_fractions(r.classes, static_cast<int>(class_count), run.options.threads);
+        return;
+    }
+    // The cells of each class are counted as they are classified.
+    std::vector<std::uint64_t> counts(class_count, 0);
+    r.classes =
+        classes_from_maps(run.project.recipe, r.maps, r.thresholds, run.options.threads, &counts);
+    r.class_fractions = fractions_of_counts(counts, r.classes.size());
+}
+
+// objects: sprites on the classes, guided by the density maps.
+void place_sprites(Run& run) {
+    GenerateResult& r = run.result;
+    // The noise stage computed every density map over the whole class grid (place_objects throws
+    // std::logic_error on a missing or smaller one: a bug, never a fallback).
+    r.objects = place_objects(r.classes, r.maps, run.project.recipe.objects, *run.project.sprites,
+                              r.seed, run.options.threads);
+}
+
+// Per rule of the project (file order): the cells it decided, over every layer.
+std::vector<RuleHits> rule_hits(const Project& project, const std::vector<LayerRules>& layers,
+                                const std::vector<std::vector<std::uint64_t>>& hits_by_layer) {
+    std::map<std::pair<std::string, int>, std::uint64_t> hits;
+    for (std::size_t li = 0; li < layers.size(); ++li)
+        for (std::size_t r = 0; r < layers[li].ordered.size(); ++r) {
+            const Rule& rule = layers[li].ordered[r];
+            hits[{rule.file, rule.line}] += hits_by_layer[li][r];
         }
-        result.objects = place_objects(result.classes, result.maps, recipe.objects,
-                                       *project.sprites, result.seed, options.threads);
-        result.timings.push_back({"objects", ms_since(t0)});
-    }
-    if (!options.keep_details)
-        result.maps.clear(); // the maps have done their work: free them before the tiles
+    std::vector<RuleHits> out;
+    for (const Rule& rule : project.rules)
+        out.push_back({rule.file, rule.line, rule.layer, hits[{rule.file, rule.line}]});
+    return out;
+}
 
-    // ClassGrid -> TileGrids.
-    auto t0 = Clock::now();
+// rules: one tile grid per rule layer, and what the rules decided.
+void apply_rules(Run& run) {
+    GenerateResult& r = run.result;
+    if (!run.options.keep_details) r.maps.clear(); // the maps have done their work: free them
     std::vector<int> image_index;
     int error_index = 0;
-    Atlas atlas = build_atlas(project.tileset, project.images, image_index, error_index);
-    result.layers = build_layers(project, image_index, error_index);
-    OutsidePolicy outside;
-    if (recipe.rules.outside != "clamp") {
-        auto it = project.symbols.find(recipe.rules.outside[0]);
-        if (it != project.symbols.end()) outside.fixed_class = static_cast<ClassId>(it->second);
-    }
-    AutotileResult tiles =
-        autotile(result.classes, result.layers, class_count, outside, result.seed,
-                 gid_of(error_index), options.threads, options.keep_details);
-    result.timings.push_back({"rules", ms_since(t0)});
+    run.atlas = build_atlas(run.project.tileset, run.project.images, image_index, error_index);
+    run.error_gid = gid_of(error_index);
+    r.layers = build_layers(run.project, image_index, error_index);
+    run.tiles = autotile(r.classes, r.layers, static_cast<int>(run.project.recipe.terrain.size()),
+                         outside_policy(run.project.recipe), r.seed, run.error_gid,
+                         run.options.threads, run.options.keep_details);
+    r.rule_hits = rule_hits(run.project, r.layers, run.tiles.hits);
+    r.unmatched = run.tiles.unmatched;
+    r.layer_unmatched = std::move(run.tiles.layer_unmatched);
+    r.first_unmatched = std::move(run.tiles.first_unmatched);
+    r.decisions = std::move(run.tiles.decisions);
+}
 
-    // Rule statistics in file order.
-    std::map<std::pair<std::string, int>, std::uint64_t> hits;
-    for (std::size_t li = 0; li < result.layers.size(); ++li)
-        for (std::size_t r = 0; r < result.layers[li].ordered.size(); ++r) {
-            const Rule& rule = result.layers[li].ordered[r];
-            hits[{rule.file, rule.line}] += tiles.hits[li][r];
-        }
-    for (const Rule& rule : project.rules)
-        result.rule_hits.push_back(
-            {rule.file, rule.line, rule.layer, hits[{rule.file, rule.line}]});
-    result.unmatched = tiles.unmatched;
-    result.layer_unmatched = std::move(tiles.layer_unmatched);
-    result.first_unmatched = std::move(tiles.first_unmatched);
-    result.decisions = std::move(tiles.decisions);
+// The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
+// sprite's bottom-left at its footprint's bottom-left).
+void add_object_layer(Map& map, const SpriteSheet& sheet,
+                      const std::vector<PlacedObject>& objects) {
+    map.sprites.image = sheet.image;
+    map.sprites.sprite_width = sheet.sprite_width;
+    map.sprites.sprite_height = sheet.sprite_height;
+    map.sprites.columns = sheet.columns;
+    map.sprites.names.assign(
+        static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
+    for (const SpriteInfo& info : sheet.sprites)
+        map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
+    ObjectLayer layer;
+    layer.objects.reserve(objects.size());
+    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
+    for (const PlacedObject& o : objects) {
+        const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
+        layer.objects.push_back({info.index, o.x * tw, (o.y + info.footprint_h) * th});
+    }
+    map.object_layers.push_back(std::move(layer));
+}
 
-    // TileGrids -> Map.
-    t0 = Clock::now();
-    Map& map = result.map;
-    map.width = result.classes.width();
-    map.height = result.classes.height();
-    map.atlas = std::move(atlas);
-    annotate_atlas(map.atlas, result.layers, recipe);
-    map.layers = std::move(tiles.layers);
-    if (project.sprites && !result.objects.empty()) {
-        const SpriteSheet& sheet = *project.sprites;
-        map.sprites.image = sheet.image;
-        map.sprites.sprite_width = sheet.sprite_width;
-        map.sprites.sprite_height = sheet.sprite_height;
-        map.sprites.columns = sheet.columns;
-        map.sprites.names.assign(
-            static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)),
-            "");
-        for (const SpriteInfo& info : sheet.sprites)
-            map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
-        ObjectLayer layer;
-        layer.objects.reserve(result.objects.size());
-        const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
-        for (const PlacedObject& o : result.objects) {
-            const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
-            layer.objects.push_back({info.index, o.x * tw, (o.y + info.footprint_h) * th});
-        }
-        map.object_layers.push_back(std::move(layer));
-    }
-    map.properties.push_back({"generator", "string", std::string("tilegen ") + TILEGEN_VERSION});
-    map.properties.push_back(
-        {"recipe", "string", std::filesystem::path(recipe.path).filename().string()});
-    map.properties.push_back({"seed", "string", std::to_string(result.seed)});
-    map.properties.push_back(
-        {"size", "string", std::to_string(map.width) + "x" + std::to_string(map.height)});
-    {
-        char hex[17];
-        std::snprintf(hex, sizeof hex, "%016llx",
-                      static_cast<unsigned long long>(project.input_hash));
-        map.properties.push_back({"inputs_hash", "string", hex});
-    }
-    std::string thresholds;
-    for (std::size_t i = 0; i < result.thresholds.size(); ++i)
-        thresholds += (i ? " " : "") + float_text(result.thresholds[i]);
-    if (!options.classes) map.properties.push_back({"thresholds", "string", thresholds});
-    std::string classes;
-    for (const auto& c : recipe.terrain)
-        classes += (classes.empty() ? "" : " ") + std::string(1, c.symbol) + "=" + c.name;
-    map.properties.push_back({"classes", "string", classes});
-    result.timings.push_back({"map", ms_since(t0)});
-    result.timings.push_back({"total", ms_since(t_start)});
-    return result;
+// map: the Map from the tile grids, the objects and the run's properties.
+void assemble_map(Run& run) {
+    GenerateResult& r = run.result;
+    Map& map = r.map;
+    map.width = r.classes.width();
+    map.height = r.classes.height();
+    map.atlas = std::move(run.atlas);
+    annotate_atlas(map.atlas, r.layers, run.project.recipe);
+    map.layers = std::move(run.tiles.layers);
+    if (run.project.sprites && !r.objects.empty())
+        add_object_layer(map, *run.project.sprites, r.objects);
+    map.properties =
+        map_properties(run.project, {r.seed, map.width, map.height,
+                                     run.options.classes ? nullptr : &r.thresholds, std::nullopt});
+}
+
+struct Stage {
+    const char* name;                      // its key in the timings
+    void (*run)(Run&);                     // reads what earlier stages left, adds its part
+    bool (*applies)(const Run&) = nullptr; // nullptr: always
+};
+
+// The pipeline, in order.
+const Stage kStages[] = {
+    {"noise", compute_maps, computes_maps},
+    {"classes", cut_classes},
+    {"objects", place_sprites, places_objects},
+    {"rules", apply_rules},
+    {"map", assemble_map},
+};
+
+} // namespace
+
+std::vector<std::string> pipeline_stage_names() {
+    std::vector<std::string> names;
+    for (const Stage& stage : kStages)
+        names.emplace_back(stage.name);
+    return names;
+}
+
+GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
+    const auto t_start = std::chrono::steady_clock::now();
+    const Recipe& recipe = project.recipe;
+    Run run(project, options);
+    run.result.seed = options.seed.value_or(recipe.map.seed);
+    run.width =
+        options.classes ? options.classes->width() : options.width.value_or(recipe.map.width);
+    run.height =
+        options.classes ? options.classes->height() : options.height.value_or(recipe.map.height);
+    for (const Stage& stage : kStages)
+        if (!stage.applies || stage.applies(run))
+            run_timed(run.result.timings, stage.name, [&] { stage.run(run); });
+    run.result.timings.push_back({"total", std::chrono::duration<double, std::milli>(
+                                               std::chrono::steady_clock::now() - t_start)
+                                               .count()});
+    return std::move(run.result);
 }
 
 } // namespace tilegen

@@ -1,9 +1,24 @@
-// The whole pipeline as one pure function: Project -> Heightfield -> ClassGrid -> TileGrids -> Map.
-// Input: a loaded Project and per-run overrides (seed, size, a hand-made class map).
-// Output: the Map (atlas + layers + properties) and what the run measured (class fractions, rule
-// hits, unmatched cells, stage timings). Same project + options => identical map.
+// The pipeline: Project -> maps -> ClassGrid -> objects -> TileGrids -> Map, as a list of named
+// stages (README, "How it works"):
+//
+//   noise    the named maps the run needs (heightfields; with a given class map only the
+//            objects' density maps)
+//   classes  ClassGrid from the maps by percentile thresholds or the biome table (or the given
+//            class map), and the class fractions
+//   objects  sprites on top of the classes (only when the recipe scatters objects)
+//   rules    one TileGrid per rule layer by descriptor rules; rule-hit statistics
+//   map      the Map: atlas, tile layers, object layer, map properties
+//
+// Input: a loaded Project (validated: every map name it uses exists) and per-run overrides (seed,
+// size, a hand-made class map). Output: the Map and what the run measured (class fractions, rule
+// hits, unmatched cells, stage timings). Invariants: each stage is a function over the run's state
+// that reads what earlier stages left and adds its own part; every stage is timed by one runner
+// under its name (the key of `generate --json` timings_ms and of `tilegen bench`); same project +
+// options => identical map at any thread count. Adding a stage is one line in the stage list of
+// pipeline.cpp.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,17 +73,51 @@ struct GenerateResult {
     std::vector<std::int64_t>
         first_unmatched;               // per layer: y * width + x of the first of them, or -1
     std::vector<PlacedObject> objects; // sprites on top, in drawing order
-    std::vector<StageTiming> timings;  // noise, classes, rules, map; then total
+    std::vector<StageTiming> timings;  // per stage that ran, in order; then total
 };
 
+// Runs `body` and appends {stage, its wall time in ms} to `timings`: the one way a stage is timed
+// (the pipeline's stages, and the stages apps add after it such as bench's "tmx").
+template <class Body>
+void run_timed(std::vector<StageTiming>& timings, std::string stage, Body&& body) {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    timings.push_back(
+        {std::move(stage),
+         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
+}
+
+// The names of the pipeline's stages in order (a stage that does not apply to a run is left out
+// of its timings).
+std::vector<std::string> pipeline_stage_names();
+
+// Every stage that applies, in order, each through run_timed; then "total".
 GenerateResult generate_map(const Project& project, const GenerateOptions& options);
+
+// What neighbours outside the map count as, from [rules] outside.
+OutsidePolicy outside_policy(const Recipe& recipe);
+
+// The maps the classes are cut from: [classes] map, or the biome table's rows and columns maps.
+std::vector<std::string> class_maps(const Recipe& recipe);
+
+// The map properties of a generated map: generator, recipe, seed, size, inputs_hash (finite maps),
+// threshold_sample (infinite maps), thresholds (9 significant digits; not with a given class map),
+// classes (finite maps).
+struct MapPropertyValues {
+    std::uint64_t seed = 0;
+    int width = 0, height = 0;
+    const std::vector<float>* thresholds = nullptr; // nullptr: the class map was given
+    std::optional<Region> threshold_sample;         // infinite maps: where thresholds were read
+};
+std::vector<MapProperty> map_properties(const Project& project, const MapPropertyValues& values);
 
 // Per atlas tile: the class its rules place it on (ground layer, single-class centre) and its
 // relative probability among a rule's alternatives (the first rule that names it).
 void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const Recipe& recipe);
 
 // One named map of the recipe over a region of a map of the given size (combine dependencies
-// included).
+// included). The name must be one the recipe defines (parse_recipe checks every reference):
+// std::logic_error otherwise.
 Grid<float> compute_map(const Recipe& recipe, const std::string& name, std::uint64_t seed,
                         int map_width, int map_height, Region region, int threads = 1);
 
@@ -95,9 +144,11 @@ struct WorldSetup {
     int radius = 1;
 };
 
-// Nullopt (with `error`) when a map the classes need is a whole-map kind.
-std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width,
-                                        int scale_height, Region sample, std::string& error);
+// Nullopt (with an error at the map's definition in `diags`) when a map the classes need is a
+// whole-map kind.
+[[nodiscard]] std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed,
+                                                      int scale_width, int scale_height,
+                                                      Region sample, Diagnostics& diags);
 // One tile grid per layer for the chunk; `unmatched` counts cells no rule matched.
 std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
                                       std::uint64_t& unmatched);

@@ -52,6 +52,7 @@ std::optional<toml::table> TomlReader::parse(std::string_view text) {
 }
 
 void TomlReader::error(const toml::source_region& where, std::string message) {
+    ++errors_;
     diags_.push_back(error_at(path_, static_cast<int>(where.begin.line),
                               static_cast<int>(where.begin.column), std::move(message)));
 }
@@ -77,13 +78,44 @@ void TomlReader::reject_unknown_keys(const toml::table& table, std::string_view 
     }
 }
 
+bool TomlReader::require(const toml::table& t, std::string_view key, std::string_view what,
+                         std::string_view detail) {
+    if (t.contains(key)) return true;
+    error(t.source(),
+          std::string(what) + " needs '" + std::string(key) + "'" + std::string(detail));
+    return false;
+}
+
+const toml::node* TomlReader::node_of_kind(const toml::table& parent, std::string_view key,
+                                           std::string_view prefix, bool (*fits)(const toml::node&),
+                                           const std::string& kind) {
+    const toml::node* n = parent.get(key);
+    if (!n || fits(*n)) return n;
+    error(*n, "'" + qualified(prefix, key) + "' must be " + kind + ", not " +
+                  toml_type_name(n->type()));
+    return nullptr;
+}
+
+const toml::array* TomlReader::array(const toml::table& parent, std::string_view key,
+                                     std::string_view prefix) {
+    const toml::node* n = node_of_kind(
+        parent, key, prefix, [](const toml::node& v) { return v.is_array(); }, "an array");
+    return n ? n->as_array() : nullptr;
+}
+
+const toml::array* TomlReader::table_array(const toml::table& parent, std::string_view key,
+                                           std::string_view prefix) {
+    const toml::node* n = node_of_kind(
+        parent, key, prefix, [](const toml::node& v) { return v.is_array_of_tables(); },
+        "an array of tables ([[" + qualified(prefix, key) + "]])");
+    return n ? n->as_array() : nullptr;
+}
+
 const toml::table* TomlReader::table(const toml::table& parent, std::string_view key,
                                      std::string_view prefix) {
-    const toml::node* n = parent.get(key);
-    if (!n) return nullptr;
-    if (const toml::table* t = n->as_table()) return t;
-    error(*n, "'" + qualified(prefix, key) + "' must be a table, not " + toml_type_name(n->type()));
-    return nullptr;
+    const toml::node* n = node_of_kind(
+        parent, key, prefix, [](const toml::node& v) { return v.is_table(); }, "a table");
+    return n ? n->as_table() : nullptr;
 }
 
 long long TomlReader::integer(const toml::table& t, std::string_view key, std::string_view prefix,
@@ -107,37 +139,64 @@ long long TomlReader::integer(const toml::table& t, std::string_view key, std::s
 
 double TomlReader::number(const toml::table& t, std::string_view key, std::string_view prefix,
                           double fallback, double min, double max) {
-    const toml::node* n = t.get(key);
-    if (!n) return fallback;
-    double value;
-    if (const auto* f = n->as_floating_point()) {
-        value = f->get();
-    } else if (const auto* i = n->as_integer()) {
-        value = static_cast<double>(i->get());
-    } else {
-        error(*n, "'" + qualified(prefix, key) + "' must be a number, not " +
-                      toml_type_name(n->type()));
-        return fallback;
-    }
-    if (!std::isfinite(value) || value < min || value > max) {
-        error(*n, "'" + qualified(prefix, key) + "' is " + number_text(value) + ", expected " +
-                      number_text(min) + " to " + number_text(max));
-        return fallback;
-    }
-    return value;
+    return number_in(t, key, prefix, fallback, min, max, false);
 }
 
-std::string TomlReader::string(const toml::table& t, std::string_view key, std::string_view prefix,
-                               std::string fallback) {
+double TomlReader::number_above(const toml::table& t, std::string_view key, std::string_view prefix,
+                                double fallback, double min, double max) {
+    return number_in(t, key, prefix, fallback, min, max, true);
+}
+
+double TomlReader::number_in(const toml::table& t, std::string_view key, std::string_view prefix,
+                             double fallback, double min, double max, bool min_excluded) {
     const toml::node* n = t.get(key);
     if (!n) return fallback;
+    const std::optional<double> value = number_value(*n, key, prefix);
+    if (!value) return fallback;
+    if (!std::isfinite(*value) || *value < min || (min_excluded && *value == min) || *value > max) {
+        error(*n, "'" + qualified(prefix, key) + "' is " + number_text(*value) + ", expected " +
+                      (min_excluded ? "more than " + number_text(min) + " and at most "
+                                    : number_text(min) + " to ") +
+                      number_text(max));
+        return fallback;
+    }
+    return *value;
+}
+
+std::optional<double> TomlReader::number_value(const toml::node& n, std::string_view key,
+                                               std::string_view prefix) {
+    if (const auto* f = n.as_floating_point()) return f->get();
+    if (const auto* i = n.as_integer()) return static_cast<double>(i->get());
+    error(n, "'" + qualified(prefix, key) + "' must be a number, not " + toml_type_name(n.type()));
+    return std::nullopt;
+}
+
+bool TomlReader::boolean(const toml::table& t, std::string_view key, std::string_view prefix,
+                         bool fallback) {
+    const toml::node* n = t.get(key);
+    if (!n) return fallback;
+    if (const auto* v = n->as_boolean()) return v->get();
+    error(*n, "'" + qualified(prefix, key) + "' must be true or false, not " +
+                  toml_type_name(n->type()));
+    return fallback;
+}
+
+std::optional<std::string> TomlReader::string(const toml::table& t, std::string_view key,
+                                              std::string_view prefix) {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
     const auto* v = n->as_string();
     if (!v) {
         error(*n, "'" + qualified(prefix, key) + "' must be a string, not " +
                       toml_type_name(n->type()));
-        return fallback;
+        return std::nullopt;
     }
     return v->get();
+}
+
+std::string TomlReader::string(const toml::table& t, std::string_view key, std::string_view prefix,
+                               std::string fallback) {
+    return string(t, key, prefix).value_or(std::move(fallback));
 }
 
 std::string TomlReader::choice(const toml::table& t, std::string_view key, std::string_view prefix,
@@ -146,12 +205,18 @@ std::string TomlReader::choice(const toml::table& t, std::string_view key, std::
     std::string value = string(t, key, prefix, fallback);
     for (auto c : choices)
         if (value == c) return value;
+    unknown_choice(t, key, prefix, value, std::vector<std::string_view>(choices));
+    return fallback;
+}
+
+void TomlReader::unknown_choice(const toml::table& t, std::string_view key, std::string_view prefix,
+                                const std::string& value,
+                                const std::vector<std::string_view>& choices) {
     std::string list;
     for (auto c : choices)
         list += (list.empty() ? "\"" : ", \"") + std::string(c) + "\"";
     error(where(t, key),
           "'" + qualified(prefix, key) + "' is \"" + value + "\", expected one of " + list);
-    return fallback;
 }
 
 } // namespace tilegen

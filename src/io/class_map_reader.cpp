@@ -204,13 +204,10 @@ std::optional<ClassGrid> read_tmx_class_map(const fs::path& path, const std::str
             diags.push_back(error_at(name, e->GetLineNum(), 1, "bad layer or chunk size"));
             return false;
         }
-        std::string error;
         auto gids = decode_layer(e->GetText() ? e->GetText() : "", encoding, compression,
-                                 static_cast<std::size_t>(w) * static_cast<std::size_t>(h), error);
-        if (!gids) {
-            diags.push_back(error_at(name, e->GetLineNum(), 1, error));
-            return false;
-        }
+                                 static_cast<std::size_t>(w) * static_cast<std::size_t>(h), diags,
+                                 name, e->GetLineNum(), 1);
+        if (!gids) return false;
         blocks.push_back({x, y, w, h, std::move(*gids)});
         return true;
     };

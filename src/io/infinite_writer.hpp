@@ -1,6 +1,11 @@
-// Infinite maps: a TMX with infinite="1" whose layers are written as chunks, generated chunk by
-// chunk and streamed to the file, so the whole map is never in memory (only one chunk and, if
-// asked, the PNG preview).
+// Infinite maps: the world generated chunk by chunk and written by the map writer
+// (io/tmx_writer.hpp) as an infinite TMX or TMJ (by the extension), so the whole map is never in
+// memory (only one chunk of every layer and, if asked, the PNG preview).
+//   input   a project and its prepared world (core/pipeline.hpp), the region to write, options
+//   output  the map bundle (map, atlas PNG, tileset unless embedded) and the optional PNG preview
+//   invariants  chunks are whole (the region is rounded out to them); every layer of a chunk is
+//           generated again for each layer written (memory stays one chunk); the bytes do not
+//           depend on the chunk order of generation, only on the inputs and the chunk side.
 #pragma once
 
 #include <filesystem>
@@ -9,6 +14,7 @@
 #include "core/diagnostic.hpp"
 #include "core/pipeline.hpp"
 #include "io/layer_encoding.hpp"
+#include "io/tmx_writer.hpp"
 
 namespace tilegen::io {
 
@@ -16,6 +22,7 @@ struct InfiniteMapOptions {
     int chunk = 16; // chunk side in cells; default 16, range 1..1024
     Region region;  // the world cells to write; rounded out to whole chunks
     LayerEncoding encoding = LayerEncoding::csv;
+    TilesetPlacement tilesets = TilesetPlacement::external; // default external
 };
 
 struct InfiniteMapResult {
@@ -24,10 +31,10 @@ struct InfiniteMapResult {
     std::size_t chunks = 0;
 };
 
-// Writes the atlas PNG and TSX beside `tmx_path`, then the TMX; and the PNG preview when `png_path`
-// is given.
+// Writes the atlas PNG and the tileset beside `map_path` (unless embedded), then the map; and the
+// PNG preview when `png_path` is given.
 std::optional<InfiniteMapResult> write_infinite_map(
-    const Project& project, const WorldSetup& world, const std::filesystem::path& tmx_path,
+    const Project& project, const WorldSetup& world, const std::filesystem::path& map_path,
     const std::optional<std::filesystem::path>& png_path, const InfiniteMapOptions& options,
     const std::vector<MapProperty>& properties, Diagnostics& diags);
 

@@ -420,14 +420,18 @@ void write_layer_json(ByteSink& sink, std::span<const Gid> gids, int width, Laye
 
 std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_view encoding,
                                              std::string_view compression, std::size_t expected,
-                                             std::string& error) {
+                                             Diagnostics& diags, const std::string& file, int line,
+                                             int column) {
+    const auto fail = [&](std::string message) -> std::optional<std::vector<Gid>> {
+        diags.push_back(error_at(file, line, column, std::move(message)));
+        return std::nullopt;
+    };
     std::vector<Gid> gids;
     gids.reserve(
         std::min(expected, text.size() / 2 + 1)); // what the text can hold, not what it claims
     if (encoding == "csv") {
         if (!compression.empty()) {
-            error = "csv data cannot be compressed";
-            return std::nullopt;
+            return fail("csv data cannot be compressed");
         }
         std::size_t i = 0;
         while (i < text.size()) {
@@ -438,8 +442,7 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
             std::uint64_t v = 0;
             auto [p, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
             if (ec != std::errc() || v > 0xffffffffull) {
-                error = "csv data has a bad number near character " + std::to_string(i + 1);
-                return std::nullopt;
+                return fail("csv data has a bad number near character " + std::to_string(i + 1));
             }
             gids.push_back(static_cast<Gid>(v));
             i = static_cast<std::size_t>(p - text.data());
@@ -448,8 +451,8 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
                 ++i;
             if (i < text.size()) {
                 if (text[i] != ',') {
-                    error = "csv data has '" + std::string(1, text[i]) + "' where a comma belongs";
-                    return std::nullopt;
+                    return fail("csv data has '" + std::string(1, text[i]) +
+                                "' where a comma belongs");
                 }
                 ++i;
             }
@@ -458,8 +461,7 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
     } else if (encoding == "base64") {
         auto bytes = base64_decode(text);
         if (!bytes) {
-            error = "data is not valid base64";
-            return std::nullopt;
+            return fail("data is not valid base64");
         }
         std::string raw;
         if (compression.empty()) {
@@ -467,31 +469,26 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
         } else if (compression == "zlib" || compression == "gzip") {
             auto r = inflate_bytes(*bytes, expected * 4);
             if (!r) {
-                error = std::string(compression) + " data is corrupt or has the wrong size";
-                return std::nullopt;
+                return fail(std::string(compression) + " data is corrupt or has the wrong size");
             }
             raw = std::move(*r);
         } else if (compression == "zstd") {
             const unsigned long long size = ZSTD_getFrameContentSize(bytes->data(), bytes->size());
             if (size != expected * 4) {
-                error = "zstd data is corrupt or has the wrong size";
-                return std::nullopt;
+                return fail("zstd data is corrupt or has the wrong size");
             }
             raw.assign(expected * 4, '\0');
             const std::size_t n =
                 ZSTD_decompress(raw.data(), raw.size(), bytes->data(), bytes->size());
             if (ZSTD_isError(n) || n != expected * 4) {
-                error = "zstd data is corrupt or has the wrong size";
-                return std::nullopt;
+                return fail("zstd data is corrupt or has the wrong size");
             }
         } else {
-            error = "unknown compression '" + std::string(compression) +
-                    "' (expected zlib, gzip or zstd)";
-            return std::nullopt;
+            return fail("unknown compression '" + std::string(compression) +
+                        "' (expected zlib, gzip or zstd)");
         }
         if (raw.size() % 4 != 0) {
-            error = "data is not a whole number of 32-bit tiles";
-            return std::nullopt;
+            return fail("data is not a whole number of 32-bit tiles");
         }
         for (std::size_t i = 0; i < raw.size(); i += 4) {
             Gid v = 0;
@@ -502,16 +499,15 @@ std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_
             gids.push_back(v);
         }
     } else {
-        error = encoding.empty()
-                    ? "tile data without an encoding (XML <tile> elements) is not supported; save "
-                      "as CSV"
-                    : "unknown encoding '" + std::string(encoding) + "' (expected csv or base64)";
-        return std::nullopt;
+        return fail(
+            encoding.empty()
+                ? "tile data without an encoding (XML <tile> elements) is not supported; save "
+                  "as CSV"
+                : "unknown encoding '" + std::string(encoding) + "' (expected csv or base64)");
     }
     if (gids.size() != expected) {
-        error = "layer data has " + std::to_string(gids.size()) + " tiles, expected " +
-                std::to_string(expected);
-        return std::nullopt;
+        return fail("layer data has " + std::to_string(gids.size()) + " tiles, expected " +
+                    std::to_string(expected));
     }
     return gids;
 }

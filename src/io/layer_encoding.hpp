@@ -1,6 +1,6 @@
 // Tile layer data encodings of Tiled's formats: csv, base64, and base64 of zlib, gzip or zstd
-// compressed little-endian 32-bit gids. Encoding for writing, decoding for reading (with a message
-// on bad data).
+// compressed little-endian 32-bit gids. Encoding for writing, decoding for reading (a diagnostic on
+// bad data).
 #pragma once
 
 #include <optional>
@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/diagnostic.hpp"
 #include "core/map.hpp"
 #include "io/byte_sink.hpp"
 
@@ -42,10 +43,12 @@ void write_layer_json(ByteSink& sink, std::span<const Gid> gids, int width, Laye
 std::string base64_encode(std::string_view bytes);
 std::optional<std::string> base64_decode(std::string_view text);
 
-// Decodes <data> text with TMX attributes `encoding` and `compression`; nullopt and `error` set on
-// bad data.
-std::optional<std::vector<Gid>> decode_layer(std::string_view text, std::string_view encoding,
-                                             std::string_view compression, std::size_t expected,
-                                             std::string& error);
+// Decodes <data> text with TMX attributes `encoding` and `compression` into exactly `expected`
+// gids. On bad data: nullopt, and an error at file:line:column (where the data is; 0 = unknown)
+// saying what is wrong appended to `diags`.
+[[nodiscard]] std::optional<std::vector<Gid>>
+decode_layer(std::string_view text, std::string_view encoding, std::string_view compression,
+             std::size_t expected, Diagnostics& diags, const std::string& file = {}, int line = 0,
+             int column = 0);
 
 } // namespace tilegen::io

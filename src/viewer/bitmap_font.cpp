@@ -125,12 +125,12 @@ sf::Vector2f slot_origin(int slot) {
 }
 
 void add_quad(sf::VertexArray& quads, sf::Vector2f pos, sf::Vector2f size, sf::Vector2f tex,
-              sf::Vector2f tex_size, sf::Color colour) {
-    quads.append(sf::Vertex(pos, colour, tex));
-    quads.append(sf::Vertex({pos.x + size.x, pos.y}, colour, {tex.x + tex_size.x, tex.y}));
-    quads.append(sf::Vertex({pos.x + size.x, pos.y + size.y}, colour,
+              sf::Vector2f tex_size, sf::Color color) {
+    quads.append(sf::Vertex(pos, color, tex));
+    quads.append(sf::Vertex({pos.x + size.x, pos.y}, color, {tex.x + tex_size.x, tex.y}));
+    quads.append(sf::Vertex({pos.x + size.x, pos.y + size.y}, color,
                             {tex.x + tex_size.x, tex.y + tex_size.y}));
-    quads.append(sf::Vertex({pos.x, pos.y + size.y}, colour, {tex.x, tex.y + tex_size.y}));
+    quads.append(sf::Vertex({pos.x, pos.y + size.y}, color, {tex.x, tex.y + tex_size.y}));
 }
 
 } // namespace
@@ -164,7 +164,7 @@ bool BitmapFont::load() {
 }
 
 void BitmapFont::add_text(sf::VertexArray& quads, std::string_view text, sf::Vector2f pos,
-                          sf::Color colour, int scale) const {
+                          sf::Color color, int scale) const {
     const float s = static_cast<float>(scale);
     float x = pos.x, y = pos.y;
     for (char c : text) {
@@ -178,7 +178,7 @@ void BitmapFont::add_text(sf::VertexArray& quads, std::string_view text, sf::Vec
         if (i != ' ') {
             const sf::Vector2f tex = slot_origin(i - kFirst);
             add_quad(quads, {x, y + s}, {kGlyphWidth * s, kGlyphHeight * s}, tex,
-                     {static_cast<float>(kGlyphWidth), static_cast<float>(kGlyphHeight)}, colour);
+                     {static_cast<float>(kGlyphWidth), static_cast<float>(kGlyphHeight)}, color);
         }
         x += kAdvance * s;
     }
@@ -203,9 +203,9 @@ float BitmapFont::text_height(std::string_view text, int scale) {
     return static_cast<float>(lines * kLineHeight * scale);
 }
 
-void add_rect(sf::VertexArray& quads, sf::Vector2f pos, sf::Vector2f size, sf::Color colour) {
+void add_rect(sf::VertexArray& quads, sf::Vector2f pos, sf::Vector2f size, sf::Color color) {
     const sf::Vector2f o = slot_origin(kSolidSlot);
-    add_quad(quads, pos, size, {o.x + 1, o.y + 1}, {2, 2}, colour);
+    add_quad(quads, pos, size, {o.x + 1, o.y + 1}, {2, 2}, color);
 }
 
 } // namespace tilegen::viewer

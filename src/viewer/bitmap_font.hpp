@@ -1,6 +1,6 @@
 // BitmapFont: the viewer's text, drawn with a 5x8 pixel font defined as data in bitmap_font.cpp
 // (made for tilegen; no system font files are read). Input: ASCII text (characters outside 32..126
-// draw as '?'), a position, a colour and an integer scale. Output: textured quads appended to an
+// draw as '?'), a position, a color and an integer scale. Output: textured quads appended to an
 // sf::VertexArray (primitive sf::Quads) over texture(); draw the array with that texture.
 // Invariants: every glyph advances kAdvance pixels (times the scale); a line is kLineHeight pixels
 // tall; glyph rows 0..6 hold capitals and digits (baseline under row 6), row 7 holds descenders.
@@ -34,7 +34,7 @@ class BitmapFont {
 
     // Appends the quads of `text` (one line; '\n' starts a new line at x) with its top-left at
     // `pos`.
-    void add_text(sf::VertexArray& quads, std::string_view text, sf::Vector2f pos, sf::Color colour,
+    void add_text(sf::VertexArray& quads, std::string_view text, sf::Vector2f pos, sf::Color color,
                   int scale) const;
     // Width and height in pixels of `text` drawn at `scale` (the longest line; lines count).
     static float text_width(std::string_view text, int scale);
@@ -46,6 +46,6 @@ class BitmapFont {
 
 // Appends a solid rectangle (a quad with texture coordinates on the font texture's blank texel), so
 // panels and text go into one vertex array and one draw call.
-void add_rect(sf::VertexArray& quads, sf::Vector2f pos, sf::Vector2f size, sf::Color colour);
+void add_rect(sf::VertexArray& quads, sf::Vector2f pos, sf::Vector2f size, sf::Color color);
 
 } // namespace tilegen::viewer

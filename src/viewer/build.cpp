@@ -46,10 +46,10 @@ std::string target_text(const Target& t) {
 
 } // namespace
 
-Rgba class_colour_for(const std::string& name, int index) {
+Rgba class_color_for(const std::string& name, int index) {
     struct Known {
         const char* word;
-        Rgba colour;
+        Rgba color;
     };
     static const Known known[] = {
         {"deep", {24, 52, 140, 255}},     {"ocean", {32, 72, 170, 255}},
@@ -71,12 +71,12 @@ Rgba class_colour_for(const std::string& name, int index) {
     for (char c : name)
         lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     for (const Known& k : known)
-        if (lower.find(k.word) != std::string::npos) return k.colour;
+        if (lower.find(k.word) != std::string::npos) return k.color;
     const std::uint64_t h = hash_values(hash_string(name), static_cast<std::uint64_t>(index));
     return hsv(static_cast<double>(h % 360), 0.55, 0.85);
 }
 
-Rgba rule_colour_for(const std::string& file, int line) {
+Rgba rule_color_for(const std::string& file, int line) {
     const std::uint64_t h = hash_string(file + ":" + std::to_string(line));
     // Hue from the hash; saturation and value in bands so neighbouring rules differ in more than
     // hue.
@@ -86,7 +86,7 @@ Rgba rule_colour_for(const std::string& file, int line) {
     return hsv(hue, sat, val);
 }
 
-Rgba average_colour(const Image& image, int x, int y, int w, int h) {
+Rgba average_color(const Image& image, int x, int y, int w, int h) {
     std::uint64_t r = 0, g = 0, b = 0, a = 0, n = 0;
     for (int py = y; py < y + h; ++py)
         for (int px = x; px < x + w; ++px) {
@@ -111,15 +111,11 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
     const Recipe& recipe = project.recipe;
     for (const auto& c : recipe.terrain)
         build->symbols += c.symbol;
-    if (recipe.rules.outside != "clamp" && !recipe.rules.outside.empty()) {
-        auto it = project.symbols.find(recipe.rules.outside[0]);
-        if (it != project.symbols.end())
-            build->outside.fixed_class = static_cast<ClassId>(it->second);
-    }
+    build->outside = outside_policy(recipe);
     const Atlas& atlas = build->result.map.atlas;
     build->error_gid = gid_of(atlas.tile_count() - 1);
     for (int i = 0; i < atlas.tile_count(); ++i)
-        build->tile_average.push_back(average_colour(
+        build->tile_average.push_back(average_color(
             atlas.image, (i % atlas.columns) * atlas.tile_width,
             (i / atlas.columns) * atlas.tile_height, atlas.tile_width, atlas.tile_height));
     for (int i = 0; i < atlas.tile_count(); ++i) {
@@ -133,13 +129,12 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
         build->tile_opaque.push_back(opaque);
     }
     for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
-        build->class_colour.push_back(
-            class_colour_for(recipe.terrain[i].name, static_cast<int>(i)));
+        build->class_color.push_back(class_color_for(recipe.terrain[i].name, static_cast<int>(i)));
     for (const LayerRules& layer : build->result.layers) {
-        std::vector<Rgba> colours;
+        std::vector<Rgba> colors;
         for (const Rule& r : layer.ordered)
-            colours.push_back(rule_colour_for(r.file, r.line));
-        build->rule_colour.push_back(std::move(colours));
+            colors.push_back(rule_color_for(r.file, r.line));
+        build->rule_color.push_back(std::move(colors));
     }
     // Cells some layer left unmatched (the pipeline counts (cell, layer) pairs; the overlay shows
     // cells).

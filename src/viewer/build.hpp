@@ -1,8 +1,8 @@
 // Build: one generated map and everything the viewer derives from it, made once off the window's
 // thread and then shared read-only (std::shared_ptr<const Build>) by the renderer, the inspector
 // and exports. Input: a loaded Project and the run's options (seed, size). Output: the
-// GenerateResult (heights, classes, per-layer decisions, the Map) plus per-tile average colours,
-// per-class and per-rule colours, the outside policy and error gid explain_cell needs, and a small
+// GenerateResult (heights, classes, per-layer decisions, the Map) plus per-tile average colors,
+// per-class and per-rule colors, the outside policy and error gid explain_cell needs, and a small
 // overview image of the whole map (the renderer's stand-in until the pieces in view are made).
 // Invariants: everything is a pure function of (project, options): the map equals what `tilegen
 // generate` makes for the same recipe, seed and size.
@@ -23,20 +23,19 @@ struct Build {
     Project project;
     GenerateOptions options;
     GenerateResult result;
-    std::string symbols;   // class symbols in class order, e.g. "wsg"
-    OutsidePolicy outside; // as the pipeline applies [rules] outside
-    Gid error_gid = 0;     // the red error tile's gid (last atlas tile)
-    std::vector<Rgba>
-        tile_average;              // per atlas tile: its mean colour (alpha-weighted), alpha = mean
-    std::vector<bool> tile_opaque; // per atlas tile: every pixel has alpha 255
-    std::vector<Rgba> class_colour; // per terrain class
+    std::string symbols;            // class symbols in class order, e.g. "wsg"
+    OutsidePolicy outside;          // as the pipeline applies [rules] outside
+    Gid error_gid = 0;              // the red error tile's gid (last atlas tile)
+    std::vector<Rgba> tile_average; // per atlas tile: its mean color (alpha-weighted), alpha = mean
+    std::vector<bool> tile_opaque;  // per atlas tile: every pixel has alpha 255
+    std::vector<Rgba> class_color;  // per terrain class
     std::vector<std::vector<Rgba>>
-        rule_colour;                   // per layer, per ordered rule: colour of hash(file:line)
+        rule_color;                    // per layer, per ordered rule: color of hash(file:line)
     std::uint64_t unmatched_cells = 0; // cells that some layer left to the error tile
     float height_min = 0,
           height_max = 1;           // the heightfield's range (the height overlay stretches it)
     std::vector<bool> objects_by_y; // per object layer: objects sorted by y (drawing order)
-    Image overview; // the whole map in tile colours (see map_pixels.hpp), B G R A bytes: the
+    Image overview; // the whole map in tile colors (see map_pixels.hpp), B G R A bytes: the
                     // renderer's order
     bool overview_opaque = false;
     int overview_level = 0; // one overview texel per 2^level x 2^level cells
@@ -50,13 +49,13 @@ struct Build {
 
 std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& options);
 
-// A colour for terrain class `index` named `name`: familiar colours for common names (water, sand,
-// grass, forest, rock, snow, ...), else a colour from a hash of the name.
-Rgba class_colour_for(const std::string& name, int index);
-// A bright colour from hash("file:line"): the same rule has the same colour in every run.
-Rgba rule_colour_for(const std::string& file, int line);
-// Mean colour of a w x h block of `image` at (x, y), colour weighted by alpha.
-Rgba average_colour(const Image& image, int x, int y, int w, int h);
+// A color for terrain class `index` named `name`: familiar colors for common names (water, sand,
+// grass, forest, rock, snow, ...), else a color from a hash of the name.
+Rgba class_color_for(const std::string& name, int index);
+// A bright color from hash("file:line"): the same rule has the same color in every run.
+Rgba rule_color_for(const std::string& file, int line);
+// Mean color of a w x h block of `image` at (x, y), color weighted by alpha.
+Rgba average_color(const Image& image, int x, int y, int w, int h);
 
 // The hover inspector's text for cell (x, y): coordinates, height, class, then per layer the
 // deciding rule (file:line, variant, pattern) and the tile chosen, as `tilegen explain` decides

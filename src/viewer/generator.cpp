@@ -50,14 +50,14 @@ JobResult run_job(Job job) {
         out.watched = files.files();
         if (!project) {
             for (const Diagnostic& d : diags)
-                if (d.severity == Severity::error) out.errors.push_back(format_diagnostic(d));
+                if (d.severity == Severity::error) out.errors.push_back(d);
             if (out.errors.empty())
-                out.errors.push_back(*job.recipe + ": error: cannot load the recipe");
+                out.errors.push_back(error_at(*job.recipe, 0, 0, "cannot load the recipe"));
             return out;
         }
     }
     if (!project) {
-        out.errors.push_back("error: no recipe to load");
+        out.errors.push_back(error_at("", 0, 0, "no recipe to load"));
         return out;
     }
     GenerateOptions options;
@@ -71,10 +71,11 @@ JobResult run_job(Job job) {
     try {
         out.build = make_build(std::move(*project), options);
     } catch (const std::bad_alloc&) {
-        out.errors.push_back("error: out of memory generating a " + std::to_string(w) + "x" +
-                             std::to_string(h) + " map");
+        out.errors.push_back(error_at("", 0, 0,
+                                      "out of memory generating a " + std::to_string(w) + "x" +
+                                          std::to_string(h) + " map"));
     } catch (const std::exception& e) {
-        out.errors.push_back(std::string("error: ") + e.what());
+        out.errors.push_back(error_at("", 0, 0, e.what()));
     }
     return out;
 }

@@ -2,8 +2,8 @@
 // the file watching that drives hot reload. Input: jobs (a recipe path or an already loaded
 // Project, and GenerateOptions). submit() replaces any job not yet started, so bursts of requests
 // (R held down, an editor saving twice) run only the newest. Output: take() hands over finished
-// results under a mutex: either a Build, or the load's diagnostics formatted as "path:line:col:
-// error: ..." (the caller keeps its last good map). Every result lists the files the load read with
+// results under a mutex: either a Build, or the load's error diagnostics (the caller keeps its last
+// good map). Every result lists the files the load read with
 // their modification times, for watching. Invariants: results arrive in submission order; a job's
 // exceptions (e.g. out of memory) become an error result, never escape the thread.
 #pragma once
@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/diagnostic.hpp"
 #include "viewer/build.hpp"
 
 namespace tilegen::viewer {
@@ -45,7 +46,7 @@ struct Job {
 struct JobResult {
     std::uint64_t id = 0;
     std::shared_ptr<const Build> build; // null when the load failed
-    std::vector<std::string> errors;    // formatted diagnostics when the load failed
+    Diagnostics errors;                 // why, when the load (or generation) failed
     std::vector<WatchedFile>
         watched; // files the load read (empty for the built-in recipe or a preloaded job)
 };

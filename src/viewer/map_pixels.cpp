@@ -11,12 +11,12 @@ namespace tilegen::viewer {
 
 namespace {
 
-constexpr Rgba kUnmatchedColour{255, 0, 220, 255};
+constexpr Rgba kUnmatchedColor{255, 0, 220, 255};
 constexpr Rgba kMatchedShade{0, 0, 0, 150}; // the unmatched overlay dims everything else
-constexpr Rgba kNoRuleColour{0, 0, 0, 255}; // the rules overlay: cells no rule decided
+constexpr Rgba kNoRuleColor{0, 0, 0, 255};  // the rules overlay: cells no rule decided
 
-// The colour of one cell in a block mode.
-Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) {
+// The color of one cell in a block mode.
+Rgba cell_color(const Build& b, int mode, std::uint64_t variant, int x, int y) {
     const GenerateResult& r = b.result;
     switch (mode) {
     case kModeTileAverage: {
@@ -32,7 +32,7 @@ Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) 
     }
     case kModeClasses: {
         const ClassId cls = r.classes(x, y);
-        return cls < b.class_colour.size() ? b.class_colour[cls] : Rgba{0, 0, 0, 255};
+        return cls < b.class_color.size() ? b.class_color[cls] : Rgba{0, 0, 0, 255};
     }
     case kModeHeight: {
         if (r.heights.empty()) return {0, 0, 0, 255};
@@ -44,11 +44,11 @@ Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) 
     }
     case kModeRules: {
         const std::size_t li = static_cast<std::size_t>(variant);
-        if (li >= r.decisions.size()) return kNoRuleColour;
+        if (li >= r.decisions.size()) return kNoRuleColor;
         const int d = r.decisions[li](x, y);
-        if (d == kNoRule || static_cast<std::size_t>(d) >= b.rule_colour[li].size())
-            return kNoRuleColour;
-        return b.rule_colour[li][static_cast<std::size_t>(d)];
+        if (d == kNoRule || static_cast<std::size_t>(d) >= b.rule_color[li].size())
+            return kNoRuleColor;
+        return b.rule_color[li][static_cast<std::size_t>(d)];
     }
     default:
         return {};
@@ -56,8 +56,8 @@ Rgba cell_colour(const Build& b, int mode, std::uint64_t variant, int x, int y) 
 }
 
 // One texel of a block: the 2^level x 2^level cells from (cx0, cy0).
-Rgba texel_colour(const Build& b, int mode, std::uint64_t variant, int level, long long cx0,
-                  long long cy0) {
+Rgba texel_color(const Build& b, int mode, std::uint64_t variant, int level, long long cx0,
+                 long long cy0) {
     const GenerateResult& r = b.result;
     const int w = r.map.width, h = r.map.height;
     const int s = 1 << level;
@@ -69,7 +69,7 @@ Rgba texel_colour(const Build& b, int mode, std::uint64_t variant, int level, lo
             for (int y = static_cast<int>(cy0); y < ye; ++y) {
                 const int* row = d.row(y);
                 for (int x = static_cast<int>(cx0); x < xe; ++x)
-                    if (row[x] == kNoRule) return kUnmatchedColour;
+                    if (row[x] == kNoRule) return kUnmatchedColor;
             }
         return kMatchedShade;
     }
@@ -82,7 +82,7 @@ Rgba texel_colour(const Build& b, int mode, std::uint64_t variant, int level, lo
         for (int sx = 0; sx < n; ++sx) {
             const int x =
                 static_cast<int>(std::min<long long>(cx0 + (sx * s) / n + s / (2 * n), w - 1));
-            const Rgba v = cell_colour(b, mode, variant, x, y);
+            const Rgba v = cell_color(b, mode, variant, x, y);
             sr += std::uint32_t{v.r} * v.a;
             sg += std::uint32_t{v.g} * v.a;
             sb += std::uint32_t{v.b} * v.a;
@@ -103,7 +103,7 @@ void fill_texels(const Build& b, int mode, std::uint64_t variant, int level, lon
     const long long s = 1LL << level;
     for (int ty = 0; ty < out.height(); ++ty)
         for (int tx = 0; tx < out.width(); ++tx)
-            out.set(tx, ty, texel_colour(b, mode, variant, level, ox + tx * s, oy + ty * s));
+            out.set(tx, ty, texel_color(b, mode, variant, level, ox + tx * s, oy + ty * s));
 }
 
 // Texels needed for `cells` cells from `origin` up to `limit`, one per `s` cells, at most `most`.

@@ -5,10 +5,10 @@
 //  object that
 //    overlaps it, blended exactly as render_map blends them), so at zoom 1 the window shows
 //    generate's PNG;
-//  - a block: kBlockTexels x kBlockTexels texels, one per 2^level x 2^level cells, each the colour
+//  - a block: kBlockTexels x kBlockTexels texels, one per 2^level x 2^level cells, each the color
 //  a mode
 //    gives those cells (tile average, class, height, unmatched, deciding rule).
-// The overview (the whole map as one block-like image, made with the Build) uses the block colours
+// The overview (the whole map as one block-like image, made with the Build) uses the block colors
 // too. Invariants: pieces depend only on (build, key); edge pieces are smaller (they stop at the
 // map's edge).
 #pragma once
@@ -67,7 +67,7 @@ void swap_red_blue(
 // Cells per texel side (as a power of two) of the overview: the smallest level whose image of the
 // whole map fits in max_side texels per side.
 int overview_level(int map_w, int map_h, int max_side);
-// The whole map in tile-average colours (every layer shown), one texel per 2^level cells, in RGBA
+// The whole map in tile-average colors (every layer shown), one texel per 2^level cells, in RGBA
 // order.
 Image make_overview(const Build& build, int level);
 

@@ -28,7 +28,7 @@ std::size_t texture_bytes(const sf::Texture& texture) {
     return std::size_t{texture.getSize().x} * texture.getSize().y * 4;
 }
 
-// The whole fragment shader: the texel, untouched (vertex colours are white).
+// The whole fragment shader: the texel, untouched (vertex colors are white).
 const char* kCopyShader = "uniform sampler2D piece;\n"
                           "void main() { gl_FragColor = texture2D(piece, gl_TexCoord[0].xy); }\n";
 
@@ -339,7 +339,7 @@ void MapRenderer::draw_stand_in(sf::RenderTarget& target, const sf::Transform& t
             covered = true;
         }
     }
-    // Else the overview (tile colours), except under the unmatched overlay (the tiles show
+    // Else the overview (tile colors), except under the unmatched overlay (the tiles show
     // through).
     if (!covered && key.mode != kModeUnmatched && overview_ok_) {
         const double per_cell = 1.0 / static_cast<double>(1LL << build_->overview_level);

@@ -8,7 +8,7 @@
 //  least
 //    kTilesMinCellPixels on screen) from *chunks*: render_map()'s pixels for a square of cells,
 //    tile layers and objects composed once, so a frame draws one quad per chunk instead of every
-//    tile and sprite. Zoomed out, and for the colour overlays at every zoom, from *blocks* of
+//    tile and sprite. Zoomed out, and for the color overlays at every zoom, from *blocks* of
 //    kBlockTexels x kBlockTexels texels, one per 2^level x 2^level cells, the level chosen so a
 //    texel covers at least one screen pixel.
 //  - A PieceWorker thread makes the pieces in view, then a ring of chunks around it or the next
@@ -55,7 +55,7 @@ struct RenderSettings {
     Overlay overlay = Overlay::tiles;
     std::uint64_t visible_layers =
         ~std::uint64_t{0}; // bit i = layer i shown (layers >= 64 are always shown)
-    int focus_layer = 0;   // the layer the rules overlay colours
+    int focus_layer = 0;   // the layer the rules overlay colors
 };
 
 class MapRenderer {

@@ -100,9 +100,15 @@ Image to_image(const sf::Image& img) {
     return out;
 }
 
+// What an export did: the line for the status bar, and whether it failed (shown as an error).
+struct ExportResult {
+    bool ok = false;
+    std::string message;
+};
+
 // Writes the map as `tilegen generate` does: out/<name>.tmx (+ .tsx, -tiles.png) and
-// out/<name>.png.
-std::string export_map(std::shared_ptr<const Build> build) {
+// out/<name>.png. The TMX written counts as success (a PNG skipped for its size is said so).
+[[nodiscard]] ExportResult export_map(std::shared_ptr<const Build> build) {
     const std::string name = build->project.recipe.name;
     const fs::path tmx = fs::path("out") / (name + ".tmx");
     const fs::path png = fs::path("out") / (name + ".png");
@@ -111,21 +117,22 @@ std::string export_map(std::shared_ptr<const Build> build) {
     Diagnostics diags;
     const Map& map = build->result.map;
     if (!io::write_tmx_bundle(map, tmx, diags))
-        return diags.empty() ? "export failed" : format_diagnostic(diags.front());
+        return {false, diags.empty() ? "export failed" : format_diagnostic(diags.front())};
     const long long px = static_cast<long long>(map.width) * map.atlas.tile_width * map.height *
                          map.atlas.tile_height;
     if (px > kMaxPngPixels)
-        return "exported " + tmx.generic_string() + " (seed " + std::to_string(build->result.seed) +
-               "); PNG skipped: " + std::to_string(map.width * map.atlas.tile_width) + "x" +
-               std::to_string(map.height * map.atlas.tile_height) + " px is too large";
+        return {true, "exported " + tmx.generic_string() + " (seed " +
+                          std::to_string(build->result.seed) + "); PNG skipped: " +
+                          std::to_string(map.width * map.atlas.tile_width) + "x" +
+                          std::to_string(map.height * map.atlas.tile_height) + " px is too large"};
     try {
         if (!io::save_png(png, render_map(map), diags))
-            return diags.empty() ? "export failed" : format_diagnostic(diags.front());
+            return {false, diags.empty() ? "export failed" : format_diagnostic(diags.front())};
     } catch (const std::bad_alloc&) {
-        return "exported " + tmx.generic_string() + "; PNG: out of memory";
+        return {true, "exported " + tmx.generic_string() + "; PNG: out of memory"};
     }
-    return "exported " + tmx.generic_string() + " and " + png.generic_string() + " (seed " +
-           std::to_string(build->result.seed) + ")";
+    return {true, "exported " + tmx.generic_string() + " and " + png.generic_string() + " (seed " +
+                      std::to_string(build->result.seed) + ")"};
 }
 
 class Viewer {
@@ -187,7 +194,7 @@ class Viewer {
     std::optional<std::uint64_t> seed_; // set by --seed or keys; nullopt = the recipe's
     std::uint64_t pending_seed_ = 0;    // the seed being generated (for the status bar)
     std::vector<WatchedFile> watched_;
-    std::vector<std::string> errors_; // the last reload's diagnostics, while it stays broken
+    Diagnostics errors_; // the last reload's diagnostics, while it stays broken
     Clock::time_point last_poll_ = Clock::now();
     Clock::time_point busy_since_ = Clock::now();
 
@@ -205,7 +212,7 @@ class Viewer {
     std::string message_;
     bool message_error_ = false;
     Clock::time_point message_time_;
-    std::future<std::string> export_;
+    std::future<ExportResult> export_;
     bool screenshot_requested_ = false;
 
     const Build* hover_build_ = nullptr;
@@ -252,8 +259,8 @@ void Viewer::adopt(JobResult result) {
         std::cerr << "tilegen view: "
                   << (build_ ? "reload failed, keeping the last good map:" : "load failed:")
                   << '\n';
-        for (const auto& e : errors_)
-            std::cerr << e << '\n';
+        for (const Diagnostic& e : errors_)
+            std::cerr << format_diagnostic(e) << '\n';
         set_message(build_
                         ? "reload failed: the errors are at the top; the map is the last good one"
                         : "load failed",
@@ -501,8 +508,8 @@ void Viewer::update(double dt) {
     // Finished work from the threads.
     if (auto result = generator_.take()) adopt(std::move(*result));
     if (export_.valid() && export_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        const std::string text = export_.get();
-        set_message(text, text.rfind("exported", 0) != 0);
+        const ExportResult done = export_.get();
+        set_message(done.message, !done.ok);
     }
     // Hot reload: poll the files the last load read.
     if (watching() &&
@@ -532,7 +539,7 @@ void Viewer::update(double dt) {
 
 // --frames: a scripted camera tour, so the statistics measure real work: the first half pans
 // diagonally at the starting zoom (making chunks as new cells come into view), the second half
-// zooms out towards "fit" about the centre of the view (switching to colour blocks and coarser
+// zooms out towards "fit" about the centre of the view (switching to color blocks and coarser
 // levels).
 void Viewer::script_frame(int index, int total) {
     if (!build_) return;
@@ -629,8 +636,8 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
         std::vector<std::string> lines{build_ ? "reload failed - showing the last good map:"
                                               : "load failed:"};
         const std::size_t cols = columns(w - 16);
-        for (const auto& e : errors_) {
-            for (auto& l : wrap(e, cols))
+        for (const Diagnostic& e : errors_) {
+            for (auto& l : wrap(format_diagnostic(e), cols))
                 lines.push_back(std::move(l));
             if (lines.size() > 12) break;
         }
@@ -756,7 +763,7 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
         case Overlay::classes:
             for (std::size_t i = 0; i < build_->project.recipe.terrain.size(); ++i) {
                 if (x + lh > right_edge) break;
-                add_rect(quads, {x, y2 + 2}, {lh - 4, lh - 4}, to_sf(build_->class_colour[i]));
+                add_rect(quads, {x, y2 + 2}, {lh - 4, lh - 4}, to_sf(build_->class_color[i]));
                 x += lh;
                 text(build_->project.recipe.terrain[i].name + " ", kText);
             }
@@ -771,7 +778,7 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
             break;
         case Overlay::rules:
             if (!build_->result.layers.empty())
-                text("colour = deciding rule (file:line) of layer '" +
+                text("color = deciding rule (file:line) of layer '" +
                          build_->result.layers[static_cast<std::size_t>(settings_.focus_layer)]
                              .name +
                          "'; black = none",

@@ -2,7 +2,7 @@
 // Input: ViewerOptions (from the command line) and the recipe's Project, already loaded and checked
 // by the caller (so a bad recipe fails before any window opens). Output: the exit code (0 ok, 1 bad
 // input or no display). Behaviour: generation runs on a worker thread (Generator) while the window
-// keeps drawing; the map is drawn by MapRenderer (chunks when zoomed in, per-cell colour blocks
+// keeps drawing; the map is drawn by MapRenderer (chunks when zoomed in, per-cell color blocks
 // when zoomed out or for overlays); files the recipe reads are polled twice a second and a change
 // reloads them (a broken edit shows its diagnostics and keeps the last good map). With --screenshot
 // or --frames the viewer is scripted: user input is ignored, the first complete frame (after

@@ -1,5 +1,6 @@
 // Issue "Tiled interop in depth": every encoding, TMJ, infinite chunks, properties and reading maps
-// back, judged by Tiled's own tools where Tiled is installed.
+// back, judged by Tiled's own tools where Tiled is installed; the map writer's golden cases and
+// every combination of format, finite/infinite and tileset placement rendered by Tiled.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -8,6 +9,7 @@
 #include "app/fixture.hpp"
 #include "io/layer_encoding.hpp"
 #include "io/png.hpp"
+#include "io/writer_sample.hpp"
 #include "test_support.hpp"
 
 using namespace tilegen;
@@ -39,7 +41,7 @@ bool same_pixels(const fs::path& a, const fs::path& b) {
 // The gids of the first tile layer of a Tiled JSON export: "data":[...], or a base64 string
 // (compressed as the layer's "compression" says), which Tiled keeps when the map was saved that
 // way.
-std::vector<Gid> exported_gids(const std::string& json) {
+std::vector<Gid> exported_gids(const std::string& json, std::size_t expected = 40 * 24) {
     std::vector<Gid> out;
     auto p = json.find("\"data\":[");
     if (p == std::string::npos) {
@@ -53,8 +55,8 @@ std::vector<Gid> exported_gids(const std::string& json) {
             c += 15;
             compression = json.substr(c, json.find('"', c) - c);
         }
-        std::string error;
-        auto gids = io::decode_layer(data, "base64", compression, 40 * 24, error);
+        Diagnostics diags;
+        auto gids = io::decode_layer(data, "base64", compression, expected, diags);
         return gids ? *gids : out;
     }
     p += 8;
@@ -185,8 +187,19 @@ TEST_CASE("infinite maps refuse whole-map generators") {
                "[noise]\nkind = \"diamond-square\"\n" + read_text(f.dir / "map.toml"));
     auto r = f.generate("ds.toml -o x.tmx --infinite");
     CHECK(r.exit_code == 1);
-    CHECK(r.err.find("map 'elevation' is kind \"diamond-square\", a whole-map algorithm") !=
-          std::string::npos);
+    // At the map's definition ([noise], line 1).
+    CHECK(r.err.find("ds.toml:1:1: error: map 'elevation' is kind \"diamond-square\", a whole-map "
+                     "algorithm") != std::string::npos);
+}
+
+TEST_CASE("infinite and finite maps of the same cells carry the same thresholds, 9 digits") {
+    Fixture f;
+    // Up to 1024 cells a side the infinite map reads its thresholds from the whole map.
+    REQUIRE(f.generate("map.toml -o fin.tmx --seed 9 --size 48x32").exit_code == 0);
+    REQUIRE(f.generate("map.toml -o inf.tmx --seed 9 --size 48x32 --infinite").exit_code == 0);
+    const std::string finite = property(read_text(f.dir / "fin.tmx"), "thresholds");
+    CHECK(finite.size() > 3);
+    CHECK(property(read_text(f.dir / "inf.tmx"), "thresholds") == finite);
 }
 
 TEST_CASE(
@@ -343,4 +356,99 @@ TEST_CASE("the TSX carries a mixed Wang set for the shipped tileset that Tiled l
     const std::string exported = strip_spaces(read_text(dir / "w.json"));
     CHECK(count(exported, "\"tileid\":") == count(tsx, "<wangtile "));
     CHECK(exported.find("\"type\":\"mixed\"") != std::string::npos);
+}
+
+TEST_CASE("the map writer's golden cases load in Tiled: drawn like tilegen draws the map, exported "
+          "to JSON") {
+    if (!tiled_here()) return;
+    TempDir out;
+    for (const WriterCase& c : writer_cases()) {
+        CAPTURE(c.dir);
+        const fs::path map = source_dir() / "tests" / "data" / c.dir / c.map_file;
+        const fs::path png = out / (c.dir + ".png"), json = out / (c.dir + ".json");
+        REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + shell_quote(map.string()) + " " +
+                    shell_quote(png.string()))
+                    .exit_code == 0);
+        // Finite: the map as tilegen draws it. Infinite: Tiled draws its own 16-cell chunks around
+        // the region (x -8..7, y -4..3: cells -16..15 on both axes), clear where no tile is.
+        Image expected = render_map(writer_sample_map(true));
+        if (c.infinite) {
+            const Image region = render_map(writer_sample_map(false, 16, 8, -8, -4));
+            expected = Image(32 * 8, 32 * 8);
+            expected.copy_from(region, 0, 0, region.width(), region.height(), 8 * 8, 12 * 8);
+        }
+        Diagnostics d;
+        REQUIRE(io::save_png(out / (c.dir + "-tilegen.png"), expected, d));
+        CHECK(same_pixels(out / (c.dir + "-tilegen.png"), png));
+        REQUIRE(run("QT_QPA_PLATFORM=offscreen tiled --export-map json " +
+                    shell_quote(map.string()) + " " + shell_quote(json.string()))
+                    .exit_code == 0);
+        const std::string exported = strip_spaces(read_text(json));
+        CHECK(exported.find(c.infinite ? "\"infinite\":true" : "\"infinite\":false") !=
+              std::string::npos);
+        CHECK(exported.find("\"name\":\"over&<detail>\"") != std::string::npos);
+        if (c.tilesets == io::TilesetPlacement::embedded)
+            CHECK(exported.find("\"name\":\"terrain\",\"type\":\"string\",\"value\":\"w\"") !=
+                  std::string::npos);
+        if (!c.infinite) {
+            std::vector<Gid> ground;
+            for (int y = 0; y < 4; ++y)
+                for (int x = 0; x < 6; ++x)
+                    ground.push_back(writer_sample_gid(0, x, y));
+            CHECK(exported_gids(exported, ground.size()) == ground);
+        }
+    }
+}
+
+TEST_CASE("tilegen generate: TMX/TMJ x finite/infinite x external/embedded tilesets all render in "
+          "Tiled like tilegen's PNG") {
+    Fixture f;
+    int n = 0;
+    for (const char* ext : {".tmx", ".tmj"})
+        for (const char* infinite : {"", " --infinite --size 48x32"})
+            for (const char* tilesets : {"external", "embedded"}) {
+                const std::string name = "g" + std::to_string(n++);
+                const std::string map = name + ext;
+                CAPTURE(map);
+                CAPTURE(infinite);
+                CAPTURE(tilesets);
+                auto r = f.generate("map.toml -o " + map + infinite + " --tilesets " + tilesets +
+                                    " --json");
+                INFO(r.err);
+                REQUIRE(r.exit_code == 0);
+                const bool embedded = std::string(tilesets) == "embedded";
+                const std::string tileset = name + (std::string(ext) == ".tmx" ? ".tsx" : ".tsj");
+                CHECK(fs::exists(f.dir / tileset) == !embedded);
+                CHECK((r.out.find("\"" + tileset + "\"") == std::string::npos) == embedded);
+                if (!tiled_here()) continue;
+                REQUIRE(run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + map + " " + name +
+                                "-tiled.png",
+                            f.dir.path())
+                            .exit_code == 0);
+                CHECK(same_pixels(f.dir / (name + ".png"), f.dir / (name + "-tiled.png")));
+            }
+    auto bad = f.generate("map.toml -o x.tmx --tilesets inside");
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find("--tilesets takes external or embedded, not 'inside'") != std::string::npos);
+}
+
+TEST_CASE("class maps read back from maps with embedded tilesets, finite and infinite") {
+    Fixture f;
+    write_text(f.dir / "drawn.txt", "wwwwwwww\nwwgggwww\nwggggggw\nwwggggww\nwwwwwwww\n");
+    REQUIRE(f.generate("map.toml -o a.tmx --classes drawn.txt").exit_code == 0);
+    REQUIRE(f.generate("map.toml -o e.tmx --classes drawn.txt --tilesets embedded").exit_code == 0);
+    CHECK_FALSE(fs::exists(f.dir / "e.tsx"));
+    auto back = f.generate("map.toml -o back.tmx --classes e.tmx");
+    INFO(back.err);
+    REQUIRE(back.exit_code == 0);
+    const auto data_of = [](const std::string& tmx) {
+        return tmx.substr(tmx.find("<data"), tmx.find("</data>") - tmx.find("<data"));
+    };
+    CHECK(data_of(read_text(f.dir / "back.tmx")) == data_of(read_text(f.dir / "a.tmx")));
+    REQUIRE(f.generate("map.toml -o inf.tmx --infinite --size 32x16 --chunk 8 --tilesets embedded")
+                .exit_code == 0);
+    auto inf = f.generate("map.toml -o inf-back.tmx --classes inf.tmx --json");
+    INFO(inf.err);
+    CHECK(inf.exit_code == 0);
+    CHECK(inf.out.find("\"width\":32,\"height\":16") != std::string::npos);
 }

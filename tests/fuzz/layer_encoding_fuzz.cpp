@@ -27,10 +27,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         {"csv", ""},        {"base64", ""},    {"base64", "zlib"}, {"base64", "gzip"},
         {"base64", "zstd"}, {"base64", "lz4"}, {"xml", ""},        {"csv", "zlib"}};
     const auto& [encoding, compression] = kEncodings[data[0] % 8];
-    std::string error;
-    const auto gids = io::decode_layer(text, encoding, compression, expected, error);
+    Diagnostics diags;
+    const auto gids = io::decode_layer(text, encoding, compression, expected, diags);
     if (!gids) {
-        FUZZ_CHECK(!error.empty(), "a failed decode says why");
+        FUZZ_CHECK(diags.size() == 1 && !diags[0].message.empty(), "a failed decode says why");
         return 0;
     }
     FUZZ_CHECK(gids->size() == expected, "decode_layer returns the expected tile count");
@@ -40,9 +40,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
          {io::LayerEncoding::csv, io::LayerEncoding::base64, io::LayerEncoding::base64_zlib,
           io::LayerEncoding::base64_gzip, io::LayerEncoding::base64_zstd}) {
         const std::string encoded = io::encode_layer(std::span<const Gid>(*gids), width, e);
-        std::string e2;
+        Diagnostics d2;
         const auto back = io::decode_layer(encoded, io::tmx_encoding_attribute(e),
-                                           io::tmx_compression_attribute(e), expected, e2);
+                                           io::tmx_compression_attribute(e), expected, d2);
         FUZZ_CHECK(back && *back == *gids, io::layer_encoding_name(e));
     }
     return 0;

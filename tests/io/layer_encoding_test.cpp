@@ -30,10 +30,11 @@ TEST_CASE("every layer encoding round-trips gids with flip bits") {
         CAPTURE(layer_encoding_name(e));
         CHECK(parse_layer_encoding(layer_encoding_name(e)) == e);
         const std::string text = encode_layer(gids, 30, e);
-        std::string error;
+        Diagnostics diags;
         auto back = decode_layer(text, tmx_encoding_attribute(e), tmx_compression_attribute(e),
-                                 gids.size(), error);
-        REQUIRE_MESSAGE(back, error);
+                                 gids.size(), diags);
+        REQUIRE_MESSAGE(back, (diags.empty() ? "" : diags[0].message));
+        CHECK(diags.empty());
         CHECK(*back == gids);
     }
     CHECK(encode_layer(std::vector<Gid>{1, 2, 3, 4}, 2, LayerEncoding::csv) == "\n1,2,\n3,4\n");
@@ -63,8 +64,13 @@ TEST_CASE("bad layer data is refused with a reason") {
     };
     for (const Bad& b : cases) {
         CAPTURE(b.text);
-        std::string error;
-        CHECK_FALSE(decode_layer(b.text, b.encoding, b.compression, b.expected, error));
-        CHECK_MESSAGE(error.find(b.message) != std::string::npos, error);
+        Diagnostics diags;
+        CHECK_FALSE(
+            decode_layer(b.text, b.encoding, b.compression, b.expected, diags, "m.tmx", 7, 2));
+        REQUIRE(diags.size() == 1);
+        const Diagnostic& d = diags[0];
+        CHECK(d.severity == Severity::error);
+        CHECK((d.file == "m.tmx" && d.line == 7 && d.column == 2));
+        CHECK_MESSAGE(d.message.find(b.message) != std::string::npos, d.message);
     }
 }

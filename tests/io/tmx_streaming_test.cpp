@@ -1,6 +1,9 @@
-// Streaming TMX/TMJ writers: the bytes are exactly those of the former whole-string writers (kept
-// below as the reference, verbatim), for every encoding, at any thread count, for maps spanning
-// many chunks and odd shapes.
+// Streaming layer data and map documents: the layer data is exactly what a plain whole-string
+// encoder makes (below, the reference), for every encoding, at any thread count, for layers
+// spanning many chunks and odd shapes; the map writer (finite and infinite, TMX and TMJ) writes the
+// same bytes at 1/2/3/8 threads, the same document for every encoding apart from the data, and data
+// that decodes back to the map's gids. The documents themselves are checked by the golden files
+// (map_writer_golden_test.cpp) and by Tiled (tests/app/tiled_formats_test.cpp).
 #include <doctest/doctest.h>
 
 #include <charconv>
@@ -15,7 +18,6 @@
 #include "io/files.hpp"
 #include "io/layer_encoding.hpp"
 #include "io/tmx_writer.hpp"
-#include "io/xml_text.hpp"
 #include "test_support.hpp"
 
 using namespace tilegen;
@@ -29,8 +31,8 @@ constexpr LayerEncoding kEncodings[] = {LayerEncoding::csv, LayerEncoding::base6
                                         LayerEncoding::base64_zstd};
 constexpr int kThreads[] = {1, 2, 3, 8};
 
-// ------------------------------------------------------------------ the former writers (reference,
-// unchanged)
+// ------------------------------------------------------------------ the plain layer encoder
+// (reference)
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -117,180 +119,6 @@ std::string legacy_encode_layer(std::span<const Gid> gids, int width, LayerEncod
         break;
     }
     return "\n" + legacy_base64(packed) + "\n";
-}
-
-std::size_t object_count(const Map& map) {
-    std::size_t n = 0;
-    for (const auto& l : map.object_layers)
-        n += l.objects.size();
-    return n;
-}
-
-void properties_json(JsonWriter& j, const std::vector<std::pair<std::string, std::string>>& props) {
-    j.key("properties").begin_array();
-    for (const auto& [name, value] : props) {
-        j.begin_object();
-        j.key("name").value(name).key("type").value("string").key("value").value(value);
-        j.end_object();
-    }
-    j.end_array();
-}
-
-std::string legacy_tmx_text(const Map& map, const std::string& tsx_file,
-                            const std::string& objects_tsx_file, const MapOutputOptions& options) {
-    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    out += "<map version=\"1.8\" tiledversion=\"1.8.2\" orientation=\"orthogonal\" "
-           "renderorder=\"right-down\" width=\"" +
-           std::to_string(map.width) + "\" height=\"" + std::to_string(map.height) +
-           "\" tilewidth=\"" + std::to_string(map.atlas.tile_width) + "\" tileheight=\"" +
-           std::to_string(map.atlas.tile_height) + "\" infinite=\"0\" nextlayerid=\"" +
-           std::to_string(map.layers.size() + map.object_layers.size() + 1) + "\" nextobjectid=\"" +
-           std::to_string(object_count(map) + 1) + "\">\n";
-    if (!map.properties.empty()) {
-        out += " <properties>\n";
-        for (const auto& p : map.properties) {
-            out += "  <property name=\"" + xml_escape(p.name) + "\"";
-            if (p.type != "string") out += " type=\"" + xml_escape(p.type) + "\"";
-            out += " value=\"" + xml_escape(p.value) + "\"/>\n";
-        }
-        out += " </properties>\n";
-    }
-    out += " <tileset firstgid=\"1\" source=\"" + xml_escape(tsx_file) + "\"/>\n";
-    const bool objects = object_count(map) > 0;
-    const int sprite_firstgid = map.atlas.tile_count() + 1;
-    if (objects)
-        out += " <tileset firstgid=\"" + std::to_string(sprite_firstgid) + "\" source=\"" +
-               xml_escape(objects_tsx_file) + "\"/>\n";
-    int id = 1;
-    for (const TileLayer& layer : map.layers) {
-        out += " <layer id=\"" + std::to_string(id++) + "\" name=\"" + xml_escape(layer.name) +
-               "\" width=\"" + std::to_string(map.width) + "\" height=\"" +
-               std::to_string(map.height) + "\">\n";
-        out += "  <data encoding=\"" + std::string(tmx_encoding_attribute(options.encoding)) + "\"";
-        const std::string compression = tmx_compression_attribute(options.encoding);
-        if (!compression.empty()) out += " compression=\"" + compression + "\"";
-        out += ">";
-        out += legacy_encode_layer(layer.tiles.cells(), map.width, options.encoding);
-        out += "</data>\n </layer>\n";
-    }
-    int object_id = 1;
-    for (const ObjectLayer& layer : map.object_layers) {
-        if (!objects) break;
-        // draworder "index": Tiled draws in file order, which is tilegen's y-order.
-        out += " <objectgroup id=\"" + std::to_string(id++) + "\" name=\"" +
-               xml_escape(layer.name) + "\" draworder=\"index\">\n";
-        for (const MapObject& o : layer.objects) {
-            out += "  <object id=\"" + std::to_string(object_id++) + "\" name=\"" +
-                   xml_escape(map.sprites.names[static_cast<std::size_t>(o.sprite)]) + "\" gid=\"" +
-                   std::to_string(sprite_firstgid + o.sprite) + "\" x=\"" + std::to_string(o.x) +
-                   "\" y=\"" + std::to_string(o.y) + "\" width=\"" +
-                   std::to_string(map.sprites.sprite_width) + "\" height=\"" +
-                   std::to_string(map.sprites.sprite_height) + "\"/>\n";
-        }
-        out += " </objectgroup>\n";
-    }
-    out += "</map>\n";
-    return out;
-}
-
-std::string legacy_tmj_text(const Map& map, const std::string& tsj_file,
-                            const std::string& objects_tsj_file, const MapOutputOptions& options) {
-    const bool objects = object_count(map) > 0;
-    const int sprite_firstgid = map.atlas.tile_count() + 1;
-    JsonWriter j;
-    j.begin_object();
-    j.key("compressionlevel").value(-1);
-    j.key("height").value(map.height);
-    j.key("infinite").value(false);
-    j.key("layers").begin_array();
-    int id = 1;
-    for (const TileLayer& layer : map.layers) {
-        j.begin_object();
-        const std::string compression = tmx_compression_attribute(options.encoding);
-        if (!compression.empty()) j.key("compression").value(compression);
-        if (options.encoding == LayerEncoding::csv) {
-            std::string data =
-                legacy_encode_layer(layer.tiles.cells(), map.width, LayerEncoding::csv);
-            std::string arr = "[";
-            for (char c : data)
-                if (c != '\n') arr += c;
-            arr += "]";
-            j.key("data").raw(arr);
-        } else {
-            std::string data =
-                legacy_encode_layer(layer.tiles.cells(), map.width, options.encoding);
-            j.key("data").value(
-                std::string_view(data).substr(1, data.size() - 2)); // strip the newlines
-            j.key("encoding").value("base64");
-        }
-        j.key("height").value(map.height);
-        j.key("id").value(id++);
-        j.key("name").value(layer.name);
-        j.key("opacity").value(1);
-        j.key("type").value("tilelayer");
-        j.key("visible").value(true);
-        j.key("width").value(map.width);
-        j.key("x").value(0);
-        j.key("y").value(0);
-        j.end_object();
-    }
-    int object_id = 1;
-    for (const ObjectLayer& layer : map.object_layers) {
-        if (!objects) break;
-        j.begin_object();
-        j.key("draworder").value("index");
-        j.key("id").value(id++);
-        j.key("name").value(layer.name);
-        j.key("objects").begin_array();
-        for (const MapObject& o : layer.objects) {
-            j.begin_object();
-            j.key("gid").value(sprite_firstgid + o.sprite);
-            j.key("height").value(map.sprites.sprite_height);
-            j.key("id").value(object_id++);
-            j.key("name").value(map.sprites.names[static_cast<std::size_t>(o.sprite)]);
-            j.key("rotation").value(0);
-            j.key("type").value("");
-            j.key("visible").value(true);
-            j.key("width").value(map.sprites.sprite_width);
-            j.key("x").value(o.x);
-            j.key("y").value(o.y);
-            j.end_object();
-        }
-        j.end_array();
-        j.key("opacity").value(1);
-        j.key("type").value("objectgroup");
-        j.key("visible").value(true);
-        j.key("x").value(0);
-        j.key("y").value(0);
-        j.end_object();
-    }
-    j.end_array();
-    j.key("nextlayerid").value(id);
-    j.key("nextobjectid").value(static_cast<std::uint64_t>(object_count(map) + 1));
-    j.key("orientation").value("orthogonal");
-    std::vector<std::pair<std::string, std::string>> props;
-    for (const auto& p : map.properties)
-        props.emplace_back(p.name, p.value);
-    properties_json(j, props);
-    j.key("renderorder").value("right-down");
-    j.key("tiledversion").value("1.8.2");
-    j.key("tileheight").value(map.atlas.tile_height);
-    j.key("tilesets").begin_array();
-    j.begin_object().key("firstgid").value(1).key("source").value(tsj_file).end_object();
-    if (objects)
-        j.begin_object()
-            .key("firstgid")
-            .value(sprite_firstgid)
-            .key("source")
-            .value(objects_tsj_file)
-            .end_object();
-    j.end_array();
-    j.key("tilewidth").value(map.atlas.tile_width);
-    j.key("type").value("map");
-    j.key("version").value("1.8");
-    j.key("width").value(map.width);
-    j.end_object();
-    return j.str() + "\n";
 }
 
 // -----------------------------------------------------------------------------------------------
@@ -421,66 +249,242 @@ TEST_CASE("a 1024x1024 layer (zstd over many windows) streams the former bytes a
         const std::string expected = legacy_encode_layer(gids, 1024, e);
         for (int threads : {1, 3})
             CHECK(encode_layer(gids, 1024, e, threads) == expected);
-        std::string error;
+        Diagnostics diags;
         auto back = decode_layer(expected, tmx_encoding_attribute(e), tmx_compression_attribute(e),
-                                 gids.size(), error);
-        REQUIRE_MESSAGE(back, error);
+                                 gids.size(), diags);
+        REQUIRE(back);
+        CHECK(diags.empty());
         CHECK(*back == gids);
     }
 }
 
-TEST_CASE("write_tmx/write_tmj stream the former tmx_text/tmj_text bytes at any thread count") {
+namespace {
+
+// Gids of an infinite test map as a function of the world cell: every digit count, flip bits, 0.
+Gid world_gid(std::size_t layer, int x, int y) {
+    static const Gid kSpecial[] = {0, 9, 4095, 4096, 100000, kFlipHorizontal | 7, 0xffffffffu};
+    std::uint32_t h = static_cast<std::uint32_t>(x) * 73856093u ^
+                      static_cast<std::uint32_t>(y) * 19349663u ^
+                      static_cast<std::uint32_t>(layer + 1) * 83492791u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    return h % 100 < 90 ? (h >> 8) % 300 : kSpecial[(h >> 8) % std::size(kSpecial)];
+}
+
+// An infinite map's chunks over `region`, each chunk made when asked; records the calls.
+struct WorldChunks {
+    std::vector<Gid> cells;
+    std::vector<std::tuple<std::size_t, int, int>> calls; // layer, x, y
+    MapChunks chunks;
+    WorldChunks(int chunk, Region region) {
+        chunks.chunk = chunk;
+        chunks.region = region;
+        chunks.gids = [this](std::size_t layer, const Region& area) -> std::span<const Gid> {
+            calls.emplace_back(layer, area.x, area.y);
+            cells.clear();
+            for (int y = area.y; y < area.y + area.height; ++y)
+                for (int x = area.x; x < area.x + area.width; ++x)
+                    cells.push_back(world_gid(layer, x, y));
+            return cells;
+        };
+    }
+};
+
+// A map document cut into its layer data (the text in <data> or each <chunk>, or each TMJ "data"
+// value) and the rest (the skeleton), with the encoding attributes and keys taken out, so the
+// skeletons of one map in every encoding must be equal.
+struct Cut {
+    std::string skeleton;
+    std::vector<std::string> data;
+};
+
+void erase_all(std::string& s, const std::string& what) {
+    for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p))
+        s.erase(p, what.size());
+}
+
+Cut cut_tmx(const std::string& text, bool chunked) {
+    Cut c;
+    const std::string close = chunked ? "</chunk>" : "</data>";
+    std::size_t from = 0;
+    for (auto end = text.find(close); end != std::string::npos; end = text.find(close, end + 1)) {
+        const std::size_t begin = text.rfind('>', end) + 1;
+        c.skeleton += text.substr(from, begin - from) + "@";
+        c.data.push_back(text.substr(begin, end - begin));
+        from = end;
+    }
+    c.skeleton += text.substr(from);
+    for (const char* a : {" encoding=\"csv\"", " encoding=\"base64\"", " compression=\"zlib\"",
+                          " compression=\"gzip\"", " compression=\"zstd\""})
+        erase_all(c.skeleton, a);
+    return c;
+}
+
+Cut cut_tmj(const std::string& text) {
+    Cut c;
+    std::size_t from = 0;
+    for (auto at = text.find("\"data\":"); at != std::string::npos;
+         at = text.find("\"data\":", at + 1)) {
+        const std::size_t begin = at + 7;
+        const std::size_t end =
+            text[begin] == '[' ? text.find(']', begin) + 1 : text.find('"', begin + 1) + 1;
+        c.skeleton += text.substr(from, begin - from) + "@";
+        c.data.push_back(text.substr(begin, end - begin));
+        from = end;
+    }
+    c.skeleton += text.substr(from);
+    for (const char* a : {"\"encoding\":\"base64\",", "\"compression\":\"zlib\",",
+                          "\"compression\":\"gzip\",", "\"compression\":\"zstd\","})
+        erase_all(c.skeleton, a);
+    return c;
+}
+
+// One piece of layer data back to gids: TMX text, or a TMJ value ([csv] or "base64").
+std::vector<Gid> decode_piece(std::string piece, LayerEncoding e, bool json, std::size_t expected) {
+    if (json) piece = piece.substr(1, piece.size() - 2);
+    Diagnostics diags;
+    auto gids = decode_layer(piece, tmx_encoding_attribute(e), tmx_compression_attribute(e),
+                             expected, diags);
+    CHECK(diags.empty());
+    return gids ? *gids : std::vector<Gid>{};
+}
+
+// The map text at 1 thread, checked against 2, 3 and 8 threads (string and counting sinks).
+std::string text_at_every_thread_count(const Map& map, const fs::path& path,
+                                       MapOutputOptions options, const MapChunks* chunks) {
+    options.threads = 1;
+    const std::string one = map_text(map, path, options, chunks);
+    for (int threads : kThreads) {
+        CAPTURE(threads);
+        options.threads = threads;
+        CHECK(map_text(map, path, options, chunks) == one);
+        CountingSink count;
+        write_map(count, map, path, options, chunks);
+        CHECK(count.bytes == one.size());
+    }
+    return one;
+}
+
+} // namespace
+
+TEST_CASE("the map writer: same bytes at 1/2/3/8 threads; one document for every encoding, whose "
+          "data decodes back to the map (finite)") {
     // 20000 objects span several chunks of <object> lines; x runs negative too.
     const std::tuple<int, int, std::size_t> maps[] = {
         {517, 389, 20000}, {1, 1, 1}, {1, 1000, 0}, {1000, 1, 3}};
     for (const auto& shape : maps) {
         const int w = std::get<0>(shape), h = std::get<1>(shape);
-        const std::size_t objects = std::get<2>(shape);
-        const Map map = sample_map(w, h, objects);
-        for (LayerEncoding e : kEncodings) {
-            CAPTURE(w);
-            CAPTURE(h);
-            CAPTURE(layer_encoding_name(e));
-            MapOutputOptions options;
-            options.encoding = e;
-            const std::string tmx = legacy_tmx_text(map, "m.tsx", "m-objects.tsx", options);
-            const std::string tmj = legacy_tmj_text(map, "m.tsj", "m-objects.tsj", options);
-            for (int threads : kThreads) {
-                CAPTURE(threads);
-                options.threads = threads;
-                CHECK(tmx_text(map, "m.tsx", "m-objects.tsx", options) == tmx);
-                CHECK(tmj_text(map, "m.tsj", "m-objects.tsj", options) == tmj);
-                CountingSink count;
-                write_tmx(count, map, "m.tsx", "m-objects.tsx", options);
-                CHECK(count.bytes == tmx.size());
-                StringSink sink;
-                write_tmj(sink, map, "m.tsj", "m-objects.tsj", options);
-                CHECK(sink.text == tmj);
+        const Map map = sample_map(w, h, std::get<2>(shape));
+        for (const char* path : {"m.tmx", "m.tmj"})
+            for (auto placement : {TilesetPlacement::external, TilesetPlacement::embedded}) {
+                CAPTURE(w);
+                CAPTURE(h);
+                CAPTURE(path);
+                const bool json = std::string(path) == "m.tmj";
+                std::string skeleton;
+                for (LayerEncoding e : kEncodings) {
+                    CAPTURE(layer_encoding_name(e));
+                    MapOutputOptions options;
+                    options.encoding = e;
+                    options.tilesets = placement;
+                    const std::string text =
+                        text_at_every_thread_count(map, path, options, nullptr);
+                    const Cut cut = json ? cut_tmj(text) : cut_tmx(text, false);
+                    if (skeleton.empty()) skeleton = cut.skeleton;
+                    CHECK(cut.skeleton == skeleton);
+                    REQUIRE(cut.data.size() == map.layers.size());
+                    for (std::size_t l = 0; l < map.layers.size(); ++l) {
+                        const auto& cells = map.layers[l].tiles.cells();
+                        const std::vector<Gid> want(cells.begin(), cells.end());
+                        CHECK(decode_piece(cut.data[l], e, json, want.size()) == want);
+                    }
+                }
             }
-        }
     }
 }
 
-TEST_CASE("write_tmx_bundle streams the map into its file atomically, with the former bytes") {
+TEST_CASE("the map writer: infinite maps chunk by chunk, the same bytes at any thread count, data "
+          "that decodes back to the world's gids") {
+    const std::pair<int, Region> worlds[] = {
+        {16, {-48, -32, 96, 64}}, {5, {-5, 0, 15, 10}}, {1, {3, -2, 2, 3}}};
+    Map header = sample_map(0, 0, 0);
+    for (const auto& [chunk, region] : worlds)
+        for (const char* path : {"w.tmx", "w.tmj"}) {
+            CAPTURE(chunk);
+            CAPTURE(path);
+            const bool json = std::string(path) == "w.tmj";
+            std::string skeleton;
+            for (LayerEncoding e : kEncodings) {
+                CAPTURE(layer_encoding_name(e));
+                WorldChunks world(chunk, region);
+                MapOutputOptions options;
+                options.encoding = e;
+                const std::string text =
+                    text_at_every_thread_count(header, path, options, &world.chunks);
+                const Cut cut = json ? cut_tmj(text) : cut_tmx(text, true);
+                if (skeleton.empty()) skeleton = cut.skeleton;
+                CHECK(cut.skeleton == skeleton);
+                // Layer by layer, chunks by rows: the order of the data and of the calls.
+                std::vector<std::tuple<std::size_t, int, int>> order;
+                for (std::size_t l = 0; l < header.layers.size(); ++l)
+                    for (int y = region.y; y < region.y + region.height; y += chunk)
+                        for (int x = region.x; x < region.x + region.width; x += chunk)
+                            order.emplace_back(l, x, y);
+                CHECK(std::vector(world.calls.begin(),
+                                  world.calls.begin() +
+                                      static_cast<std::ptrdiff_t>(order.size())) == order);
+                REQUIRE(cut.data.size() == order.size());
+                for (std::size_t i = 0; i < order.size(); ++i) {
+                    const auto [l, x0, y0] = order[i];
+                    std::vector<Gid> want;
+                    for (int y = y0; y < y0 + chunk; ++y)
+                        for (int x = x0; x < x0 + chunk; ++x)
+                            want.push_back(world_gid(l, x, y));
+                    CHECK(decode_piece(cut.data[i], e, json, want.size()) == want);
+                }
+                // The chunk's place: <chunk x=.. y=..> or "x":..,"y":.. right after its data.
+                const auto [l, x0, y0] = order.back();
+                const std::string place =
+                    json
+                        ? ",\"height\":" + std::to_string(chunk) +
+                              ",\"width\":" + std::to_string(chunk) +
+                              ",\"x\":" + std::to_string(x0) + ",\"y\":" + std::to_string(y0) + "}]"
+                        : "<chunk x=\"" + std::to_string(x0) + "\" y=\"" + std::to_string(y0) +
+                              "\" width=\"" + std::to_string(chunk) + "\" height=\"" +
+                              std::to_string(chunk) + "\">";
+                CHECK(text.find(place) != std::string::npos);
+            }
+        }
+}
+
+TEST_CASE(
+    "write_tmx_bundle streams the map into its file atomically, tilesets beside it or inside") {
     test::TempDir dir;
     const Map map = sample_map(300, 211, 50);
     for (const char* name : {"m.tmx", "m.tmj"})
-        for (LayerEncoding e : {LayerEncoding::csv, LayerEncoding::base64_zstd}) {
+        for (auto placement : {TilesetPlacement::external, TilesetPlacement::embedded}) {
             CAPTURE(name);
+            fs::remove_all(dir / "out");
+            fs::create_directories(dir / "out");
             MapOutputOptions options;
-            options.encoding = e;
+            options.encoding = LayerEncoding::base64_zstd;
             options.threads = 3;
+            options.tilesets = placement;
             Diagnostics d;
-            REQUIRE(write_tmx_bundle(map, dir / name, d, options));
+            REQUIRE(write_tmx_bundle(map, dir / "out" / name, d, options));
             CHECK(d.empty());
+            CHECK(test::read_text(dir / "out" / name) == map_text(map, name, options));
             const bool json = std::string(name) == "m.tmj";
-            CHECK(test::read_text(dir / name) ==
-                  (json ? legacy_tmj_text(map, "m.tsj", "m-objects.tsj", options)
-                        : legacy_tmx_text(map, "m.tsx", "m-objects.tsx", options)));
+            const bool external = placement == TilesetPlacement::external;
+            CHECK(fs::exists(dir / "out" / (json ? "m.tsj" : "m.tsx")) == external);
+            CHECK(fs::exists(dir / "out" / (json ? "m-objects.tsj" : "m-objects.tsx")) == external);
+            CHECK(fs::exists(dir / "out" / "m-tiles.png"));
+            CHECK(fs::exists(dir / "out" / "m-objects.png"));
+            for (const auto& entry : fs::directory_iterator(dir / "out"))
+                CHECK_MESSAGE(entry.path().filename().string()[0] != '.',
+                              "temporary left: " << entry.path());
         }
-    for (const auto& entry : fs::directory_iterator(dir.path()))
-        CHECK_MESSAGE(entry.path().filename().string()[0] != '.',
-                      "temporary left: " << entry.path());
 }
 
 TEST_CASE(

@@ -19,7 +19,7 @@ namespace {
 using namespace tilegen;
 using namespace tilegen::viewer;
 
-Rgba colour_of(std::uint64_t h, std::uint8_t alpha) {
+Rgba color_of(std::uint64_t h, std::uint8_t alpha) {
     return {static_cast<std::uint8_t>(h), static_cast<std::uint8_t>(h >> 8),
             static_cast<std::uint8_t>(h >> 16), alpha};
 }
@@ -45,7 +45,7 @@ std::shared_ptr<Build> test_build() {
             const std::uint8_t alpha = tile == 1   ? 120
                                        : tile == 2 ? ((x + y) % 3 == 0 ? 0 : 255)
                                                    : 255;
-            atlas.image.set(x, y, colour_of(h, alpha));
+            atlas.image.set(x, y, color_of(h, alpha));
         }
     const Gid flips[] = {0,
                          kFlipHorizontal,
@@ -79,9 +79,9 @@ std::shared_ptr<Build> test_build() {
             const std::uint64_t h =
                 hash_values(3, static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
             sprites.image.set(x, y,
-                              colour_of(h, static_cast<std::uint8_t>(h % 4 == 0   ? 0
-                                                                     : h % 4 == 1 ? 90
-                                                                                  : 255)));
+                              color_of(h, static_cast<std::uint8_t>(h % 4 == 0   ? 0
+                                                                    : h % 4 == 1 ? 90
+                                                                                 : 255)));
         }
     const int map_w = map.width * 6, map_h = map.height * 4;
     for (int layer = 0; layer < 2; ++layer) {
@@ -156,20 +156,20 @@ TEST_CASE("map pieces: chunk size follows the tile size") {
 }
 
 TEST_CASE("map pieces: blocks and the overview stop at the map's edge; a class block shows class "
-          "colours") {
+          "colors") {
     auto build = test_build();
     Grid<ClassId> classes(build->width(), build->height());
     for (int y = 0; y < build->height(); ++y)
         for (int x = 0; x < build->width(); ++x)
             classes(x, y) = static_cast<ClassId>((x / 3 + y) % 2);
     build->result.classes = classes;
-    build->class_colour = {{10, 20, 30, 255}, {200, 100, 50, 255}};
+    build->class_color = {{10, 20, 30, 255}, {200, 100, 50, 255}};
     const Image level0 = make_piece(*build, {kModeClasses, 0, 0, 0, 0});
     REQUIRE(level0.width() == 70); // one texel per cell, 70 x 45 cells: less than a block
     REQUIRE(level0.height() == 45);
     for (int y = 0; y < 45; ++y)
         for (int x = 0; x < 70; ++x)
-            REQUIRE(level0.get(x, y) == build->class_colour[classes(x, y)]);
+            REQUIRE(level0.get(x, y) == build->class_color[classes(x, y)]);
     const Image level3 = make_piece(*build, {kModeClasses, 3, 0, 0, 0});
     CHECK(level3.width() == 9); // ceil(70 / 8)
     CHECK(level3.height() == 6);

@@ -177,7 +177,7 @@ TEST_CASE("view --inspect: the hover inspector states what tilegen explain says 
           100);
 }
 
-TEST_CASE("view --overlay classes draws one colour per terrain class") {
+TEST_CASE("view --overlay classes draws one color per terrain class") {
     if (!have_xvfb()) return;
     Fixture f;
     const RunResult r =
@@ -185,13 +185,13 @@ TEST_CASE("view --overlay classes draws one colour per terrain class") {
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const Image shot = load_png(f.dir / "shot.png");
-    std::set<std::tuple<int, int, int>> colours;
+    std::set<std::tuple<int, int, int>> colors;
     for (int y = 0; y < 192; ++y)
         for (int x = 0; x < 320; ++x) {
             const Rgba c = shot.get(x, y);
-            colours.insert({c.r, c.g, c.b});
+            colors.insert({c.r, c.g, c.b});
         }
-    CHECK(colours.size() == 2); // water and grass
+    CHECK(colors.size() == 2); // water and grass
 }
 
 TEST_CASE(

@@ -13,8 +13,10 @@
 
 namespace tilegen {
 
-std::optional<ClassGrid> parse_class_map(std::string_view text, const std::string& path,
-                                         const SymbolTable& symbols, Diagnostics& diags);
+[[nodiscard]] std::optional<ClassGrid> parse_class_map(std::string_view text,
+                                                       const std::string& path,
+                                                       const SymbolTable& symbols,
+                                                       Diagnostics& diags);
 
 // The inverse, for tests and tools: one line per row, newline-terminated.
 std::string class_map_text(const ClassGrid& classes, const std::string& symbols_by_class);

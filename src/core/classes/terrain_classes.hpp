@@ -30,7 +30,9 @@ struct TerrainClass {
         '?'; // one character used in rule files; never '?', '!', '[', ']', '@', '*', '#' or space
     double share = 0; // fraction of cells, in [0, 1]; the shares of a recipe add up to 1
     std::optional<std::uint32_t>
-        color; // 0xRRGGBB: the class's colour in PNG class maps and overlays (optional)
+        color;            // 0xRRGGBB: the class's color in PNG class maps and overlays (optional)
+    bool walkable = true; // false for blockers (water, walls, ...): map statistics count the
+                          // 4-connected regions of walkable cells; default true
 };
 
 // thresholds[i] is the smallest height of class i + 1 (size: classes - 1), non-decreasing.

@@ -35,7 +35,7 @@ AxisSamples sample_axis(int start, int count, std::int64_t lattice, int size,
         std::int64_t fl = num >= 0 ? num / denom : -((-num + denom - 1) / denom);
         std::int64_t rem = num - fl * denom;
         double t = static_cast<double>(rem) / static_cast<double>(denom);
-        if (interp == Interpolation::bicubic) t = t * t * (3.0 - 2.0 * t);
+        if (interp == Interpolation::smoothstep) t = t * t * (3.0 - 2.0 * t);
         s.index[static_cast<std::size_t>(i)] = fl;
         s.weight[static_cast<std::size_t>(i)] = static_cast<float>(t);
     }

@@ -18,12 +18,13 @@
 namespace tilegen {
 
 enum class Interpolation {
-    bilinear, // straight slopes between lattice points
-    bicubic,  // s-curve weights 3t^2 - 2t^3 in both directions (smooth slopes, flat peaks)
+    bilinear,   // straight slopes between lattice points
+    smoothstep, // bilinear with smoothstep weights 3t^2 - 2t^3 in both directions (smooth slopes,
+                // flat peaks); recipes may also write it "bicubic", its old name
 };
 
 struct HarmonicNoiseConfig {
-    Interpolation interpolation = Interpolation::bicubic; // default bicubic
+    Interpolation interpolation = Interpolation::smoothstep; // default smoothstep
     int octaves = 0; // default 0 = every octave up to the map size (2^k >= max side); range 0..30
     double persistence =
         0.5; // amplitude factor from one octave to the next; default 0.5, range (0, 1]

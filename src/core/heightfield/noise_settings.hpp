@@ -57,7 +57,7 @@ struct ModifierSettings {
     CombineOp op = CombineOp::add; // default add
     std::string map;               // the other map's name (required for combine)
     double amount = 0.5;           // weight of the other map (add, mix); default 0.5, range 0..1
-    int line = 0, column = 0;      // where it was written (for messages)
+    int line = 0, column = 0;      // where it was written (combine: its 'map' value), for messages
 };
 
 struct NoiseSettings {

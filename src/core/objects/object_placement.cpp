@@ -2,22 +2,14 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
-#include <condition_variable>
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <mutex>
-#include <new>
+#include <stdexcept>
 #include <thread>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/hash.hpp"
-#include "core/parallel.hpp"
+#include "core/objects/leaning_tiles.hpp"
+#include "core/objects/placement_bits.hpp"
 
 // How it runs. Per rule, a jittered grid of blocks (block = floor(spacing / sqrt 2), so a block
 // holds at most one anchor), two attempts per block, decided in scan order: block rows top to
@@ -28,20 +20,13 @@
 // acceptance hashes of a row are computed first and only the accepted candidates go on (fewer
 // unpredictable branches).
 //
-// Parallel and deterministic: every decision is the one a single top-to-bottom scan makes, whatever
-// the thread count, so there are no seams where parallel work meets (work split into bands that
-// each start with nothing above them, or that fill in between finished bands, packs their first
-// rows and thins their last ones). The scan is cut into tiles: a group of block rows (at least
-// kGroupRows rows, twice the spacing reach and a footprint height) by a strip of block columns
-// whose edges lean left by `skew` block columns per block row (at least the spacing reach and a
-// footprint width). A cell then never sees the cells of the tile to its right in the rows above
-// (earlier in the scan, not decided yet) nor those of the tile to its left in the rows below
-// (decided already, but later in the scan). A tile runs once the tile to its left and the tile
-// above and to the right (which follows the ones above it) are done, and once the class masks of
-// its rows and of the rows below are made (a task per group, which a worker with no tile ready does
-// ahead). Two tiles that may run at the same time are a strip's width minus its lean apart, far
-// enough that they never touch the same word of a bitset. Strips only split the work (one on one
-// thread). Rules run one after another.
+// Parallel and deterministic: the scan of block rows and columns is cut into leaning tiles
+// (leaning_tiles.hpp), so every decision is the one a single top-to-bottom scan makes, whatever the
+// thread count. A tile is a group of block rows (at least kGroupRows rows, twice the spacing reach
+// and a footprint height) by a strip of block columns leaning by at least the spacing reach and a
+// footprint width per block row; tiles that may run at the same time never touch the same word of
+// a bitset. Preparing a group makes the class masks of its rows (a tile needs those of its rows and
+// of the rows below). Rules run one after another.
 
 namespace tilegen {
 
@@ -49,149 +34,11 @@ namespace {
 
 // Rows per tile at least (rounded up to whole blocks).
 constexpr int kGroupRows = 64;
-// Strips per worker thread at most: about half of them can run at a time, and narrower ones cost
-// more per cell.
-constexpr int kStripsPerThread = 2;
 // Rows per work item when the objects are put into drawing order (any split gives the same order).
 constexpr int kSortRows = 64;
 
 // Salts of the sprite pick per attempt (acceptance and jitter have their own streams).
 constexpr std::array<std::uint64_t, 2> kPickSalt{0x94d049bb133111ebull, 0x61c8864680b583ebull};
-
-// Row-major bitset, zero at first; each row starts on a word. Zeroed by calloc: a large one is
-// fresh zero pages, touched first by the threads that use them. The stride is not a 64-bit integer,
-// so the compiler knows that writing words never changes it.
-class BitRows {
-  public:
-    BitRows(int width, int height)
-        : stride_(static_cast<unsigned>((width + 63) / 64)),
-          words_(static_cast<std::uint64_t*>(std::calloc(
-              std::max<std::size_t>(std::size_t{stride_} * static_cast<std::size_t>(height), 1),
-              sizeof(std::uint64_t)))) {
-        if (!words_) throw std::bad_alloc();
-    }
-
-    // Rows y0..y1-1 back to zero.
-    void clear(int y0, int y1) { std::fill(row(y0), row(y1), 0); }
-    std::uint64_t* row(int y) { return words_.get() + static_cast<std::size_t>(y) * stride_; }
-    const std::uint64_t* row(int y) const {
-        return words_.get() + static_cast<std::size_t>(y) * stride_;
-    }
-    bool test(int x, int y) const { return (row(y)[x >> 6] >> (x & 63)) & 1u; }
-
-  private:
-    struct Free {
-        void operator()(std::uint64_t* p) const { std::free(p); }
-    };
-    unsigned stride_;
-    std::unique_ptr<std::uint64_t[], Free> words_;
-};
-
-// Sets bits x0..x1 (inclusive) of a row of words.
-inline void set_bits(std::uint64_t* row, int x0, int x1) {
-    const int w0 = x0 >> 6, w1 = x1 >> 6;
-    const std::uint64_t lo = ~0ull << (x0 & 63), hi = ~0ull >> (63 - (x1 & 63));
-    if (w0 == w1) {
-        row[w0] |= lo & hi;
-        return;
-    }
-    row[w0] |= lo;
-    for (int i = w0 + 1; i < w1; ++i)
-        row[i] = ~0ull;
-    row[w1] |= hi;
-}
-
-// Items 0..n-1 handed out one at a time to `threads` workers (dynamic, for balance). Items must be
-// independent.
-template <class F> void for_each_item(int n, int threads, F&& item) {
-    threads = std::clamp(threads, 1, std::max(1, n));
-    if (threads == 1) {
-        for (int i = 0; i < n; ++i)
-            item(i);
-        return;
-    }
-    std::atomic<int> next{0};
-    parallel_for(threads, threads, [&](int, int) {
-        for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n;
-             i = next.fetch_add(1, std::memory_order_relaxed))
-            item(i);
-    });
-}
-
-// Runs prepare(group) for every group and tile(strip, group, worker) for every tile of `strips` x
-// `groups` on `threads` workers. A tile runs once its group and the next are prepared, and the tile
-// to its left and the tile above and to its right (above, for the last strip) are done. Of the
-// tasks ready, the one nearest the top left goes first; a group is prepared a little before the
-// tiles above it need it, or earlier by a worker with nothing else to do.
-template <class Prepare, class Tile>
-void run_tiles(int strips, int groups, int threads, Prepare&& prepare, Tile&& tile) {
-    if (threads <= 1) {
-        prepare(0);
-        for (int g = 0; g < groups; ++g) {
-            if (g + 1 < groups) prepare(g + 1);
-            for (int i = 0; i < strips; ++i)
-                tile(i, g, 0);
-        }
-        return;
-    }
-    // Tasks: tile (i, g) is g * strips + i, preparing group g is n + g.
-    const int n = strips * groups;
-    std::vector<int> pending(static_cast<std::size_t>(n));
-    for (int t = 0; t < n; ++t)
-        pending[static_cast<std::size_t>(t)] =
-            (t % strips > 0) + (t >= strips) + 1 + (t / strips + 1 < groups);
-    auto key = [&](int t) { return t < n ? t % strips + 2 * (t / strips) : 2 * (t - n) - 3; };
-    auto later = [&](int a, int b) { return key(a) != key(b) ? key(a) > key(b) : a > b; };
-    std::vector<int> ready; // a heap by `later`
-    for (int g = 0; g < groups; ++g)
-        ready.push_back(n + g);
-    std::make_heap(ready.begin(), ready.end(), later);
-    int left = n + groups, waiting = 0;
-    std::mutex m;
-    std::condition_variable changed;
-    parallel_for(threads, threads, [&](int worker, int) {
-        std::unique_lock lock(m);
-        for (;;) {
-            if (ready.empty() && left > 0) {
-                ++waiting;
-                changed.wait(lock, [&] { return !ready.empty() || left == 0; });
-                --waiting;
-            }
-            if (ready.empty()) return;
-            std::pop_heap(ready.begin(), ready.end(), later);
-            const int t = ready.back();
-            ready.pop_back();
-            lock.unlock();
-            if (t < n)
-                tile(t % strips, t / strips, worker);
-            else
-                prepare(t - n);
-            lock.lock();
-            --left;
-            auto release = [&](int u) {
-                if (--pending[static_cast<std::size_t>(u)] > 0) return;
-                ready.push_back(u);
-                std::push_heap(ready.begin(), ready.end(), later);
-            };
-            if (t >= n) {
-                // The tiles of the group and of the group above.
-                const int g = t - n;
-                for (int i = 0; i < strips; ++i) {
-                    release(g * strips + i);
-                    if (g > 0) release((g - 1) * strips + i);
-                }
-            } else {
-                const int i = t % strips;
-                if (i + 1 < strips) release(t + 1);
-                if (t + strips < n) {
-                    if (i > 0) release(t + strips - 1);
-                    if (i == strips - 1) release(t + strips);
-                }
-            }
-            if (waiting > 0 && (!ready.empty() || left == 0)) changed.notify_all();
-        }
-    });
-}
 
 // An accepted anchor: x, the row within its tile, the sprite as an index into the rule's sprites.
 struct Anchor {
@@ -238,22 +85,14 @@ struct RulePlan {
         0; // the largest float <= threshold: d > threshold <=> d > threshold_below
     std::uint64_t chance_limit = 0; // u / 2^32 < chance <=> u < chance_limit (32-bit u)
     int block = 1, blocks_w = 0, blocks_h = 0;
-    std::uint64_t block_magic = 0; // x / block == (x * block_magic) >> 32 for every x of the map
-    int reach = 0; // rows above/below an anchor that hold cells closer than the spacing
+    DivideBy block_of{1}; // x -> x / block
+    int reach = 0;        // rows above/below an anchor that hold cells closer than the spacing
     std::vector<int> half_width; // per dy in -reach..reach: max |dx| with dx^2 + dy^2 < spacing^2
     std::vector<std::uint64_t> disc; // per dy, when 2 * reach + 1 <= 64: bits reach-r .. reach+r
     int max_fw = 1, max_fh = 1;
-    int group_blocks = 1, groups = 0; // tile height in block rows; tile rows of the map
-    int skew = 1;                     // block columns a tile's edges move left per block row
-    int strips = 1,
-        strip_blocks = 0; // tile columns; their width in block columns at a tile's first block row
+    LeaningTiles tiles; // of block rows and columns
     std::uint64_t jitter_stream = 0, accept_stream = 0;
     std::vector<TileObjects> out; // per tile, group after group
-
-    // Block column where strip k's tiles start in block row by (k == strips: the map's end).
-    int edge(int k, int by) const {
-        return k == 0 ? 0 : k == strips ? blocks_w : k * strip_blocks - skew * (by % group_blocks);
-    }
 };
 
 // Acceptance probability at density d: chance, scaled by density above the threshold.
@@ -300,32 +139,14 @@ struct Placer {
         const ClassId* c = classes.row(y);
         int wi = 0;
 #if defined(__SSE2__)
-        // Per run of consecutive classes lo..lo+n-1: (class - lo) as an unsigned byte is at most n
-        // - 1.
+        // One or two runs of consecutive classes: 64 cells by a few byte compares.
         if (rp.class_runs.size() <= 2) {
             const bool two = rp.class_runs.size() == 2;
-            const __m128i lo0 = _mm_set1_epi8(static_cast<char>(rp.class_runs[0].first));
-            const __m128i top0 = _mm_set1_epi8(static_cast<char>(rp.class_runs[0].second - 1));
-            const __m128i lo1 = _mm_set1_epi8(static_cast<char>(two ? rp.class_runs[1].first : 0));
-            const __m128i top1 =
-                _mm_set1_epi8(static_cast<char>(two ? rp.class_runs[1].second - 1 : 0));
-            for (; wi < w / 64; ++wi) {
-                std::uint64_t m = 0;
-                for (int k = 0; k < 64; k += 16) {
-                    const __m128i v =
-                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(c + wi * 64 + k));
-                    const __m128i d0 = _mm_sub_epi8(v, lo0);
-                    __m128i in = _mm_cmpeq_epi8(_mm_min_epu8(d0, top0), d0);
-                    if (two) {
-                        const __m128i d1 = _mm_sub_epi8(v, lo1);
-                        in = _mm_or_si128(in, _mm_cmpeq_epi8(_mm_min_epu8(d1, top1), d1));
-                    }
-                    m |= static_cast<std::uint64_t>(
-                             static_cast<std::uint32_t>(_mm_movemask_epi8(in)))
-                         << k;
-                }
-                out[wi] = m;
-            }
+            const ByteRuns runs(rp.class_runs[0].first, rp.class_runs[0].second,
+                                two ? rp.class_runs[1].first : 0,
+                                two ? rp.class_runs[1].second : 0);
+            for (; wi < w / 64; ++wi)
+                out[wi] = runs.mask64(c + wi * 64);
         }
 #endif
         for (; wi < words; ++wi) {
@@ -367,20 +188,8 @@ struct Placer {
                     if ((next >> k) & 0xffffu) __builtin_prefetch(d_ahead + wi * 64 + k);
                     if (!((o >> k) & 0xffffu)) continue;
                     const int x0 = wi * 64 + k;
-                    std::uint64_t m = 0;
-#if defined(__SSE2__)
-                    if (x0 + 16 <= w) {
-                        const __m128 t = _mm_set1_ps(rp.threshold_below);
-                        for (int j = 0; j < 16; j += 4)
-                            m |= static_cast<std::uint64_t>(
-                                     _mm_movemask_ps(_mm_cmpnle_ps(_mm_loadu_ps(d + x0 + j), t)))
-                                 << j;
-                        o &= ~(0xffffull << k) | (m << k);
-                        continue;
-                    }
-#endif
-                    for (int j = 0; j < 16 && x0 + j < w; ++j)
-                        m |= static_cast<std::uint64_t>(!(d[x0 + j] <= rp.threshold_below)) << j;
+                    const std::uint64_t m =
+                        floats_above(d + x0, std::min(16, w - x0), rp.threshold_below);
                     o &= ~(0xffffull << k) | (m << k);
                 }
             }
@@ -449,7 +258,7 @@ struct Placer {
     // Before the tiles of group g and those above it: the class masks of its rows and, when an
     // earlier rule left spacing discs, those rows of `near` back to zero.
     void prepare_group(const RulePlan& rp, int group, bool clear_near) {
-        const int group_rows = rp.group_blocks * rp.block;
+        const int group_rows = rp.tiles.group_rows * rp.block;
         const int y0 = group * group_rows, y1 = std::min(h, y0 + group_rows);
         if (clear_near) near.clear(y0, y1);
         for (int y = y0; y < y1; ++y)
@@ -465,8 +274,9 @@ struct Placer {
     };
 
     void place_tile(RulePlan& rp, int strip, int group, Scratch& s) {
-        TileObjects& out = rp.out[static_cast<std::size_t>(group * rp.strips + strip)];
-        const int by0 = group * rp.group_blocks, by1 = std::min(rp.blocks_h, by0 + rp.group_blocks);
+        TileObjects& out = rp.out[static_cast<std::size_t>(group * rp.tiles.strips + strip)];
+        const int by0 = group * rp.tiles.group_rows,
+                  by1 = std::min(rp.blocks_h, by0 + rp.tiles.group_rows);
         const int row0 = by0 * rp.block, row1 = std::min(h, by1 * rp.block);
         out.first_chunk = row0 / kSortRows;
         const int last_row =
@@ -475,7 +285,7 @@ struct Placer {
                                0);
         out.start.assign(static_cast<std::size_t>((row1 - row0) * rp.max_fh) + 1, 0);
         // Room for a typical tile's anchors, so the list rarely grows.
-        const int tile_blocks_w = rp.edge(strip + 1, by0) - rp.edge(strip, by0);
+        const int tile_blocks_w = rp.tiles.edge(strip + 1, by0) - rp.tiles.edge(strip, by0);
         out.anchors.reserve(std::min<std::size_t>(
             static_cast<std::size_t>(by1 - by0) * static_cast<std::size_t>(tile_blocks_w) / 8 + 16,
             8192));
@@ -536,8 +346,8 @@ struct Placer {
         // as plain pointers: nothing else writes them.
         int max_words = 0;
         for (int by : {by0, by1 - 1})
-            max_words = std::max(max_words, (std::min(w, rp.edge(strip + 1, by) * rp.block) -
-                                             rp.edge(strip, by) * rp.block + 63) /
+            max_words = std::max(max_words, (std::min(w, rp.tiles.edge(strip + 1, by) * rp.block) -
+                                             rp.tiles.edge(strip, by) * rp.block + 63) /
                                                     64 +
                                                 1);
         s.free.resize(static_cast<std::size_t>(rp.block * max_words));
@@ -551,8 +361,8 @@ struct Placer {
         for (int by = by0; by < by1; ++by) {
             const std::size_t first = out.anchors.size();
             // The tile's cells in this block row: x0..x1-1, in words w0..w1-1.
-            const int x0 = rp.edge(strip, by) * rp.block,
-                      x1 = std::min(w, rp.edge(strip + 1, by) * rp.block);
+            const int x0 = rp.tiles.edge(strip, by) * rp.block,
+                      x1 = std::min(w, rp.tiles.edge(strip + 1, by) * rp.block);
             const int w0 = x0 >> 6, w1 = (x1 + 63) >> 6, nw = w1 - w0;
             const int y0 = by * rp.block, y1 = std::min(row1, y0 + rp.block);
             // Cells that may hold an anchor as the block row starts (a superset later: tested again
@@ -607,7 +417,7 @@ struct Placer {
                     bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
                 while (bits) {
                     const auto x = static_cast<std::uint64_t>(base + __builtin_ctzll(bits));
-                    const auto bx = static_cast<int>((x * rp.block_magic) >> 32);
+                    const int bx = rp.block_of(x);
                     next_x = (bx + 1) * rp.block;
                     bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
                     const std::uint64_t hu = hash_position(rp.accept_stream, bx, by);
@@ -622,16 +432,10 @@ struct Placer {
                 const std::uint64_t hu = cand[i].hu, hj = hash_position(rp.jitter_stream, bx, by);
                 for (int a = 0; a < 2; ++a) {
                     if (!((cand[i].attempts >> a) & 1u)) continue;
-                    // Jitter inside the block: 16 bits per coordinate and attempt, scaled by a
-                    // multiply-shift.
+                    // Jitter inside the block: 16 bits per coordinate and attempt.
                     const std::uint64_t jit = hj >> (32 * a);
-                    const int x =
-                        bx * rp.block +
-                        static_cast<int>(((jit & 0xffff) * static_cast<std::uint64_t>(rp.block)) >>
-                                         16);
-                    const int y = y0 + static_cast<int>((((jit >> 16) & 0xffff) *
-                                                         static_cast<std::uint64_t>(rp.block)) >>
-                                                        16);
+                    const int x = bx * rp.block + scale16(jit, rp.block);
+                    const int y = y0 + scale16(jit >> 16, rp.block);
                     if (x >= w || y >= h) continue;
                     const std::uint64_t m = free[(y - y0) * nw + (x >> 6) - w0];
                     // Allowed and free (as the block row started), and still free and not too close
@@ -676,8 +480,12 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
     if (!rp.active) return rp;
     for (const auto& [name, g] : maps)
         if (name == rule.density) rp.density = &g;
-    // A density map smaller than the class map cannot be read at every cell: treated as none.
-    if (rp.density && (rp.density->width() < w || rp.density->height() < h)) rp.density = nullptr;
+    // The caller hands every density map a rule names, at least the class grid's size (the
+    // pipeline computes them so): anything else is a bug, not something to guess around.
+    if (!rule.density.empty() &&
+        (!rp.density || rp.density->width() < w || rp.density->height() < h))
+        throw std::logic_error("density map '" + rule.density +
+                               "' is missing or smaller than the class grid");
     double total_weight = 0;
     for (double wt : rule.weights)
         total_weight += std::max(0.0, wt);
@@ -702,8 +510,7 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
                           ? (1ull << 32)
                           : static_cast<std::uint64_t>(std::ceil(rule.chance * 4294967296.0));
     rp.block = std::max(1, static_cast<int>(std::floor(rule.spacing / std::sqrt(2.0))));
-    rp.block_magic = ((1ull << 32) + static_cast<std::uint64_t>(rp.block) - 1) /
-                     static_cast<std::uint64_t>(rp.block);
+    rp.block_of = DivideBy(rp.block);
     rp.blocks_w = (w + rp.block - 1) / rp.block;
     rp.blocks_h = (h + rp.block - 1) / rp.block;
     const double spacing2 = rule.spacing * rule.spacing;
@@ -724,19 +531,14 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
         rp.max_fh = std::max(rp.max_fh, fh);
     for (std::size_t k = 1; k < rp.fw.size(); ++k)
         rp.one_footprint = rp.one_footprint && rp.fw[k] == rp.fw[0] && rp.fh[k] == rp.fh[0];
-    // Tiles (see "How it runs"). Over a group, a strip's edges lean by skew * group_blocks; what is
-    // left of its width keeps tiles that may run at the same time apart by two words beyond the
-    // cells they read and write (the spacing reach and a footprint width around their own). One
-    // thread: one strip, tiles are groups taken in order.
-    rp.group_blocks = (std::max(kGroupRows, 2 * rp.reach + rp.max_fh) + rp.block - 1) / rp.block;
-    rp.groups = (rp.blocks_h + rp.group_blocks - 1) / rp.group_blocks;
-    rp.skew = std::max(1, (std::max(rp.reach, rp.max_fw - 1) + rp.block - 1) / rp.block);
-    const int min_strip =
-        rp.skew * rp.group_blocks + (2 * rp.reach + rp.max_fw + 128 + rp.block - 1) / rp.block;
-    rp.strips =
-        threads <= 1 ? 1 : std::clamp(rp.blocks_w / min_strip, 1, kStripsPerThread * threads);
-    rp.strip_blocks = rp.blocks_w / rp.strips;
-    rp.out.resize(static_cast<std::size_t>(rp.strips * rp.groups));
+    // Tiles (see "How it runs"): a decision reads and writes the spacing reach around its cell and
+    // a footprint to its right and below; two tiles that may run at the same time keep two words
+    // (128 cells) apart beyond that.
+    auto blocks = [&](int cells) { return (cells + rp.block - 1) / rp.block; };
+    rp.tiles = plan_leaning_tiles(
+        rp.blocks_w, rp.blocks_h, blocks(std::max(kGroupRows, 2 * rp.reach + rp.max_fh)),
+        blocks(std::max(rp.reach, rp.max_fw - 1)), blocks(2 * rp.reach + rp.max_fw + 128), threads);
+    rp.out.resize(static_cast<std::size_t>(rp.tiles.strips * rp.tiles.groups));
     const std::uint64_t stream =
         hash_values(seed, 0x6f626a656374ull /* "object" */, static_cast<std::uint64_t>(index));
     rp.jitter_stream = mix64(stream ^ 0x6a6974746572ull /* "jitter" */);
@@ -770,9 +572,8 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
         if (!rp.active) continue;
         const bool clear_near = stamped;
         stamped = true;
-        run_tiles(
-            rp.strips, rp.groups, workers,
-            [&](int group) { placer.prepare_group(rp, group, clear_near); },
+        run_leaning_tiles(
+            rp.tiles, workers, [&](int group) { placer.prepare_group(rp, group, clear_near); },
             [&](int strip, int group, int worker) {
                 placer.place_tile(rp, strip, group, scratch[static_cast<std::size_t>(worker)]);
             });
@@ -802,14 +603,14 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
             // fh + 1 in each strip's tile.
             for (const RulePlan& rp : plans) {
                 if (!rp.active) continue;
-                const int group_rows = rp.group_blocks * rp.block;
+                const int group_rows = rp.tiles.group_rows * rp.block;
                 for (int fh = 1; fh <= rp.max_fh && fh <= r + 1; ++fh) {
                     const int y = r - fh + 1, g = y / group_rows;
                     const auto k =
                         static_cast<std::size_t>((y - g * group_rows) * rp.max_fh + fh - 1);
-                    for (int i = 0; i < rp.strips; ++i) {
+                    for (int i = 0; i < rp.tiles.strips; ++i) {
                         const TileObjects& tile =
-                            rp.out[static_cast<std::size_t>(g * rp.strips + i)];
+                            rp.out[static_cast<std::size_t>(g * rp.tiles.strips + i)];
                         const Anchor* a = tile.anchors.data() + tile.start[k];
                         const Anchor* end = tile.anchors.data() + tile.start[k + 1];
                         for (; a != end; ++a) {

@@ -40,7 +40,9 @@ struct PlacedObject {
 
 using NamedMaps = std::vector<std::pair<std::string, Grid<float>>>;
 
-// threads: workers to use (1 or less: the calling thread only); the result never depends on it.
+// `maps` must hold every density map a rule names, at least the class grid's size (throws
+// std::logic_error otherwise: the caller's bug). threads: workers to use (1 or less: the calling
+// thread only); the result never depends on it.
 std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMaps& maps,
                                         const std::vector<ObjectRule>& rules,
                                         const SpriteSheet& sheet, std::uint64_t seed,

@@ -105,6 +105,11 @@ ModifierSettings parse_modifier(TomlReader& r, const toml::table& t, const std::
                      {"mix", CombineOp::mix}});
         if (!t.get("map")) r.error(t, "combine needs 'map', the name of another map");
         m.map = r.string(t, "map", prefix, "");
+        if (t.get("map")) { // messages about the name point at it
+            const toml::source_region where = TomlReader::where(t, "map");
+            m.line = static_cast<int>(where.begin.line);
+            m.column = static_cast<int>(where.begin.column);
+        }
         m.amount = r.number(t, "amount", prefix, 0.5, 0, 1);
         break;
     }
@@ -158,8 +163,10 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
     switch (s.kind) {
     case NoiseKind::harmonic:
         s.harmonic.interpolation =
-            pick(r, t, "interpolation", prefix, Interpolation::bicubic,
-                 {{"bicubic", Interpolation::bicubic}, {"bilinear", Interpolation::bilinear}});
+            pick(r, t, "interpolation", prefix, Interpolation::smoothstep,
+                 {{"smoothstep", Interpolation::smoothstep},
+                  {"bilinear", Interpolation::bilinear},
+                  {"bicubic", Interpolation::smoothstep}}); // "bicubic": the old name
         s.harmonic.octaves = static_cast<int>(r.integer(t, "octaves", prefix, 0, 0, 30));
         s.harmonic.persistence = r.number(t, "persistence", prefix, 0.5, 1e-6, 1.0);
         break;

@@ -88,7 +88,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             for (const toml::node& item : *arr) {
                 const toml::table& t = *item.as_table();
                 reader.reject_unknown_keys(
-                    t, "terrain", {"name", "symbol", "share", "color", "min_area", "min_width"});
+                    t, "terrain",
+                    {"name", "symbol", "share", "color", "walkable", "min_area", "min_width"});
                 TerrainClass cls;
                 if (!t.get("name")) reader.error(t, "terrain class has no 'name'");
                 if (!t.get("symbol")) reader.error(t, "terrain class has no 'symbol'");
@@ -127,6 +128,13 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                     else
                         cls.color =
                             static_cast<std::uint32_t>(std::stoul(c.substr(1), nullptr, 16));
+                }
+                if (const toml::node* walkable = t.get("walkable")) {
+                    if (const auto* b = walkable->as_boolean())
+                        cls.walkable = b->get();
+                    else
+                        reader.error(*walkable, "'terrain.walkable' must be true or false, not " +
+                                                    toml_type_name(walkable->type()));
                 }
                 ClassCleanup cleanup; // built-in clean-up (core/classes/class_cleanup.hpp)
                 cleanup.min_area =

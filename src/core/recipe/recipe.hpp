@@ -95,8 +95,8 @@ struct Recipe {
 // The map of the given name, or nullptr.
 const MapDefinition* find_map(const Recipe& recipe, const std::string& name);
 
-std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path,
-                                   Diagnostics& diags);
+[[nodiscard]] std::optional<Recipe> parse_recipe(std::string_view text, const std::string& path,
+                                                 Diagnostics& diags);
 
 // A symbol a terrain class may use: printable ASCII, not whitespace nor a character rule syntax
 // reserves.

@@ -12,7 +12,6 @@ std::uint64_t rule_choice_base(std::uint64_t seed, std::uint64_t rule_identity) 
     return hash_values(seed, 0x72756c65ull /* "rule" */, rule_identity);
 }
 
-namespace {
 // Cumulative weights as 53-bit fixed-point bounds: target i is chosen when the cell's hash (top 53
 // bits) is below bounds[i] and not below bounds[i - 1]. Zero weights repeat the previous bound
 // (never chosen); the last positive weight reaches 2^53.
@@ -44,6 +43,7 @@ std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets) {
     return bounds;
 }
 
+namespace {
 // mix64 without its last step (z ^ z >> 31), which does not change the top 33 bits.
 constexpr std::uint64_t mix64_before_last_step(std::uint64_t z) {
     z += 0x9E3779B97F4A7C15ull;

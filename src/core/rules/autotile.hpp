@@ -44,6 +44,10 @@ int choose_target(const ResolvedTargets& targets, std::uint64_t rule_identity, s
 // The same, with the per-rule part of the hash precomputed: rule_choice_base(seed, identity).
 std::uint64_t rule_choice_base(std::uint64_t seed, std::uint64_t rule_identity);
 int choose_target_from_base(const ResolvedTargets& targets, std::uint64_t base, int x, int y);
+// The cumulative 53-bit bounds choose_target_from_base picks by (from the weights only): the pick
+// is min(number of bounds <= mix64(base + x * 0x9E3779B97F4A7C15 + y * 0xC2B2AE3D27D4EB4F) >> 11,
+// count - 1). For callers that pick often from the same targets (class passes).
+std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets);
 
 // Rows are split over `threads`; the result does not depend on the thread count. Matching and
 // choosing run in one pass per row; without `keep_decisions` the decision grids are not kept (4

@@ -1,4 +1,7 @@
 // Rule: a descriptor (left) and the targets it may place (right), with where it was written.
+// ClassPass: a `[classes]` section of a rule file: class rules (the same patterns, targets that are
+// terrain classes or @keep) run `runs` times, or until a run changes nothing, over the class grid
+// (see class_passes.hpp for the semantics).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,31 @@ struct Rule {
     std::string
         variant; // "" for the rule as written; "r90", "r180", "r270", "m", "m r90", ... for the
                  // variants `rotate` and `mirror` add (pattern and targets turned alike)
+};
+
+// A class rule's target classes, parallel to Rule::targets: a class index, or kKeepClass for
+// `@keep` (the cell keeps the class it has).
+inline constexpr int kKeepClass = -1;
+struct ClassTargets {
+    std::vector<int> classes;
+    std::vector<double> weights; // as Target::weight
+};
+
+// `[classes *]` runs until a run changes no cell, at most this many runs; `[classes N]` takes N in
+// 1..kMaxClassRuns.
+inline constexpr int kMaxClassRuns = 256;
+
+struct ClassPass {
+    // The section's rules in the order they are tried: by specificity, descending, ties (and the
+    // variants rotate/mirror add) in order of appearance, exactly as a tile layer's rules.
+    // Rule::layer is "classes"; Rule::targets keep the targets as written (name: the symbol or
+    // "@keep").
+    std::vector<Rule> ordered;
+    std::vector<ClassTargets> targets; // parallel to ordered
+    int runs = 1;              // [classes] 1; [classes N] N in 1..256; [classes *] kMaxClassRuns
+    bool until_stable = false; // [classes *]: stop after the first run that changes no cell
+    std::string file;          // the section header: file as given to the parser, 1-based line
+    int line = 0;
 };
 
 } // namespace tilegen

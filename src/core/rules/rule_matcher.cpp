@@ -51,11 +51,22 @@ struct KeyHash {
 
 } // namespace
 
-std::vector<Rule> order_by_specificity(std::vector<Rule> rules) {
-    std::stable_sort(rules.begin(), rules.end(), [](const Rule& a, const Rule& b) {
-        return a.pattern.specificity() > b.pattern.specificity();
+std::vector<std::size_t> specificity_order(std::span<const Rule> rules) {
+    std::vector<std::size_t> order(rules.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return rules[a].pattern.specificity() > rules[b].pattern.specificity();
     });
-    return rules;
+    return order;
+}
+
+std::vector<Rule> order_by_specificity(std::vector<Rule> rules) {
+    std::vector<Rule> ordered;
+    ordered.reserve(rules.size());
+    for (std::size_t i : specificity_order(rules))
+        ordered.push_back(std::move(rules[i]));
+    return ordered;
 }
 
 int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> ordered,

@@ -28,7 +28,10 @@ struct OutsidePolicy {
     std::optional<ClassId> fixed_class; // nullopt = clamp (default)
 };
 
-// The layer's rules in the order they are tried (stable sort by specificity, descending).
+// The order rules are tried in: indices into `rules`, most specific first (most cells that are not
+// `?`), ties in order of appearance. The one place that order is decided.
+std::vector<std::size_t> specificity_order(std::span<const Rule> rules);
+// The layer's rules in the order they are tried (specificity_order applied).
 std::vector<Rule> order_by_specificity(std::vector<Rule> rules);
 
 // Index of the first rule in `ordered` whose pattern matches the neighbourhood of (x, y), or

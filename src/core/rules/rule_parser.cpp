@@ -1,11 +1,13 @@
 #include "core/rules/rule_parser.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <optional>
 
 #include "core/hash.hpp"
+#include "core/rules/rule_matcher.hpp"
 #include "core/rules/tile_transform.hpp"
 
 namespace tilegen {
@@ -114,31 +116,84 @@ class LineParser {
         return true;
     }
 
+    // Splits a `*W` weight suffix off `s` (the token's text) into `weight`; false (with a
+    // diagnostic) on a bad weight.
+    bool split_weight(const Token& t, std::string_view& s, double& weight) {
+        auto star = s.rfind('*');
+        if (star == std::string_view::npos) return true;
+        std::string_view w = s.substr(star + 1);
+        double value = 0;
+        auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), value);
+        int col = t.column + static_cast<int>(star) + 1;
+        if (ec == std::errc::result_out_of_range && p == w.data() + w.size()) {
+            error(col, "weight " + std::string(w) + " is out of range (0 to 1e9)");
+            return false;
+        }
+        if (w.empty() || ec != std::errc() || p != w.data() + w.size()) {
+            error(col, "weight '" + std::string(w) + "' is not a number");
+            return false;
+        }
+        if (!std::isfinite(value) || value < 0 || value > 1e9) {
+            error(col, "weight " + std::string(w) + " is out of range (0 to 1e9)");
+            return false;
+        }
+        weight = value;
+        s = s.substr(0, star);
+        return true;
+    }
+
+    // A class rule's target: a terrain symbol or @keep, with an optional weight; the class index
+    // (kKeepClass for @keep) goes to `cls`.
+    std::optional<Target> parse_class_target(const Token& t, int& cls) {
+        Target target;
+        target.column = t.column;
+        std::string_view s = t.text;
+        if (!split_weight(t, s, target.weight)) return std::nullopt;
+        const std::string hint = " (a class rule's targets are terrain symbols or @keep)";
+        if (s.empty()) {
+            error(t.column, "target has a weight but no terrain symbol");
+            return std::nullopt;
+        }
+        target.name = std::string(s);
+        if (s == "@keep") {
+            cls = kKeepClass;
+            return target;
+        }
+        if (s.front() == '@') {
+            if (s == "@error" || s == "@none")
+                error(t.column, "'" + std::string(s) + "' is a tile target" + hint);
+            else
+                error(t.column, "unknown built-in target '" + std::string(s) + "'" + hint);
+            return std::nullopt;
+        }
+        if (s.find('/') != std::string_view::npos || s.ends_with(".png") || s.ends_with(".bmp") ||
+            s.ends_with(".PNG") || s.ends_with(".BMP")) {
+            error(t.column, "image '" + std::string(s) + "' is a tile target" + hint);
+            return std::nullopt;
+        }
+        if (auto at = s.find('@'); at != std::string_view::npos) {
+            error(t.column + static_cast<int>(at),
+                  "tile transform '" + std::string(s.substr(at)) + "' on a class target" + hint);
+            return std::nullopt;
+        }
+        if (s.size() != 1) {
+            error(t.column, "class target '" + std::string(s) + "' is not a terrain symbol" + hint);
+            return std::nullopt;
+        }
+        auto it = symbols_.find(s.front());
+        if (it == symbols_.end()) {
+            (void)symbol_mask(s.front(), t.column); // the unknown-symbol diagnostic
+            return std::nullopt;
+        }
+        cls = it->second;
+        return target;
+    }
+
     std::optional<Target> parse_target(const Token& t) {
         Target target;
         target.column = t.column;
         std::string_view s = t.text;
-        auto star = s.rfind('*');
-        if (star != std::string_view::npos) {
-            std::string_view w = s.substr(star + 1);
-            double value = 0;
-            auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), value);
-            int col = t.column + static_cast<int>(star) + 1;
-            if (ec == std::errc::result_out_of_range && p == w.data() + w.size()) {
-                error(col, "weight " + std::string(w) + " is out of range (0 to 1e9)");
-                return std::nullopt;
-            }
-            if (w.empty() || ec != std::errc() || p != w.data() + w.size()) {
-                error(col, "weight '" + std::string(w) + "' is not a number");
-                return std::nullopt;
-            }
-            if (!std::isfinite(value) || value < 0 || value > 1e9) {
-                error(col, "weight " + std::string(w) + " is out of range (0 to 1e9)");
-                return std::nullopt;
-            }
-            target.weight = value;
-            s = s.substr(0, star);
-        }
+        if (!split_weight(t, s, target.weight)) return std::nullopt;
         if (s.empty()) {
             error(t.column, "target has a weight but no tile name");
             return std::nullopt;
@@ -215,9 +270,89 @@ class LineParser {
 
 } // namespace
 
+namespace {
+
+// A `[classes ...]` header: true when the line is one (diagnostics for a malformed count go to
+// `p`; the pass then keeps runs = 1).
+bool parse_class_header(const std::vector<Token>& tokens, LineParser& p, ClassPass& pass) {
+    const std::string_view first = tokens[0].text;
+    if (first == "[classes]") {
+        if (tokens.size() > 1)
+            p.error(tokens[1].column, "unexpected '" + std::string(tokens[1].text) +
+                                          "' after the section header '[classes]'");
+        return true;
+    }
+    if (first != "[classes") return false;
+    // `[classes N]`, `[classes *]`, also written `[classes N ]`.
+    const std::string expected = "expected '[classes N]' with a run count N from 1 to " +
+                                 std::to_string(kMaxClassRuns) + ", or '[classes *]'";
+    if (tokens.size() == 1) {
+        p.error(tokens[0].column + static_cast<int>(first.size()), expected);
+        return true;
+    }
+    std::string_view count = tokens[1].text;
+    const int column = tokens[1].column;
+    std::size_t extra = 2;
+    if (count.ends_with(']')) {
+        count.remove_suffix(1);
+    } else if (tokens.size() >= 3 && tokens[2].text == "]") {
+        extra = 3;
+    } else {
+        const Token& last = tokens.back();
+        p.error(last.column + static_cast<int>(last.text.size()),
+                "expected ']' to close the section header");
+        return true;
+    }
+    if (tokens.size() > extra) {
+        p.error(tokens[extra].column,
+                "unexpected '" + std::string(tokens[extra].text) + "' after the section header");
+        return true;
+    }
+    if (count == "*") {
+        pass.until_stable = true;
+        pass.runs = kMaxClassRuns;
+        return true;
+    }
+    int value = 0;
+    auto [ptr, ec] = std::from_chars(count.data(), count.data() + count.size(), value);
+    const bool digits = !count.empty() && ptr == count.data() + count.size() &&
+                        std::isdigit(static_cast<unsigned char>(count.front()));
+    if (!digits) {
+        p.error(column, "run count '" + std::string(count) + "' is not a number: " + expected);
+        return true;
+    }
+    if (ec != std::errc() || value < 1 || value > kMaxClassRuns) {
+        p.error(column, "run count " + std::string(count) + " is out of range (1 to " +
+                            std::to_string(kMaxClassRuns) + ")");
+        return true;
+    }
+    pass.runs = value;
+    return true;
+}
+
+// The pass's rules in the order tile layers use (specificity_order), targets kept parallel.
+void order_pass(ClassPass& pass) {
+    ClassPass sorted;
+    for (std::size_t i : specificity_order(pass.ordered)) {
+        sorted.ordered.push_back(std::move(pass.ordered[i]));
+        sorted.targets.push_back(std::move(pass.targets[i]));
+    }
+    pass.ordered = std::move(sorted.ordered);
+    pass.targets = std::move(sorted.targets);
+}
+
+} // namespace
+
 std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
                               const SymbolTable& symbols, Diagnostics& diags) {
-    std::vector<Rule> rules;
+    return parse_rule_file(text, path, symbols, diags).rules;
+}
+
+RuleFile parse_rule_file(std::string_view text, const std::string& path, const SymbolTable& symbols,
+                         Diagnostics& diags) {
+    RuleFile file;
+    std::vector<Rule>& rules = file.rules;
+    ClassPass* pass = nullptr; // the class pass being read, if any
     if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3); // UTF-8 byte order mark
     std::string layer = "ground";
     int line_no = 0;
@@ -234,8 +369,19 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
         auto tokens = tokenize(line);
         if (tokens.empty()) continue;
         LineParser p(path, line_no, symbols, diags);
+        {
+            ClassPass header;
+            header.file = path;
+            header.line = line_no;
+            if (parse_class_header(tokens, p, header)) {
+                file.passes.push_back(std::move(header));
+                pass = &file.passes.back();
+                continue;
+            }
+        }
         if (tokens.size() == 1 && is_section(tokens[0].text)) {
             layer = std::string(tokens[0].text.substr(1, tokens[0].text.size() - 2));
+            pass = nullptr;
             continue;
         }
         // Modifiers: `rotate` and/or `mirror` before the pattern.
@@ -272,7 +418,7 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
         }
         Rule rule;
         rule.pattern = Descriptor(size);
-        rule.layer = layer;
+        rule.layer = pass ? "classes" : layer;
         rule.file = path;
         rule.line = line_no;
         bool ok = true;
@@ -307,18 +453,27 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
         if (tokens.size() <= static_cast<std::size_t>(size)) {
             const Token& last = tokens.back();
             p.error(last.column + static_cast<int>(last.text.size()),
-                    "rule has no target (a tile name, an image or @error)");
+                    pass ? "class rule has no target (a terrain symbol or @keep)"
+                         : "rule has no target (a tile name, an image or @error)");
             continue;
         }
-        std::string canonical = layer + (rotate ? " rotate" : "") + (mirror ? " mirror" : "");
+        // Class rules' identities start with "[classes]", which no tile layer name can be.
+        std::string canonical = (pass ? std::string("[classes]") : layer) +
+                                (rotate ? " rotate" : "") + (mirror ? " mirror" : "");
+        ClassTargets class_targets;
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             canonical += ' ';
             canonical += tokens[i].text;
             if (i < static_cast<std::size_t>(size)) continue;
-            auto target = p.parse_target(tokens[i]);
+            int cls = kKeepClass;
+            auto target = pass ? p.parse_class_target(tokens[i], cls) : p.parse_target(tokens[i]);
             if (!target) {
                 ok = false;
                 continue;
+            }
+            if (pass) {
+                class_targets.classes.push_back(cls);
+                class_targets.weights.push_back(target->weight);
             }
             rule.targets.push_back(std::move(*target));
         }
@@ -343,7 +498,8 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
                     seen = seen || earlier.pattern == v.pattern;
                 if (seen) continue;
                 for (Target& t : v.targets)
-                    t.flips = TileTransform::from_flip_bits(t.flips).then(tr).flip_bits();
+                    if (!pass)
+                        t.flips = TileTransform::from_flip_bits(t.flips).then(tr).flip_bits();
                 v.variant = std::string(tr.mirrored ? "m" : "") +
                             (tr.mirrored && tr.quarter_turns ? " " : "") +
                             (tr.quarter_turns ? "r" + std::to_string(90 * tr.quarter_turns) : "");
@@ -351,10 +507,18 @@ std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
                 variants.push_back(std::move(v));
             }
         }
-        for (Rule& v : variants)
-            rules.push_back(std::move(v));
+        for (Rule& v : variants) {
+            if (pass) {
+                pass->ordered.push_back(std::move(v));
+                pass->targets.push_back(class_targets);
+            } else {
+                rules.push_back(std::move(v));
+            }
+        }
     }
-    return rules;
+    for (ClassPass& p : file.passes)
+        order_pass(p);
+    return file;
 }
 
 } // namespace tilegen

@@ -1,7 +1,8 @@
-// Rule files: text -> rules. Pure (the caller reads the file).
+// Rule files: text -> rules and class passes. Pure (the caller reads the file).
 // Input: the text, the path used in messages, and the recipe's symbol table (symbol -> class).
-// Output: rules in order of appearance, each with its layer, line and identity; diagnostics for
-// every bad token, with the 1-based line and column of that token.
+// Output: tile rules in order of appearance, each with its layer, line and identity; class passes
+// in order of appearance; diagnostics for every bad token, with the 1-based line and column of
+// that token.
 //
 // Syntax (one rule per line; `#` starts a comment):
 //   ?s? ggg ?s?   grass-band1-sand          three row groups of three cells, then targets
@@ -16,6 +17,12 @@
 // `@r90`, `@r180`, `@r270`, `@fx`, `@fy` turn the tile (as Tiled flip bits); `*W` sets a weight
 // (last). Variants made by rotate/mirror follow their source rule, have the same line, and a
 // `variant` name.
+//
+// Class passes: a line `[classes]`, `[classes N]` (N in 1..256) or `[classes *]` starts a pass;
+// the rule lines below it, up to the next section header, are class rules: the same patterns and
+// modifiers, but each target is a terrain symbol (`g`, `s*2`) or `@keep` (the cell keeps its
+// class), with an optional weight; images, @error, @none and tile transforms are errors there. A
+// tile layer header (`[decor]`) ends the pass. `[classes]` is therefore not a tile layer name.
 #pragma once
 
 #include <map>
@@ -30,6 +37,16 @@ namespace tilegen {
 
 using SymbolTable = std::map<char, int>; // symbol -> class index
 
+struct RuleFile {
+    std::vector<Rule> rules;       // tile rules, in order of appearance
+    std::vector<ClassPass> passes; // class passes, in order of appearance
+};
+
+RuleFile parse_rule_file(std::string_view text, const std::string& path, const SymbolTable& symbols,
+                         Diagnostics& diags);
+
+// The tile rules of parse_rule_file (class passes are parsed and checked, then dropped: callers
+// that run passes use parse_rule_file).
 std::vector<Rule> parse_rules(std::string_view text, const std::string& path,
                               const SymbolTable& symbols, Diagnostics& diags);
 

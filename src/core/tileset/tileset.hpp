@@ -32,8 +32,8 @@ struct TilesetManifest {
     int image_line = 0, image_col = 0;
 };
 
-std::optional<TilesetManifest> parse_tileset_manifest(std::string_view text,
-                                                      const std::string& path, Diagnostics& diags);
+[[nodiscard]] std::optional<TilesetManifest>
+parse_tileset_manifest(std::string_view text, const std::string& path, Diagnostics& diags);
 
 struct Tileset {
     TilesetManifest manifest;
@@ -45,7 +45,8 @@ struct Tileset {
 
 // Checks the image against the manifest (size, tile positions in range); nullopt + diagnostics when
 // wrong.
-std::optional<Tileset> make_tileset(TilesetManifest manifest, Image image, Diagnostics& diags);
+[[nodiscard]] std::optional<Tileset> make_tileset(TilesetManifest manifest, Image image,
+                                                  Diagnostics& diags);
 
 // The built-in error tile: red with a dark cross, w x h pixels.
 Image error_tile_image(int w, int h);

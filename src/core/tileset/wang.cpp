@@ -17,7 +17,7 @@ std::vector<std::string> split(const std::string& s) {
 
 std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_names,
                                         const std::vector<std::string>& terrain_names) {
-    auto colour = [&](const std::string& name) -> int {
+    auto color = [&](const std::string& name) -> int {
         for (std::size_t i = 0; i < terrain_names.size(); ++i)
             if (terrain_names[i] == name) return static_cast<int>(i) + 1;
         return 0;
@@ -26,9 +26,9 @@ std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_nam
     for (std::size_t t = 0; t < tile_names.size(); ++t) {
         const auto parts = split(tile_names[t]);
         if (parts.empty()) continue;
-        const int upper = colour(parts[0]);
+        const int upper = color(parts[0]);
         if (!upper) continue;
-        const int lower = parts.size() >= 2 ? colour(parts[1]) : 0;
+        const int lower = parts.size() >= 2 ? color(parts[1]) : 0;
         if (!lower) { // a plain tile or a variant of one
             if (parts.size() <= 2) out[t].fill(static_cast<std::uint8_t>(upper));
             continue;

@@ -3,7 +3,7 @@
 //   UPPER-LOWER-DIRS                an UPPER cell with LOWER rims on the listed sides, DIRS from n
 //   ne e se s sw w nw
 // Output: a "mixed" Wang id per tile (top, top-right, right, bottom-right, bottom, bottom-left,
-// left, top-left; 1-based colour = terrain index + 1; 0 = no Wang id for this tile).
+// left, top-left; 1-based color = terrain index + 1; 0 = no Wang id for this tile).
 #pragma once
 
 #include <array>

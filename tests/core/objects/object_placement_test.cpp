@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <stdexcept>
 
 #include <algorithm>
 #include <cmath>
@@ -311,4 +312,22 @@ TEST_CASE("sprite sheets: bad manifests point at the problem") {
     CHECK(d[0].message.find("footprint of 2x1 tiles, larger than its 16x16 pixel cell") !=
           std::string::npos);
     CHECK(d[1].message.find("has index 5 but the image holds 2 sprites") != std::string::npos);
+}
+
+TEST_CASE("objects: a missing or too small density map is the caller's bug, never read as none") {
+    const SpriteSheet pebbles =
+        sheet_from("image = \"o.png\"\nsprite_width = 16\nsprite_height = 16\n[sprites]\n"
+                   "pebble = { index = 0, footprint = [1, 1] }\n",
+                   16, 16);
+    const ClassGrid classes(20, 10, 0);
+    ObjectRule r;
+    r.sprites = {"pebble"};
+    r.weights = {1};
+    r.on = 1;
+    r.density = "trees";
+    CHECK_THROWS_AS(place_objects(classes, {}, {r}, pebbles, 5, 1), std::logic_error);
+    const NamedMaps small{{"trees", Grid<float>(20, 9, 1.0f)}};
+    CHECK_THROWS_AS(place_objects(classes, small, {r}, pebbles, 5, 1), std::logic_error);
+    const NamedMaps exact{{"trees", Grid<float>(20, 10, 1.0f)}};
+    CHECK_FALSE(place_objects(classes, exact, {r}, pebbles, 5, 1).empty());
 }

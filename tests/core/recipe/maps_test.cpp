@@ -159,7 +159,7 @@ TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
          "unknown key 'noise.modifiers.radius'"},
         {"[[noise.modifiers]]\nkind = \"warp\"\nlevels = 3\n", 3, 10,
          "'noise.modifiers.levels' is 3, expected 1 to 2"},
-        {"[[noise.modifiers]]\nkind = \"combine\"\nmap = \"rain\"\n", 1, 1,
+        {"[[noise.modifiers]]\nkind = \"combine\"\nmap = \"rain\"\n", 3, 7,
          "combine names map 'rain'"},
         {"[[noise.modifiers]]\nkind = \"combine\"\n", 1, 1, "combine needs 'map'"},
         {"[noise]\n[[noise.modifiers]]\nkind = \"combine\"\nmap = "
@@ -169,6 +169,11 @@ TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
         {"[noise]\n[maps.elevation]\n", 2, 7, "map 'elevation' is defined twice"},
         {"[maps]\nx = 3\n", 2, 5, "'maps.x' must be a table"},
         {"[classes]\nmap = \"rain\"\n", 2, 7, "'classes.map' names map 'rain'"},
+        {"[maps.moisture]\n[biomes]\nrows = \"height\"\nrow_shares = [0.5, 0.5]\ncolumn_shares = "
+         "[1.0]\ntable = [\"w\", \"g\"]\n",
+         3, 8, "'biomes.rows' names map 'height'"},
+        {"[[objects]]\nsprite = \"oak\"\non = \"g\"\ndensity = \"trees\"\n", 4, 11,
+         "'objects.density' names map 'trees'"},
         {"[biomes]\nrow_shares = [0.5, 0.5]\ncolumn_shares = [1.0]\ntable = [\"w\", \"g\"]\n", 1, 1,
          "'biomes.columns' names map 'moisture'"},
         {"[maps.moisture]\n[biomes]\nrow_shares = [0.5, 0.6]\ncolumn_shares = [1.0]\ntable = "
@@ -192,5 +197,8 @@ TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
         CHECK(d[0].line == b.line);
         CHECK(d[0].column == b.column);
         CHECK_MESSAGE(d[0].message.find(b.message) != std::string::npos, d[0].message);
+        // As the apps print it.
+        CHECK(format_diagnostic(d[0]).starts_with("bad.toml:" + std::to_string(b.line) + ":" +
+                                                  std::to_string(b.column) + ": error: "));
     }
 }

@@ -76,7 +76,7 @@ TEST_CASE("defaults fill what a recipe leaves out") {
     CHECK(r->map.height == 128);
     CHECK(r->map.seed == 1);
     CHECK(r->maps.at(0).settings.kind == NoiseKind::harmonic);
-    CHECK(r->maps.at(0).settings.harmonic.interpolation == Interpolation::bicubic);
+    CHECK(r->maps.at(0).settings.harmonic.interpolation == Interpolation::smoothstep);
     CHECK(r->maps.at(0).settings.harmonic.octaves == 0);
     CHECK(r->maps.at(0).settings.harmonic.persistence == 0.5);
     CHECK(r->rules.outside == "clamp");
@@ -116,7 +116,7 @@ TEST_CASE("bad recipes: message and line:column") {
         {with("seed = 9", "seed = 1.5"), 4, 8, "'map.seed' must be an integer"},
         {with("kind = \"harmonic\"", "kind = \"fractal\""), 7, 8, "'noise.kind' is \"fractal\""},
         {with("interpolation = \"bilinear\"", "interpolation = \"nearest\""), 8, 17,
-         "expected one of \"bicubic\", \"bilinear\""},
+         "expected one of \"smoothstep\", \"bilinear\""},
         {with("persistence = 0.6", "persistence = nan"), 10, 15, "'noise.persistence' is nan"},
         {with("persistence = 0.6", "persistence = 2.0"), 10, 15, "expected 1e-06 to 1"},
         {with("octaves = 4", "octaves = 31"), 9, 11, "'noise.octaves' is 31"},
@@ -165,5 +165,54 @@ TEST_CASE("bad recipes: message and line:column") {
         CHECK(d[0].line == b.line);
         CHECK(d[0].column == b.column);
         CHECK_MESSAGE(d[0].message.find(b.message) != std::string::npos, d[0].message);
+    }
+}
+
+TEST_CASE(
+    "harmonic interpolation: \"smoothstep\" (default), \"bilinear\", and \"bicubic\", the old "
+    "name of smoothstep") {
+    const std::string tail = "[[terrain]]\nname=\"a\"\nsymbol=\"a\"\nshare=0.5\n[[terrain]]\nname="
+                             "\"b\"\nsymbol=\"b\"\nshare=0.5\n[rules]\nfiles=[\"x\"]\n[tileset]\n"
+                             "path=\"t\"\n";
+    const std::pair<const char*, Interpolation> cases[] = {
+        {"smoothstep", Interpolation::smoothstep},
+        {"bilinear", Interpolation::bilinear},
+        {"bicubic", Interpolation::smoothstep},
+    };
+    for (const auto& [name, expected] : cases) {
+        CAPTURE(name);
+        Diagnostics d;
+        auto r = parse_recipe("[noise]\ninterpolation = \"" + std::string(name) + "\"\n" + tail,
+                              "r.toml", d);
+        REQUIRE(r);
+        CHECK(d.empty());
+        CHECK(r->maps.at(0).settings.harmonic.interpolation == expected);
+    }
+}
+
+TEST_CASE("terrain walkable: default true, false for blockers, a boolean only") {
+    Diagnostics d;
+    auto r = parse_recipe(with("share = 0.4\n", "share = 0.4\nwalkable = false\n"), "w.toml", d);
+    REQUIRE(r);
+    CHECK_FALSE(r->terrain[0].walkable);
+    CHECK(r->terrain[1].walkable); // not given: true
+    auto t = parse_recipe(with("share = 0.6\n", "share = 0.6\nwalkable = true\n"), "w.toml", d);
+    REQUIRE(t);
+    CHECK(t->terrain[0].walkable);
+    CHECK(t->terrain[1].walkable);
+
+    for (const char* bad : {"3", "\"no\"", "0.5"}) {
+        CAPTURE(bad);
+        Diagnostics e;
+        CHECK_FALSE(parse_recipe(
+            with("share = 0.6\n", std::string("share = 0.6\nwalkable = ") + bad + "\n"), "bad.toml",
+            e));
+        REQUIRE(e.size() == 1);
+        // line 21 (after share = 0.6 on line 20), the value at column 12
+        const std::string text = format_diagnostic(e[0]);
+        CHECK_MESSAGE(text.rfind("bad.toml:21:12: error: 'terrain.walkable' must be true or "
+                                 "false, not ",
+                                 0) == 0,
+                      text);
     }
 }

@@ -237,3 +237,109 @@ TEST_CASE("modifier errors") {
     CHECK(d[0].column == 7);
     CHECK(d[0].message.find("expected a pattern after 'mirror'") != std::string::npos);
 }
+
+TEST_CASE("class passes: sections, run counts, targets, specificity order") {
+    Diagnostics d;
+    const std::string text = "[classes]\n?s? sgs ?s? s\n"
+                             "[classes 4]\ng s*2 @keep\n"
+                             "[ground]\ng s\n"
+                             "[classes *]\n? @keep\nrotate ?w? ?g? ??? s\n"
+                             "[classes  256 ]   # a comment\n";
+    const RuleFile file = parse_rule_file(text, "c.rules", kSymbols, d);
+    REQUIRE(d.empty());
+    REQUIRE(file.passes.size() == 4);
+    const ClassPass& first = file.passes[0];
+    CHECK(first.runs == 1);
+    CHECK(!first.until_stable);
+    CHECK(first.file == "c.rules");
+    CHECK(first.line == 1);
+    REQUIRE(first.ordered.size() == 1);
+    CHECK(first.ordered[0].layer == "classes");
+    CHECK(first.ordered[0].line == 2);
+    CHECK(first.ordered[0].pattern.at(0, 0) == G);
+    CHECK(first.targets[0].classes == std::vector<int>{1});
+
+    const ClassPass& second = file.passes[1];
+    CHECK(second.runs == 4);
+    CHECK(second.line == 3);
+    REQUIRE(second.targets.size() == 1);
+    CHECK(second.targets[0].classes == std::vector<int>{1, kKeepClass});
+    CHECK(second.targets[0].weights == std::vector<double>{2, 1});
+    CHECK(second.ordered[0].targets[1].name == "@keep");
+
+    // The tile section between passes keeps its rule, which shares its text with a class rule but
+    // not its identity.
+    REQUIRE(file.rules.size() == 1);
+    CHECK(file.rules[0].layer == "ground");
+    CHECK(file.rules[0].targets[0].name == "s");
+    CHECK(file.rules[0].identity != second.ordered[0].identity);
+    CHECK(parse_rules(text, "c.rules", kSymbols, d).size() == 1);
+
+    // Most specific first: the four turns of the rotated rule before the catch-all written first.
+    const ClassPass& third = file.passes[2];
+    CHECK(third.until_stable);
+    CHECK(third.runs == kMaxClassRuns);
+    REQUIRE(third.ordered.size() == 5);
+    for (int i = 0; i < 4; ++i) {
+        CHECK(third.ordered[static_cast<std::size_t>(i)].pattern.specificity() == 2);
+        CHECK(third.targets[static_cast<std::size_t>(i)].classes == std::vector<int>{1});
+        CHECK(third.ordered[static_cast<std::size_t>(i)].targets[0].flips == 0);
+    }
+    CHECK(third.ordered[0].variant.empty());
+    CHECK(third.ordered[1].variant == "r90");
+    CHECK(third.ordered[1].pattern.at(1, 0) == W); // north turned to east
+    CHECK(third.ordered[4].pattern.size() == 1);
+    CHECK(third.targets[4].classes == std::vector<int>{kKeepClass});
+
+    CHECK(file.passes[3].runs == 256);
+    CHECK(!file.passes[3].until_stable);
+    CHECK(file.passes[3].ordered.empty());
+}
+
+TEST_CASE("malformed class passes: message, line and column") {
+    struct Bad {
+        const char* text;
+        int line;
+        int column;
+        const char* message;
+    };
+    const Bad cases[] = {
+        {"[classes 0]", 1, 10, "run count 0 is out of range (1 to 256)"},
+        {"[classes 257]", 1, 10, "run count 257 is out of range (1 to 256)"},
+        {"[classes 99999999999]", 1, 10, "is out of range (1 to 256)"},
+        {"[classes x]", 1, 10, "run count 'x' is not a number"},
+        {"[classes -1]", 1, 10, "run count '-1' is not a number"},
+        {"[classes ]", 1, 10, "run count '' is not a number"},
+        {"[classes", 1, 9, "expected '[classes N]' with a run count N from 1 to 256"},
+        {"[classes 3", 1, 11, "expected ']' to close the section header"},
+        {"[classes 3] g", 1, 13, "unexpected 'g' after the section header"},
+        {"[classes] g", 1, 11, "unexpected 'g' after the section header '[classes]'"},
+        {"[classes]\ng grass", 2, 3, "class target 'grass' is not a terrain symbol"},
+        {"[classes]\ng z", 2, 3, "unknown terrain symbol 'z'"},
+        {"[classes]\ng s z*2", 2, 5, "unknown terrain symbol 'z'"},
+        {"[classes]\ng art/rock.png", 2, 3, "image 'art/rock.png' is a tile target"},
+        {"[classes]\ng @error", 2, 3, "'@error' is a tile target"},
+        {"[classes]\ng @none", 2, 3, "'@none' is a tile target"},
+        {"[classes]\ng @oops", 2, 3, "unknown built-in target '@oops'"},
+        {"[classes]\ng s@r90", 2, 4, "tile transform '@r90' on a class target"},
+        {"[classes]\ng s*x", 2, 5, "weight 'x' is not a number"},
+        {"[classes]\ng s*-2", 2, 5, "out of range"},
+        {"[classes]\ng *2", 2, 3, "target has a weight but no terrain symbol"},
+        {"[classes 2]\n?s? ggg ?s?", 2, 12, "class rule has no target (a terrain symbol or @keep)"},
+        {"[classes *]\n?s? gqg ?s? s", 2, 6, "unknown terrain symbol 'q'"},
+        {"[classes]\n[ground]\ng @keep", 3, 3, "unknown built-in target '@keep'"},
+    };
+    for (const Bad& b : cases) {
+        CAPTURE(b.text);
+        Diagnostics d;
+        const RuleFile file = parse_rule_file(b.text, "bad.rules", kSymbols, d);
+        CHECK(file.rules.empty());
+        for (const ClassPass& p : file.passes)
+            CHECK(p.ordered.empty());
+        REQUIRE(d.size() == 1);
+        CHECK(d[0].file == "bad.rules");
+        CHECK(d[0].line == b.line);
+        CHECK(d[0].column == b.column);
+        CHECK_MESSAGE(d[0].message.find(b.message) != std::string::npos, d[0].message);
+    }
+}

@@ -1,0 +1,199 @@
+// The rules files of the tilesets: every 3x3 neighbourhood of their terrain set is decided by a
+// real rule (no catch-all, no error), no rule is shadowed or repeated, and each generated rule
+// picks the tile the layering asks for. Exact for every terrain set, the seven-terrain overworld
+// included (by equivalence classes, see paint_support.hpp), and cross-checked against the library's
+// check_rules where it enumerates exactly.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "core/rules/autotile.hpp"
+#include "core/rules/rule_check.hpp"
+#include "paint/blob.hpp"
+#include "paint/emit.hpp"
+#include "paint/paint_support.hpp"
+
+using namespace tilegen;
+using namespace tilegen::paint;
+namespace tp = tilegen::test::paint;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RulesFile {
+    std::string path;    // repository-relative
+    std::string symbols; // lowest first
+    const Description* d = nullptr;
+    const RulesOutput* output = nullptr; // null for hand-written files
+};
+
+std::vector<RulesFile> rules_files() {
+    std::vector<RulesFile> out;
+    for (const char* set : {"overworld", "cave", "two-terrain"}) {
+        const Description& d = tp::description(set);
+        for (const RulesOutput& o : d.rules) {
+            const fs::path p = (fs::path("tilesets") / set / o.path).lexically_normal();
+            out.push_back({p.generic_string(), tp::symbols_by_height(d, o.terrains), &d, &o});
+        }
+    }
+    const Description& two = tp::description("two-terrain");
+    out.push_back({"rules/two-terrain-17.rules", "wg", &two, nullptr});
+    out.push_back({"rules/two-terrain-rotated.rules", "wg", &two, nullptr});
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("paint: the shipped rules files are the ones we expect") {
+    std::set<std::string> paths;
+    for (const auto& f : rules_files())
+        paths.insert(f.path);
+    for (const char* p : {"rules/overworld.rules", "rules/overworld-full.rules", "rules/cave.rules",
+                          "rules/two-terrain-17.rules", "rules/two-terrain-rotated.rules"})
+        CHECK_MESSAGE(paths.count(p) == 1, p);
+    CHECK(tp::symbols_by_height(tp::description("overworld")) == "Dwsdgfr");
+    CHECK(tp::symbols_by_height(tp::description("cave")) == "pwfW");
+}
+
+TEST_CASE("paint: every rules file decides every 3x3 neighbourhood with a real rule; none shadowed "
+          "or repeated") {
+    for (const RulesFile& f : rules_files()) {
+        CAPTURE(f.path);
+        const std::string text = test::read_text(test::source_dir() / f.path);
+        const auto ordered = tp::ordered_rules(text, f.symbols);
+        const int k = static_cast<int>(f.symbols.size());
+        const auto cov = tp::exact_coverage(ordered, k);
+        CHECK(cov.neighbourhoods == static_cast<std::uint64_t>(std::llround(std::pow(k, 9))));
+        CHECK(cov.uncovered == 0);
+        for (std::size_t r = 0; r < ordered.size(); ++r) {
+            const bool safety_net =
+                std::all_of(ordered[r].targets.begin(), ordered[r].targets.end(),
+                            [](const Target& t) { return t.kind == Target::Kind::error; });
+            CHECK_MESSAGE((cov.decided[r] > 0 || safety_net), "line " << ordered[r].line << " "
+                                                                      << ordered[r].variant
+                                                                      << " never decides a cell");
+            if (safety_net) CHECK(cov.decided[r] == 0); // nothing falls through to the red tile
+            for (std::size_t q = 0; q < r; ++q)
+                CHECK_MESSAGE(!(ordered[q].pattern == ordered[r].pattern),
+                              "line " << ordered[r].line << " repeats");
+            for (const Target& t : ordered[r].targets)
+                CHECK(t.weight > 0);
+        }
+        // Where the library's check enumerates exactly, it agrees: clean.
+        if (std::pow(k, 9) <= static_cast<double>(RuleCheckLimits{}.exact_limit)) {
+            std::vector<LayerRules> layers{{"ground", ordered, {}}};
+            const RuleCheckReport report = check_rules(layers, k);
+            CHECK(report.coverage.front().exact);
+            CHECK(report.clean());
+        }
+    }
+}
+
+TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact over every "
+          "neighbourhood)") {
+    static constexpr std::array<int, 8> kHoodIndex = {1, 2, 5, 8,
+                                                      7, 6, 3, 0}; // n ne e se s sw w nw
+    int files = 0;
+    for (const RulesFile& f : rules_files()) {
+        if (!f.output) continue;
+        CAPTURE(f.path);
+        ++files;
+        const Description& d = *f.d;
+        const std::string text = test::read_text(test::source_dir() / f.path);
+        const auto ordered = tp::ordered_rules(text, f.symbols);
+        auto terrain_of = [&](ClassId c) -> const Terrain& {
+            for (const auto& t : d.terrains)
+                if (t.symbol == f.symbols[c]) return t;
+            FAIL("no terrain");
+            return d.terrains.front();
+        };
+        auto index_of = [&](const Terrain& t) { return static_cast<int>(&t - d.terrains.data()); };
+        std::uint64_t checked = 0;
+        tp::exact_coverage(
+            ordered, static_cast<int>(f.symbols.size()), [&](const Neighbourhood& n, int rule) {
+                REQUIRE(rule >= 0);
+                const Terrain& t = terrain_of(n.cells[4]);
+                // This terrain's pairs over terrains of the set, lowest lower terrain first.
+                std::vector<const Pair*> pairs;
+                for (const Pair& p : d.pairs)
+                    if (p.upper == index_of(t) &&
+                        f.symbols.find(d.terrains[static_cast<std::size_t>(p.lower)].symbol) !=
+                            std::string::npos)
+                        pairs.push_back(&p);
+                std::sort(pairs.begin(), pairs.end(), [&](const Pair* a, const Pair* b) {
+                    return d.terrains[static_cast<std::size_t>(a->lower)].height <
+                           d.terrains[static_cast<std::size_t>(b->lower)].height;
+                });
+                BlobMask m = 0;
+                for (int k = 0; k < 8; ++k)
+                    if (terrain_of(n.cells[static_cast<std::size_t>(
+                                       kHoodIndex[static_cast<std::size_t>(k)])])
+                            .height < t.height)
+                        m |= bit(k);
+                m = reduce_blob(m);
+                std::string expected = t.name;
+                if (!pairs.empty() && m != 0) {
+                    // The highest pair whose lower terrain is at or below the highest counted lower
+                    // neighbour.
+                    int highest = -100000;
+                    for (int k = 0; k < 8; ++k)
+                        if (m & bit(k))
+                            highest = std::max(
+                                highest, terrain_of(n.cells[static_cast<std::size_t>(
+                                                        kHoodIndex[static_cast<std::size_t>(k)])])
+                                             .height);
+                    std::size_t j = 0;
+                    for (std::size_t i = 0; i < pairs.size(); ++i)
+                        if (d.terrains[static_cast<std::size_t>(pairs[i]->lower)].height <= highest)
+                            j = i;
+                    expected = transition_name(
+                        t.name, d.terrains[static_cast<std::size_t>(pairs[j]->lower)].name, m);
+                }
+                const Rule& r = ordered[static_cast<std::size_t>(rule)];
+                CHECK_MESSAGE(r.targets.front().name == expected, "rule at line " << r.line);
+                ++checked;
+            });
+        CHECK(checked > 0);
+    }
+    CHECK(files == 3);
+}
+
+TEST_CASE("paint: rules text for a subset and for several pairs of one upper terrain") {
+    const Description& d = tp::description("overworld");
+    const std::string full = rules_text(d, d.rules[1], "paint.toml");
+    // Grass over sand where every lower neighbour is below dirt; else grass over dirt.
+    auto has_rule = [&](const std::string& text, const std::string& rule) {
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);) {
+            std::istringstream words(line);
+            std::string w, joined;
+            while (words >> w)
+                joined += (joined.empty() ? "" : " ") + w;
+            if (joined == rule) return true;
+        }
+        return false;
+    };
+    CHECK(
+        has_rule(full, "[Dws][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-sand-nw"));
+    CHECK(
+        has_rule(full, "[Dwsd][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-dirt-nw"));
+    CHECK(has_rule(full, "rr[Dwsd] rrr rrr rock-dirt-ne"));
+    CHECK(has_rule(full, "rr[Dwsdg] rrr rrr rock-grass-ne"));
+    CHECK(has_rule(full, "rr!r rrr rrr rock-forest-ne"));
+    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dwsd] (forest or rock count "
+                    "as same: they draw "
+                    "their own rims):\n#     a water rim when every lower neighbour is [Dw]\n#     "
+                    "else a sand rim "
+                    "when every lower neighbour is [Dws]\n#     else a dirt rim.\n") !=
+          std::string::npos);
+    CHECK(full.find("# Layering, lowest first: deep (D) < water (w) < sand (s) < dirt (d) < grass "
+                    "(g) < forest (f) "
+                    "< rock (r).\n") != std::string::npos);
+    // The three-terrain file knows nothing of the others.
+    const std::string three = rules_text(d, d.rules[0], "paint.toml");
+    for (const char* other : {"deep", "dirt", "forest", "rock"})
+        CHECK(three.find(other) == std::string::npos);
+}
