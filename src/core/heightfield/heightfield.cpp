@@ -47,6 +47,8 @@ const char* noise_kind_name(NoiseKind kind) {
         return "particle";
     case NoiseKind::profile:
         return "profile";
+    case NoiseKind::white:
+        return "white";
     }
     return "?";
 }
@@ -347,6 +349,20 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
                 g(x, y) = static_cast<float>(std::clamp(0.5 + depth * 0.5, 0.0, 1.0));
             }
         }
+        return g;
+    }
+    case NoiseKind::white: {
+        // Each cell a hash of (seed, x, y): 24 bits, exactly a float in [0, 1).
+        Grid<float> g = Grid<float>::uninitialised(region.width, region.height);
+        const std::uint64_t stream = hash_values(seed, 0x7768697465ull /* "white" */);
+        parallel_for(region.height, threads, [&](int y0, int y1) {
+            for (int y = y0; y < y1; ++y) {
+                float* row = g.row(y);
+                for (int x = 0; x < region.width; ++x)
+                    row[x] = unit_float(hash_position(stream, std::int64_t{region.x} + x,
+                                                      std::int64_t{region.y} + y));
+            }
+        });
         return g;
     }
     case NoiseKind::diamond_square:

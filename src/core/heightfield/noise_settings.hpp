@@ -21,6 +21,7 @@ enum class NoiseKind {
     hills,          // random hills added (whole-map)
     particle,       // particle deposition (whole-map)
     profile,        // 1D side-view profile: ground below, air above
+    white,          // white noise: an independent hash per cell, uniform in [0, 1)
 };
 
 enum class LatticeInterpolation { linear, cosine, cubic, quintic };

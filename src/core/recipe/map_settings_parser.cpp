@@ -30,6 +30,7 @@ const std::vector<KindInfo>& kinds() {
         {"hills", NoiseKind::hills, {"hills", "radius_min", "radius_max"}},
         {"particle", NoiseKind::particle, {"drops", "particles", "smoothing"}},
         {"profile", NoiseKind::profile, {"scale", "octaves", "base", "amplitude", "interpolation"}},
+        {"white", NoiseKind::white, {}},
     };
     return k;
 }
@@ -149,12 +150,12 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
                          std::find(other.keys.begin(), other.keys.end(), k) != other.keys.end();
         std::string list;
         for (auto a : info->keys)
-            list += (list.empty() ? "" : ", ") + std::string(a);
+            list += std::string(a) + ", ";
         r.error(key.source(),
                 other_kind ? "'" + prefix + "." + std::string(k) + "' does not apply to kind \"" +
-                                 kind_name + "\" (its keys: " + list + ", seed_offset, modifiers)"
+                                 kind_name + "\" (its keys: " + list + "seed_offset, modifiers)"
                            : "unknown key '" + prefix + "." + std::string(k) + "' (kind \"" +
-                                 kind_name + "\" takes: " + list + ", seed_offset, modifiers)");
+                                 kind_name + "\" takes: " + list + "seed_offset, modifiers)");
     }
     s.seed_offset =
         static_cast<std::uint64_t>(r.integer(t, "seed_offset", prefix, 0, 0, INT64_MAX));
@@ -222,6 +223,8 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
         s.base = r.number(t, "base", prefix, 0.5, 0, 1);
         s.amplitude = r.number(t, "amplitude", prefix, 0.35, 0, 1);
         s.cosine = pick(r, t, "interpolation", prefix, true, {{"cosine", true}, {"linear", false}});
+        break;
+    case NoiseKind::white: // no keys of its own
         break;
     }
 

@@ -87,8 +87,9 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             double total = 0;
             for (const toml::node& item : *arr) {
                 const toml::table& t = *item.as_table();
-                reader.reject_unknown_keys(t, "terrain",
-                                           {"name", "symbol", "share", "color", "walkable"});
+                reader.reject_unknown_keys(
+                    t, "terrain",
+                    {"name", "symbol", "share", "color", "walkable", "min_area", "min_width"});
                 TerrainClass cls;
                 if (!t.get("name")) reader.error(t, "terrain class has no 'name'");
                 if (!t.get("symbol")) reader.error(t, "terrain class has no 'symbol'");
@@ -135,6 +136,12 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                         reader.error(*walkable, "'terrain.walkable' must be true or false, not " +
                                                     toml_type_name(walkable->type()));
                 }
+                ClassCleanup cleanup; // built-in clean-up (core/classes/class_cleanup.hpp)
+                cleanup.min_area =
+                    static_cast<int>(reader.integer(t, "min_area", "terrain", 0, 0, kMaxMinArea));
+                cleanup.min_width =
+                    static_cast<int>(reader.integer(t, "min_width", "terrain", 0, 0, kMaxMinWidth));
+                recipe.cleanup.push_back(cleanup);
                 total += cls.share;
                 recipe.terrain.push_back(cls);
                 recipe.terrain_positions.push_back(position_of(t.source()));

@@ -3,8 +3,8 @@
 // Output: a Recipe with every default filled in, or diagnostics at the offending key's line:column.
 // Invariants (when no error): 1 <= width, height <= 65536; 2..32 terrain classes with distinct
 // symbols and names, shares in [0, 1] adding up to 1 (within 1e-6; not needed with a biome table);
-// at least one rule file; every map a combine or the classes refer to exists, and maps do not
-// depend on themselves.
+// one cleanup entry per class (min_area 0..65536, min_width 0..64); at least one rule file; every
+// map a combine or the classes refer to exists, and maps do not depend on themselves.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/classes/class_cleanup.hpp"
 #include "core/classes/terrain_classes.hpp"
 #include "core/diagnostic.hpp"
 #include "core/heightfield/heightfield.hpp"
@@ -84,6 +85,7 @@ struct Recipe {
     ClassSettings classes;
     std::vector<TerrainClass> terrain; // lowest first
     std::vector<SourcePosition> terrain_positions;
+    std::vector<ClassCleanup> cleanup; // per [[terrain]], same order: its min_area and min_width
     RulesSettings rules;
     TilesetSettings tileset;
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority

@@ -18,7 +18,7 @@ namespace {
 const NoiseKind kAllKinds[] = {NoiseKind::harmonic, NoiseKind::value,  NoiseKind::perlin,
                                NoiseKind::simplex,  NoiseKind::worley, NoiseKind::diamond_square,
                                NoiseKind::fault,    NoiseKind::hills,  NoiseKind::particle,
-                               NoiseKind::profile};
+                               NoiseKind::profile,  NoiseKind::white};
 
 MapDefinition def_of(NoiseKind kind) {
     MapDefinition d;
@@ -185,4 +185,61 @@ TEST_CASE("combine reads other maps through the lookup") {
         for (float v : g.cells())
             CHECK(v <= expect);
     }
+}
+
+TEST_CASE("white noise: uniform from 0 to 1, independent from cell to cell, position-based") {
+    MapDefinition d = def_of(NoiseKind::white);
+    const int side = 256;
+    const Grid<float> g = whole(d, 3, side, side);
+    // A flat histogram: 16 buckets of 4096 expected cells each (standard deviation about 62).
+    std::vector<int> buckets(16, 0);
+    double mean = 0;
+    for (float v : g.cells()) {
+        REQUIRE(v >= 0.0f);
+        REQUIRE(v < 1.0f);
+        ++buckets[static_cast<std::size_t>(v * 16)];
+        mean += v;
+    }
+    mean /= static_cast<double>(g.size());
+    CHECK(std::abs(mean - 0.5) < 0.01);
+    for (int b : buckets)
+        CHECK(std::abs(b - 4096) < 300);
+    // No correlation between neighbours, across or down (the standard error is about 1/256).
+    auto correlation = [&](int dx, int dy) {
+        double sum = 0, count = 0;
+        for (int y = 0; y + dy < side; ++y)
+            for (int x = 0; x + dx < side; ++x) {
+                sum += (g(x, y) - mean) * (g(x + dx, y + dy) - mean);
+                count += 1;
+            }
+        return sum / count / (1.0 / 12.0); // the variance of a uniform value
+    };
+    CHECK(std::abs(correlation(1, 0)) < 0.02);
+    CHECK(std::abs(correlation(0, 1)) < 0.02);
+    CHECK(std::abs(correlation(1, 1)) < 0.02);
+    // Every neighbour differs: no repeats along rows (24-bit values; a few equal pairs could occur
+    // by chance, not hundreds).
+    int equal = 0;
+    for (int y = 0; y < side; ++y)
+        for (int x = 1; x < side; ++x)
+            equal += g(x, y) == g(x - 1, y) ? 1 : 0;
+    CHECK(equal < 5);
+    // Regions anywhere, also off the map, equal the same window of a larger region.
+    const Region big{-60, -40, 200, 150}, part{-17, -9, 45, 31};
+    const Grid<float> a = generate_heightfield(d, 3, side, side, big, nullptr);
+    const Grid<float> b = generate_heightfield(d, 3, side, side, part, nullptr);
+    bool same = true;
+    for (int y = 0; y < part.height; ++y)
+        for (int x = 0; x < part.width; ++x)
+            same = same && b(x, y) == a(part.x - big.x + x, part.y - big.y + y);
+    CHECK(same);
+    CHECK(generate_heightfield(d, 3, side, side, part, nullptr, 4) == b); // threads change nothing
+    // Maps of other names (or seeds) draw other values.
+    MapDefinition other = d;
+    other.name = "other";
+    const Grid<float> c = whole(other, 3, side, side);
+    int shared = 0;
+    for (std::size_t i = 0; i < g.size(); ++i)
+        shared += g.cells()[i] == c.cells()[i] ? 1 : 0;
+    CHECK(shared < 10);
 }

@@ -110,6 +110,24 @@ table = ["ww", "gf"]
         }
 }
 
+TEST_CASE("kind white parses, with modifiers") {
+    Diagnostics d;
+    auto r =
+        parse_recipe("[maps.fill]\nkind = \"white\"\nseed_offset = 3\n[[maps.fill.modifiers]]\n"
+                     "kind = \"smooth\"\n" +
+                         kTail,
+                     "w.toml", d);
+    for (auto& x : d)
+        MESSAGE(format_diagnostic(x));
+    REQUIRE(r);
+    const MapDefinition* fill = find_map(*r, "fill");
+    REQUIRE(fill);
+    CHECK(fill->settings.kind == NoiseKind::white);
+    CHECK(std::string(noise_kind_name(fill->settings.kind)) == "white");
+    CHECK(fill->settings.seed_offset == 3);
+    CHECK(fill->settings.modifiers.size() == 1);
+}
+
 TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
     struct Bad {
         std::string text;
@@ -122,6 +140,13 @@ TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
         {"[noise]\nkind = \"fault\"\noctaves = 3\n", 3, 1,
          "'noise.octaves' does not apply to kind \"fault\""},
         {"[noise]\nkind = \"value\"\nfrequency = 3\n", 3, 1, "unknown key 'noise.frequency'"},
+        {"[noise]\nkind = \"white\"\nscale = 3\n", 3, 1,
+         "'noise.scale' does not apply to kind \"white\" (its keys: seed_offset, modifiers)"},
+        {"[noise]\nkind = \"white\"\nfrequency = 3\n", 3, 1,
+         "unknown key 'noise.frequency' (kind \"white\" takes: seed_offset, modifiers)"},
+        {"[noise]\nkind = \"fault\"\nfrequency = 3\n", 3, 1,
+         "unknown key 'noise.frequency' (kind \"fault\" takes: faults, smoothing, seed_offset, "
+         "modifiers)"},
         {"[noise]\nkind = \"value\"\ninterpolation = \"bicubic\"\n", 3, 17,
          "expected one of \"linear\", \"cosine\""},
         {"[noise]\nkind = \"worley\"\nreturn = \"f3\"\n", 3, 10, "'noise.return' is \"f3\""},

@@ -82,6 +82,24 @@ TEST_CASE("defaults fill what a recipe leaves out") {
     CHECK(r->rules.outside == "clamp");
 }
 
+TEST_CASE("terrain keys min_area and min_width: per class, off by default") {
+    Diagnostics d;
+    auto r = parse_recipe(with("share = 0.4", "share = 0.4\nmin_area = 65536\nmin_width = 64"),
+                          "r.toml", d);
+    for (auto& x : d)
+        MESSAGE(format_diagnostic(x));
+    REQUIRE(r);
+    REQUIRE(r->cleanup.size() == 2);
+    CHECK(r->cleanup[0].min_area == 65536);
+    CHECK(r->cleanup[0].min_width == 64);
+    CHECK(r->cleanup[1].min_area == 0);
+    CHECK(r->cleanup[1].min_width == 0);
+    auto plain = parse_recipe(kGood, "r.toml", d);
+    REQUIRE(plain);
+    REQUIRE(plain->cleanup.size() == 2);
+    CHECK_FALSE(cleanup_needed(plain->cleanup));
+}
+
 TEST_CASE("bad recipes: message and line:column") {
     struct Bad {
         std::string text;
@@ -111,6 +129,19 @@ TEST_CASE("bad recipes: message and line:column") {
          "terrain symbol must be one printable character"},
         {with("name = \"grass\"", "name = \"water\""), 18, 8, "duplicate terrain name 'water'"},
         {with("name = \"grass\"\n", ""), 17, 1, "terrain class has no 'name'"},
+        {with("share = 0.6", "share = 0.6\nmin_area = -1"), 21, 12,
+         "'terrain.min_area' is -1, expected 0 to 65536"},
+        {with("share = 0.6", "share = 0.6\nmin_area = 65537"), 21, 12,
+         "'terrain.min_area' is 65537, expected 0 to 65536"},
+        {with("share = 0.6", "share = 0.6\nmin_area = 2.5"), 21, 12,
+         "'terrain.min_area' must be an integer"},
+        {with("share = 0.6", "share = 0.6\nmin_width = 65"), 21, 13,
+         "'terrain.min_width' is 65, expected 0 to 64"},
+        {with("share = 0.6", "share = 0.6\nmin_width = -2"), 21, 13,
+         "'terrain.min_width' is -2, expected 0 to 64"},
+        {with("share = 0.6", "share = 0.6\nmin_width = \"2\""), 21, 13,
+         "'terrain.min_width' must be an integer, not a string"},
+        {with("share = 0.6", "share = 0.6\nmin_size = 4"), 21, 1, "unknown key 'terrain.min_size'"},
         {with("outside = \"w\"", "outside = \"x\""), 24, 11, "'rules.outside' is \"x\""},
         {with("files = [\"a.rules\", \"b.rules\"]", "files = \"a.rules\""), 23, 9,
          "'rules.files' must be an array"},

@@ -1,0 +1,416 @@
+#include "core/classes/class_cleanup.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstring>
+#include <functional>
+#include <queue>
+#include <vector>
+
+namespace tilegen {
+
+namespace {
+
+constexpr std::size_t kIds = 256; // every value a ClassId can hold
+
+// Among the cells of classes[i] with eligible[i] = 1 (i < 9; eligible 0 or 1), the class most
+// common, ties to the lowest id; -1 when none is eligible. Branch-free: keys (count, 255 - class)
+// compared as one number. counts: all 0, left all 0.
+int eligible_majority(const ClassId* classes, const std::uint32_t* eligible,
+                      std::array<std::uint32_t, 256>& counts) {
+    // Most often the eligible cells are all of one class (or none is eligible).
+    std::uint64_t present = 0;
+    std::uint32_t below_64 = 1;
+    for (int i = 0; i < 9; ++i) {
+        below_64 &= classes[i] < 64;
+        present |= std::uint64_t{eligible[i]} << (classes[i] & 63);
+    }
+    if (below_64 && (present & (present - 1)) == 0)
+        return present == 0 ? -1 : std::countr_zero(present);
+    for (int i = 0; i < 9; ++i)
+        counts[classes[i]] += eligible[i];
+    std::uint32_t key = 0;
+    for (int i = 0; i < 9; ++i)
+        key = std::max(key, (counts[classes[i]] << 8 | (255u - classes[i])) * eligible[i]);
+    for (int i = 0; i < 9; ++i)
+        counts[classes[i]] = 0;
+    return key == 0 ? -1 : static_cast<int>(255u - (key & 255u));
+}
+
+// The end of the run of equal classes starting at x (the first x1 > x with row[x1] != row[x], or
+// w): eight cells at a time.
+int run_end(const ClassId* row, int x, int w) {
+    const ClassId c = row[x++];
+    if constexpr (std::endian::native == std::endian::little) {
+        const std::uint64_t pattern = 0x0101010101010101ull * c;
+        for (; x + 8 <= w; x += 8) {
+            std::uint64_t v;
+            std::memcpy(&v, row + x, 8);
+            if (const std::uint64_t diff = v ^ pattern; diff != 0)
+                return x + std::countr_zero(diff) / 8;
+        }
+    }
+    while (x < w && row[x] == c)
+        ++x;
+    return x;
+}
+
+// Calls f(x0, x1, class) for each run of the row, left to right.
+template <class F> void for_each_run(const ClassId* row, int w, F&& f) {
+    for (int x = 0; x < w;) {
+        const int x1 = run_end(row, x, w);
+        f(x, x1, row[x]);
+        x = x1;
+    }
+}
+
+// Union-find over the runs of a class grid (a run: cells of one class side by side in a row),
+// labelled in reading order; runs of one class that touch across rows share a set. The root of a
+// set is its smallest label, so the run holding the set's first cell in reading order; sizes (in
+// cells, saturating) and classes are kept at the roots. A cell's label is found by a binary search
+// among its row's runs; it stays valid when cells change class (the sets then follow the merges).
+struct RunSets {
+    std::vector<std::uint32_t> parent;
+    std::vector<std::uint32_t> size;
+    std::vector<std::uint16_t> x0;       // the run's first column (widths are at most 65536)
+    std::vector<ClassId> cls;            // the set's class (valid at roots)
+    std::vector<std::uint32_t> row_runs; // label of each row's first run, and the run count last
+
+    std::uint32_t find(std::uint32_t a) {
+        while (parent[a] != a) {
+            parent[a] = parent[parent[a]];
+            a = parent[a];
+        }
+        return a;
+    }
+    // Joins the sets of roots a and b; returns the new root.
+    std::uint32_t join_roots(std::uint32_t a, std::uint32_t b) {
+        if (a == b) return a;
+        if (b < a) std::swap(a, b);
+        parent[b] = a;
+        const std::uint64_t sum = std::uint64_t{size[a]} + size[b];
+        size[a] = static_cast<std::uint32_t>(std::min<std::uint64_t>(sum, 0xFFFFFFFFu));
+        return a;
+    }
+    std::uint32_t label_of(int x, int y) const {
+        const auto first = x0.begin() + row_runs[static_cast<std::size_t>(y)];
+        const auto last = x0.begin() + row_runs[static_cast<std::size_t>(y) + 1];
+        return static_cast<std::uint32_t>(
+            std::upper_bound(first, last, static_cast<std::uint16_t>(x)) - x0.begin() - 1);
+    }
+    int row_of(std::uint32_t label) const {
+        return static_cast<int>(std::upper_bound(row_runs.begin(), row_runs.end(), label) -
+                                row_runs.begin() - 1);
+    }
+};
+
+RunSets label_runs(const ClassGrid& g) {
+    struct Run {
+        int x1;             // the run is cells ..x1-1
+        std::uint32_t root; // its set's root (for the previous row: as it was after that row)
+        ClassId cls;
+    };
+    const int w = g.width();
+    RunSets sets;
+    std::vector<Run> prev, cur;
+    for (int y = 0; y < g.height(); ++y) {
+        sets.row_runs.push_back(static_cast<std::uint32_t>(sets.parent.size()));
+        cur.clear();
+        for_each_run(g.row(y), w, [&](int x0, int x1, ClassId c) {
+            const auto label = static_cast<std::uint32_t>(sets.parent.size());
+            sets.parent.push_back(label);
+            sets.size.push_back(static_cast<std::uint32_t>(x1 - x0));
+            sets.x0.push_back(static_cast<std::uint16_t>(x0));
+            sets.cls.push_back(c);
+            cur.push_back({x1, label, c});
+        });
+        // Both rows partition 0..w-1: walk them together; runs met at once overlap.
+        for (std::size_t i = 0, j = 0; i < prev.size() && j < cur.size();) {
+            if (prev[i].cls == cur[j].cls)
+                cur[j].root = sets.join_roots(sets.find(prev[i].root), sets.find(cur[j].root));
+            if (prev[i].x1 < cur[j].x1)
+                ++i;
+            else if (prev[i].x1 > cur[j].x1)
+                ++j;
+            else {
+                ++i;
+                ++j;
+            }
+        }
+        std::swap(prev, cur);
+    }
+    sets.row_runs.push_back(static_cast<std::uint32_t>(sets.parent.size()));
+    return sets;
+}
+
+// Opening, pass 1 on one row (branch-free, vectorised): up[x] counts the rows ending here whose
+// run at x reaches N (reach[x] = N there, else 0) in one class; m[x] marks square corners.
+void corner_row(const ClassId* __restrict row, const ClassId* __restrict above,
+                const std::uint8_t* __restrict reach, std::uint8_t* __restrict up,
+                std::uint8_t* __restrict m, std::size_t width) {
+    for (std::size_t x = 0; x < width; ++x) {
+        const std::uint8_t r = reach[x], u = up[x];
+        const bool stack = above[x] == row[x] && u != 0;
+        const std::uint8_t next = r == 0 ? 0 : stack ? static_cast<std::uint8_t>(u + (u < 64)) : 1;
+        up[x] = next;
+        m[x] = r != 0 && next >= r ? 1 : 0;
+    }
+}
+
+// Opening, pass 2 on one row (branch-free, vectorised): down[x] = N at a corner (side[x] = N of
+// the cell's class), else one less than the cell below's (0 stays 0); cover[x] = N where down[x]
+// is not 0, else 0.
+void down_row(const std::uint8_t* __restrict side, const std::uint8_t* __restrict corner,
+              std::uint8_t* __restrict down, std::uint8_t* __restrict cover, std::size_t width) {
+    for (std::size_t x = 0; x < width; ++x) {
+        const std::uint8_t d = down[x];
+        const auto at_corner = static_cast<std::uint8_t>(-(corner[x] != 0)); // 0 or ~0
+        const auto carried = static_cast<std::uint8_t>(d - (d != 0));
+        const auto next = static_cast<std::uint8_t>((side[x] & at_corner) | (carried & ~at_corner));
+        down[x] = next;
+        cover[x] = static_cast<std::uint8_t>(side[x] & -(next != 0));
+    }
+}
+
+// cover[x] = max(cover[x], cover[x + k] - k) (0 at least) for x < count: after the steps k = 1,
+// 2, 4, ..., cover[x] is the largest cover[x + d] - d over d < 2k (a max-minus-distance
+// transform), vectorised.
+void spread_left(std::uint8_t* cover, std::size_t count, int k) {
+    const auto step = static_cast<std::size_t>(k);
+    for (std::size_t x = 0; x < count; ++x) {
+        const std::uint8_t from = cover[x + step];
+        const auto reached = static_cast<std::uint8_t>(from > k ? from - k : 0);
+        cover[x] = std::max(cover[x], reached);
+    }
+}
+
+// m[x] = removed (1 | queued 2) where the class opens (side[x] != 0) and no square covers x.
+void removed_row(const std::uint8_t* __restrict side, const std::uint8_t* __restrict cover,
+                 std::uint8_t* __restrict m, std::size_t width) {
+    for (std::size_t x = 0; x < width; ++x)
+        m[x] = static_cast<std::uint8_t>(3 & -((side[x] != 0) & (cover[x] == 0)));
+}
+
+// Whether all 8 bytes at p are 0.
+bool no_nonzero_byte(const std::uint8_t* p) {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v == 0;
+}
+
+} // namespace
+
+bool cleanup_needed(std::span<const ClassCleanup> per_class) {
+    for (const ClassCleanup& c : per_class)
+        if (c.min_area >= 2 || c.min_width >= 2) return true;
+    return false;
+}
+
+void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, CleanupReport& report) {
+    std::array<std::uint8_t, kIds> side{}; // the square's side per class id, 0 = no opening
+    bool any = false;
+    for (std::size_t i = 0; i < std::min(per_class.size(), kIds); ++i)
+        if (per_class[i].min_width >= 2) {
+            side[i] = static_cast<std::uint8_t>(std::min(per_class[i].min_width, kMaxMinWidth));
+            any = true;
+        }
+    if (!any || g.empty()) return;
+    const int w = g.width(), h = g.height();
+    constexpr std::uint8_t kRemoved = 1, kQueued = 2;
+    Grid<std::uint8_t> mark = Grid<std::uint8_t>::uninitialised(w, h);
+
+    // Pass 1, top to bottom: mark the bottom-right corner of every N x N square of one class.
+    // reach[x]: N where the row's run ending at x (same-class cells up to x) has N cells or more,
+    // else 0; up[x]: the rows ending at y where that holds in column x, in one class (capped).
+    const auto width = static_cast<std::size_t>(w);
+    std::vector<std::uint8_t> reach(width), up(width, 0), down(width, 0);
+    for (int y = 0; y < h; ++y) {
+        const ClassId* row = g.row(y);
+        const ClassId* above = y > 0 ? g.row(y - 1) : row; // row 0: up[] is all 0 anyway
+        std::uint8_t* m = mark.row(y);
+        for_each_run(row, w, [&](int x0, int x1, ClassId c) {
+            const int n = side[c];
+            if (n == 0 || x1 - x0 < n) {
+                std::memset(reach.data() + x0, 0, static_cast<std::size_t>(x1 - x0));
+            } else {
+                std::memset(reach.data() + x0, 0, static_cast<std::size_t>(n - 1));
+                std::memset(reach.data() + x0 + n - 1, n,
+                            static_cast<std::size_t>(x1 - x0 - n + 1));
+            }
+        });
+        corner_row(row, above, reach.data(), up.data(), m, width);
+    }
+
+    // Pass 2, bottom to top: spread each corner's square up (down[x]: rows left to cover in column
+    // x, counting down from N at the corner) and then left (cover[x]: the most columns left to
+    // cover from x on); cells of an opened class no square covers are removed. No class checks
+    // are needed: a count still above 0 is inside its square, whose cells are all of its class.
+    int most = 0;
+    for (const std::uint8_t n : side)
+        most = std::max<int>(most, n);
+    std::vector<std::uint8_t> cover(width);
+    struct Cell {
+        int x, y;
+    };
+    std::vector<Cell> frontier;
+    for (int y = h - 1; y >= 0; --y) {
+        const ClassId* row = g.row(y);
+        std::uint8_t* m = mark.row(y);
+        for (std::size_t x = 0; x < width; ++x)
+            reach[x] = side[row[x]];
+        down_row(reach.data(), m, down.data(), cover.data(), width);
+        for (int k = 1; k < most && static_cast<std::size_t>(k) < width; k *= 2)
+            spread_left(cover.data(), width - static_cast<std::size_t>(k), k);
+        removed_row(reach.data(), cover.data(), m, width);
+        for (std::size_t x = 0; x < width; x += 8) {
+            if (x + 8 <= width && no_nonzero_byte(m + x)) continue;
+            for (std::size_t i = x; i < std::min(x + 8, width); ++i)
+                if (m[i] != 0) frontier.push_back({static_cast<int>(i), y});
+        }
+    }
+
+    // Refill in synchronous rounds; the next round looks only at removed cells beside a cell just
+    // decided (the only ones whose eligible neighbours changed).
+    std::vector<std::pair<Cell, ClassId>> decided;
+    std::array<std::uint32_t, kIds> counts{};
+    while (!frontier.empty()) {
+        decided.clear();
+        for (const Cell& p : frontier) {
+            mark(p.x, p.y) = kRemoved;
+            const ClassId own = g(p.x, p.y);
+            // The 3 x 3 block (the cell itself is removed, so not eligible); cells off the map
+            // read a cell on it and are not eligible.
+            const int xs[3] = {std::max(p.x - 1, 0), p.x, std::min(p.x + 1, w - 1)};
+            const std::uint32_t x_in[3] = {p.x > 0, 1, p.x + 1 < w};
+            ClassId around[9];
+            std::uint32_t eligible[9];
+            for (int dy = -1, n = 0; dy <= 1; ++dy) {
+                const int ny = std::clamp(p.y + dy, 0, h - 1);
+                const std::uint32_t y_in = ny == p.y + dy;
+                const ClassId* row = g.row(ny);
+                const std::uint8_t* m = mark.row(ny);
+                for (int k = 0; k < 3; ++k, ++n) {
+                    around[n] = row[xs[k]];
+                    eligible[n] =
+                        y_in & x_in[k] & ((m[xs[k]] & kRemoved) == 0) & (around[n] != own);
+                }
+            }
+            const int best = eligible_majority(around, eligible, counts);
+            if (best >= 0) decided.push_back({p, static_cast<ClassId>(best)});
+        }
+        for (const auto& [p, c] : decided) {
+            g(p.x, p.y) = c;
+            mark(p.x, p.y) = 0;
+        }
+        report.opened_cells += decided.size();
+        frontier.clear();
+        for (const auto& [p, c] : decided)
+            for (int ny = std::max(p.y - 1, 0); ny <= std::min(p.y + 1, h - 1); ++ny)
+                for (int nx = std::max(p.x - 1, 0); nx <= std::min(p.x + 1, w - 1); ++nx)
+                    if (mark(nx, ny) == kRemoved) {
+                        mark(nx, ny) = kRemoved | kQueued;
+                        frontier.push_back({nx, ny});
+                    }
+    }
+}
+
+void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
+                         CleanupReport& report) {
+    std::array<std::uint32_t, kIds> need{}; // min_area per class id, 0 = off
+    bool any = false;
+    for (std::size_t i = 0; i < std::min(per_class.size(), kIds); ++i)
+        if (per_class[i].min_area >= 2) {
+            need[i] = static_cast<std::uint32_t>(std::min(per_class[i].min_area, kMaxMinArea));
+            any = true;
+        }
+    if (!any || g.empty()) return;
+    const int w = g.width(), h = g.height();
+    const std::uint64_t total = g.size();
+
+    RunSets sets = label_runs(g);
+    auto too_small = [&](std::uint32_t root) {
+        const std::uint32_t n = need[sets.cls[root]];
+        return sets.size[root] < n && sets.size[root] != total;
+    };
+    // Too-small regions by their root, smallest (= first in reading order) on top. Entries go
+    // stale when their region merges; they are skipped when met.
+    std::vector<std::uint32_t> initial;
+    for (std::uint32_t l = 0; l < sets.parent.size(); ++l)
+        if (sets.parent[l] == l && too_small(l)) initial.push_back(l);
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> queue(
+        std::greater<>{}, std::move(initial));
+    if (queue.empty()) return;
+
+    Grid<std::uint8_t> seen(w, h, 0);
+    struct Cell {
+        int x, y;
+    };
+    std::vector<Cell> region, border;
+    std::array<std::uint32_t, kIds> counts{};
+    while (!queue.empty()) {
+        const std::uint32_t root = queue.top();
+        queue.pop();
+        if (sets.parent[root] != root || !too_small(root)) continue;
+        const Cell first{sets.x0[root], sets.row_of(root)};
+        const ClassId c = sets.cls[root];
+        // The region (flood over its class) and the distinct cells bordering it.
+        region.assign(1, first);
+        border.clear();
+        seen(first.x, first.y) = 1;
+        for (std::size_t k = 0; k < region.size(); ++k) {
+            const Cell p = region[k];
+            auto visit = [&](int x, int y) {
+                if (seen(x, y)) return;
+                seen(x, y) = 1;
+                (g(x, y) == c ? region : border).push_back({x, y});
+            };
+            if (p.y > 0) visit(p.x, p.y - 1);
+            if (p.x > 0) visit(p.x - 1, p.y);
+            if (p.x + 1 < w) visit(p.x + 1, p.y);
+            if (p.y + 1 < h) visit(p.x, p.y + 1);
+        }
+        if (border.empty()) { // the whole map (too_small excludes it): stays
+            for (const Cell& p : region)
+                seen(p.x, p.y) = 0;
+            continue;
+        }
+        ClassId best = 0;
+        std::uint32_t best_count = 0;
+        for (const Cell& p : border) {
+            const ClassId b = g(p.x, p.y);
+            const std::uint32_t n = ++counts[b];
+            if (n > best_count || (n == best_count && b < best)) {
+                best = b;
+                best_count = n;
+            }
+        }
+        for (const Cell& p : border) {
+            counts[g(p.x, p.y)] = 0;
+            seen(p.x, p.y) = 0;
+        }
+        for (const Cell& p : region) {
+            g(p.x, p.y) = best;
+            seen(p.x, p.y) = 0;
+        }
+        std::uint32_t merged = root;
+        for (const Cell& p : border)
+            if (g(p.x, p.y) == best)
+                merged = sets.join_roots(merged, sets.find(sets.label_of(p.x, p.y)));
+        sets.cls[merged] = best;
+        ++report.merged_regions;
+        report.merged_cells += region.size();
+        if (too_small(merged)) queue.push(merged);
+    }
+}
+
+CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup> per_class) {
+    CleanupReport report;
+    if (!cleanup_needed(per_class)) return report;
+    open_thin_parts(classes, per_class, report);
+    merge_small_regions(classes, per_class, report);
+    return report;
+}
+
+} // namespace tilegen
