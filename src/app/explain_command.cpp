@@ -96,15 +96,8 @@ int run_explain(const Args& args) {
     if (!result.heights.empty())
         out << "  height " << std::setprecision(6) << result.heights(x, y) << "\n";
     out << "  class  " << terrain[cls].name << " (" << terrain[cls].symbol << ")\n";
-    if (!project->class_passes.empty()) {
-        const std::vector<ClassStep> steps = class_history(*project, result, x, y);
-        const ClassId classified = result.classes_before_passes(x, y);
-        out << "  classified as " << terrain[classified].name << " (" << terrain[classified].symbol
-            << "), then the class passes:\n";
-        for (const std::string& line :
-             class_history_lines(project->class_passes, result.pass_runs, steps, symbols))
-            out << "    " << line << "\n";
-    }
+    for (const std::string& line : class_change_lines(*project, result, x, y))
+        out << "  " << line << "\n";
     int radius = 1;
     for (const auto& l : result.layers)
         for (const auto& r : l.ordered)

@@ -10,6 +10,7 @@
 
 #include "core/heightfield/heightfield.hpp"
 #include "core/parallel.hpp"
+#include "core/rules/explain.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "core/tileset/wang.hpp"
 
@@ -274,7 +275,7 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
                 recipe.path, def->line, def->column,
                 "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
                     "\", a whole-map algorithm; infinite maps need position-based kinds (harmonic, "
-                    "value, perlin, simplex, worley, profile)"));
+                    "value, perlin, simplex, worley, profile, white)"));
             return std::nullopt;
         }
         for (const auto& m : def->settings.modifiers)
@@ -285,6 +286,15 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
             diags.push_back(error_at(pass.file, pass.line, 1,
                                      "[classes *] runs until the whole map is stable; infinite "
                                      "maps need a fixed number of runs ([classes N])"));
+            return std::nullopt;
+        }
+    for (std::size_t c = 0; c < recipe.cleanup.size(); ++c)
+        if (recipe.cleanup[c].min_area > 1 || recipe.cleanup[c].min_width > 1) {
+            const SourcePosition& at = recipe.terrain_positions[c];
+            diags.push_back(error_at(recipe.path, at.line, at.column,
+                                     "terrain '" + recipe.terrain[c].name +
+                                         "' sets min_area or min_width, a clean-up of the whole "
+                                         "map; infinite maps cannot apply it"));
             return std::nullopt;
         }
     WorldSetup w;
@@ -455,6 +465,23 @@ void run_passes(Run& run) {
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
 }
 
+// cleanup: [[terrain]] min_width and min_area (class_cleanup.hpp), after the passes.
+bool cleanup_wanted(const Recipe& recipe) {
+    for (const ClassCleanup& c : recipe.cleanup)
+        if (c.min_area > 1 || c.min_width > 1) return true;
+    return false;
+}
+bool cleans_up(const Run& run) {
+    return cleanup_wanted(run.project.recipe);
+}
+void clean_up(Run& run) {
+    GenerateResult& r = run.result;
+    if (run.options.keep_details) r.classes_before_cleanup = r.classes;
+    r.cleanup = clean_up_classes(r.classes, run.project.recipe.cleanup);
+    r.class_fractions = class_fractions(
+        r.classes, static_cast<int>(run.project.recipe.terrain.size()), run.options.threads);
+}
+
 // objects: sprites on the classes, guided by the density maps.
 void place_sprites(Run& run) {
     GenerateResult& r = run.result;
@@ -547,6 +574,7 @@ const Stage kStages[] = {
     {"noise", compute_maps, computes_maps},
     {"classes", cut_classes},
     {"class_passes", run_passes, has_class_passes},
+    {"cleanup", clean_up, cleans_up},
     {"objects", place_sprites, places_objects},
     {"rules", apply_rules},
     {"map", assemble_map},
@@ -585,6 +613,34 @@ std::vector<ClassStep> class_history(const Project& project, const GenerateResul
     return replay_class_history(result.classes_before_passes, project.class_passes,
                                 result.pass_runs, static_cast<int>(project.recipe.terrain.size()),
                                 outside_policy(project.recipe), result.seed, x, y);
+}
+
+std::vector<std::string> class_change_lines(const Project& project, const GenerateResult& result,
+                                            int x, int y) {
+    std::vector<std::string> lines;
+    const auto& terrain = project.recipe.terrain;
+    const auto named = [&](ClassId c) {
+        return terrain[c].name + " (" + std::string(1, terrain[c].symbol) + ")";
+    };
+    const ClassGrid& first = !result.classes_before_passes.empty() ? result.classes_before_passes
+                                                                   : result.classes_before_cleanup;
+    if (first.empty() || !first.contains(x, y)) return lines;
+    lines.push_back("classified as " + named(first(x, y)));
+    std::string symbols;
+    for (const TerrainClass& t : terrain)
+        symbols += t.symbol;
+    if (!result.classes_before_passes.empty())
+        for (std::string& line : class_history_lines(project.class_passes, result.pass_runs,
+                                                     class_history(project, result, x, y), symbols))
+            lines.push_back("class pass " + std::move(line));
+    if (!result.classes_before_cleanup.empty()) {
+        const ClassId before = result.classes_before_cleanup(x, y);
+        const ClassId after = result.classes(x, y);
+        lines.push_back(before == after ? "clean-up (min_width, min_area): keeps " + named(after)
+                                        : "clean-up (min_width, min_area): " + named(before) +
+                                              " -> " + named(after));
+    }
+    return lines;
 }
 
 } // namespace tilegen

@@ -8,6 +8,8 @@
 //   class_passes  the rule files' [classes] sections rewrite the class grid, in order, as
 //            cellular automata (only when the rule files have such sections; a given class map
 //            is rewritten too)
+//   cleanup  [[terrain]] min_width and min_area: thin parts opened, small regions merged (only
+//            when a terrain sets them)
 //   objects  sprites on top of the classes (only when the recipe scatters objects)
 //   rules    one TileGrid per rule layer by descriptor rules; rule-hit statistics
 //   map      the Map: atlas, tile layers, object layer, map properties
@@ -75,6 +77,10 @@ struct GenerateResult {
     // explain and the inspector replay one cell's history from it (class_history).
     ClassGrid classes_before_passes;
     std::vector<int> pass_runs; // per class pass (Project::class_passes): the runs it made
+    // The grid the clean-up started from (empty without clean-up or without keep_details), and
+    // what the clean-up did.
+    ClassGrid classes_before_cleanup;
+    CleanupReport cleanup;
     std::vector<std::vector<std::uint64_t>> pass_changed; // per pass, per run: cells changed
     std::vector<LayerRules> layers;   // the rules as ordered and resolved for this run
     std::vector<Grid<int>> decisions; // per layer: the deciding rule (index into
@@ -111,6 +117,13 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
 // result.classes_before_passes; empty when the project has no passes.
 std::vector<ClassStep> class_history(const Project& project, const GenerateResult& result, int x,
                                      int y);
+
+// What the stages after the classification did to cell (x, y), as text lines for explain and the
+// viewer's inspector: "classified as NAME (s)", each class pass (class_history_lines), the
+// clean-up ("clean-up (min_width, min_area): A -> B"); empty when no such stage ran or the run
+// kept no details.
+std::vector<std::string> class_change_lines(const Project& project, const GenerateResult& result,
+                                            int x, int y);
 
 // What neighbours outside the map count as, from [rules] outside.
 OutsidePolicy outside_policy(const Recipe& recipe);

@@ -181,15 +181,8 @@ std::vector<std::string> inspect_cell(const Build& build, int x, int y) {
     if (cls < terrain.size())
         head << "  class " << terrain[cls].name << " (" << terrain[cls].symbol << ")";
     lines.push_back(head.str());
-    if (!build.project.class_passes.empty() && !result.classes_before_passes.empty()) {
-        const ClassId classified = result.classes_before_passes(x, y);
-        lines.push_back("classified as " + std::string(1, build.symbols[classified]) +
-                        ", then the class passes:");
-        for (std::string& line :
-             class_history_lines(build.project.class_passes, result.pass_runs,
-                                 class_history(build.project, result, x, y), build.symbols))
-            lines.push_back("  " + std::move(line));
-    }
+    for (std::string& line : class_change_lines(build.project, result, x, y))
+        lines.push_back(std::move(line));
     for (std::size_t li = 0; li < result.layers.size(); ++li) {
         const LayerRules& layer = result.layers[li];
         const CellExplanation e =

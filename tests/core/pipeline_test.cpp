@@ -31,12 +31,14 @@ std::optional<Project> sample(const std::string& name) {
 } // namespace
 
 TEST_CASE("the pipeline runs the stages of README's diagram, in order, each timed once") {
-    // README "How it works": heightfield (noise) -> classes -> class passes -> objects on top ->
-    // rules -> map.
-    CHECK(pipeline_stage_names() ==
-          std::vector<std::string>{"noise", "classes", "class_passes", "objects", "rules", "map"});
-    // The shipped overworld has no [classes] sections: that stage does not apply.
-    const std::vector<std::string> diagram{"noise", "classes", "objects", "rules", "map"};
+    // README "How it works": heightfield (noise) -> classes -> class passes -> clean-up ->
+    // objects on top -> rules -> map.
+    CHECK(pipeline_stage_names() == std::vector<std::string>{"noise", "classes", "class_passes",
+                                                             "cleanup", "objects", "rules", "map"});
+    // The shipped overworld has no [classes] sections (that stage does not apply) and sets
+    // min_area (the clean-up does).
+    const std::vector<std::string> diagram{"noise",   "classes", "cleanup",
+                                           "objects", "rules",   "map"};
 
     auto overworld = sample("overworld.toml"); // scatters objects
     REQUIRE(overworld);

@@ -52,10 +52,12 @@ TEST_CASE("every sample marks exactly its blockers as not walkable") {
             CHECK(s.corner_windows == one.corner_windows);
             CHECK(s.boundary_edges == one.boundary_edges);
         }
-        // Percentile classes keep their shares to within a cell per class.
+        // Percentile classes keep their shares to within a cell per class (before any class pass
+        // or clean-up moves them; samples_test checks how far those go).
         for (std::size_t c = 0; c < shares.size(); ++c)
             if (!std::isnan(shares[c]))
-                CHECK(std::abs(one.share_error[c]) < 800.0 / static_cast<double>(one.cells));
+                CHECK(std::abs(result.classified_fractions[c] - shares[c]) * 100 <
+                      800.0 / static_cast<double>(one.cells));
     }
     CHECK(samples >= 8);
 }
