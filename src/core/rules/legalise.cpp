@@ -1,0 +1,393 @@
+#include "core/rules/legalise.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <deque>
+#include <unordered_map>
+
+#include "core/hash.hpp"
+#include "core/parallel.hpp"
+
+namespace tilegen {
+
+namespace {
+
+// Whether a rule draws something: a target that is not @error.
+bool draws(const Rule& rule) {
+    return std::any_of(rule.targets.begin(), rule.targets.end(),
+                       [](const Target& t) { return t.kind != Target::Kind::error; });
+}
+
+// Per layer, per ordered rule: 1 when the rule does not draw (all targets @error, or none).
+std::vector<std::vector<std::uint8_t>> undrawing_rules(const std::vector<LayerRules>& layers) {
+    std::vector<std::vector<std::uint8_t>> out;
+    for (const LayerRules& layer : layers) {
+        out.emplace_back();
+        for (const Rule& r : layer.ordered)
+            out.back().push_back(draws(r) ? 0 : 1);
+    }
+    return out;
+}
+
+int rule_radius(const std::vector<LayerRules>& layers) {
+    int radius = 0;
+    for (const LayerRules& layer : layers)
+        for (const Rule& r : layer.ordered)
+            radius = std::max(radius, r.pattern.radius());
+    return radius;
+}
+
+// A neighbourhood of (2 * radius + 1)^2 classes packed 5 bits each (at most 125 bits).
+struct Key {
+    std::uint64_t lo = 0, hi = 0;
+    bool operator==(const Key&) const = default;
+};
+struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+        return static_cast<std::size_t>(mix64(k.lo ^ mix64(k.hi)));
+    }
+};
+
+// Drawability of single neighbourhoods: the rules are tried once per distinct neighbourhood, then
+// remembered. One per thread (not shared).
+class Oracle {
+  public:
+    Oracle(const std::vector<LayerRules>& layers, const std::vector<std::vector<std::uint8_t>>& bad,
+           int radius)
+        : layers_(layers), bad_(bad), radius_(radius), side_(2 * radius + 1) {}
+
+    int side() const { return side_; }
+
+    // cells: side * side class ids, row-major, the cell itself in the middle.
+    bool drawable(const ClassId* cells) {
+        Key key;
+        for (int i = 0; i < side_ * side_; ++i) {
+            const std::uint64_t c = cells[i];
+            const int shift = 5 * i;
+            if (shift < 64) {
+                key.lo |= c << shift;
+                if (shift + 5 > 64) key.hi |= c >> (64 - shift);
+            } else {
+                key.hi |= c << (shift - 64);
+            }
+        }
+        auto [it, inserted] = memo_.try_emplace(key, 0);
+        if (inserted) it->second = decide(cells) ? 1 : 0;
+        return it->second != 0;
+    }
+
+    // Whether cell (x, y) is drawable when its classes are read through class_at(x, y).
+    template <class ClassAt> bool drawable_at(int x, int y, ClassAt&& class_at) {
+        ClassId cells[Descriptor::kMaxSize * Descriptor::kMaxSize];
+        for (int dy = -radius_; dy <= radius_; ++dy)
+            for (int dx = -radius_; dx <= radius_; ++dx)
+                cells[(dy + radius_) * side_ + dx + radius_] = class_at(x + dx, y + dy);
+        return drawable(cells);
+    }
+
+  private:
+    bool decide(const ClassId* cells) const {
+        for (std::size_t l = 0; l < layers_.size(); ++l) {
+            const std::vector<Rule>& ordered = layers_[l].ordered;
+            int found = kNoRule;
+            for (std::size_t i = 0; i < ordered.size() && found == kNoRule; ++i) {
+                const Descriptor& d = ordered[i].pattern;
+                const int r = d.radius();
+                bool ok = true;
+                for (int dy = -r; dy <= r && ok; ++dy)
+                    for (int dx = -r; dx <= r && ok; ++dx) {
+                        const ClassMask m = d.at(dx, dy);
+                        if (m == kAnyClass) continue;
+                        ok = (m >> cells[(dy + radius_) * side_ + dx + radius_]) & 1u;
+                    }
+                if (ok) found = static_cast<int>(i);
+            }
+            if (found == kNoRule || bad_[l][static_cast<std::size_t>(found)]) return false;
+        }
+        return true;
+    }
+
+    const std::vector<LayerRules>& layers_;
+    const std::vector<std::vector<std::uint8_t>>& bad_;
+    int radius_, side_;
+    std::unordered_map<Key, std::uint8_t, KeyHash> memo_;
+};
+
+ClassId read_class(const ClassGrid& g, int x, int y, OutsidePolicy outside) {
+    if (!g.contains(x, y)) {
+        if (outside.fixed_class) return *outside.fixed_class;
+        x = std::clamp(x, 0, g.width() - 1);
+        y = std::clamp(y, 0, g.height() - 1);
+    }
+    return g(x, y);
+}
+
+// gap(a, b) per class pair from the distances.
+std::vector<int> gaps_of(const std::vector<int>& dist, int class_count) {
+    std::vector<int> gap(dist.size(), 0);
+    for (std::size_t i = 0; i < dist.size(); ++i)
+        gap[i] = dist[i] < 0 ? class_count : std::max(0, dist[i] - 1);
+    return gap;
+}
+
+std::vector<int> distances(int class_count, Oracle& oracle, int radius) {
+    const std::size_t k = static_cast<std::size_t>(class_count);
+    // borders[a * k + b]: a half plane of a left of (or above) a half plane of b is drawable.
+    const int n = 2 * (radius + 1);
+    auto border_ok = [&](int a, int b, bool vertical) {
+        ClassGrid g(n, n, static_cast<ClassId>(a));
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x)
+                if ((vertical ? x : y) >= n / 2) g(x, y) = static_cast<ClassId>(b);
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x)
+                if (!oracle.drawable_at(x, y,
+                                        [&](int u, int v) { return read_class(g, u, v, {}); }))
+                    return false;
+        return true;
+    };
+    std::vector<std::uint8_t> half(k * k, 0);
+    for (int a = 0; a < class_count; ++a)
+        for (int b = 0; b < class_count; ++b)
+            if (a != b)
+                half[static_cast<std::size_t>(a) * k + static_cast<std::size_t>(b)] =
+                    border_ok(a, b, true) && border_ok(a, b, false);
+    std::vector<int> dist(k * k, -1);
+    for (int a = 0; a < class_count; ++a) {
+        std::deque<int> queue{a};
+        dist[static_cast<std::size_t>(a) * k + static_cast<std::size_t>(a)] = 0;
+        while (!queue.empty()) {
+            const int c = queue.front();
+            queue.pop_front();
+            const int dc = dist[static_cast<std::size_t>(a) * k + static_cast<std::size_t>(c)];
+            for (int b = 0; b < class_count; ++b) {
+                const std::size_t cb =
+                    static_cast<std::size_t>(c) * k + static_cast<std::size_t>(b);
+                const std::size_t bc =
+                    static_cast<std::size_t>(b) * k + static_cast<std::size_t>(c);
+                int& db = dist[static_cast<std::size_t>(a) * k + static_cast<std::size_t>(b)];
+                if (db < 0 && half[cb] && half[bc]) {
+                    db = dc + 1;
+                    queue.push_back(b);
+                }
+            }
+        }
+    }
+    return dist;
+}
+
+} // namespace
+
+std::vector<int> class_distances(const std::vector<LayerRules>& layers, int class_count) {
+    const auto bad = undrawing_rules(layers);
+    const int radius = rule_radius(layers);
+    Oracle oracle(layers, bad, radius);
+    return distances(class_count, oracle, radius);
+}
+
+Grid<std::uint8_t> drawable_cells(const ClassGrid& classes, const std::vector<LayerRules>& layers,
+                                  int class_count, OutsidePolicy outside, int threads) {
+    Grid<std::uint8_t> ok(classes.width(), classes.height(), 1);
+    if (classes.empty()) return ok;
+    const auto bad = undrawing_rules(layers);
+    const int h = classes.height(), w = classes.width();
+    const int blocks = std::clamp(threads, 1, h);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const LayerMatcher matcher(classes, layers[l].ordered, class_count, outside);
+        const std::uint8_t* const undrawing = bad[l].data();
+        parallel_for(blocks, blocks, [&](int b0, int b1) {
+            for (int b = b0; b < b1; ++b)
+                matcher.match_rows(static_cast<int>(static_cast<long long>(h) * b / blocks),
+                                   static_cast<int>(static_cast<long long>(h) * (b + 1) / blocks),
+                                   [&](int y, const int* decided) {
+                                       std::uint8_t* const row = ok.row(y);
+                                       for (int x = 0; x < w; ++x) {
+                                           const int d = decided[x];
+                                           row[x] &= d >= 0 && !undrawing[d] ? 1 : 0;
+                                       }
+                                   });
+        });
+    }
+    return ok;
+}
+
+LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers, int class_count,
+                        OutsidePolicy outside, LegaliseSettings settings, int threads) {
+    LegaliseResult result;
+    LegaliseReport& report = result.report;
+    const int w = classes.width(), h = classes.height();
+    if (classes.empty()) {
+        result.classes = std::move(classes);
+        return result;
+    }
+    threads = std::max(1, threads);
+    Grid<std::uint8_t> ok = drawable_cells(classes, layers, class_count, outside, threads);
+    std::vector<int> row_bad(static_cast<std::size_t>(h), 0);
+    std::uint64_t bad_cells = 0;
+    for (int y = 0; y < h; ++y) {
+        const std::uint8_t* row = ok.row(y);
+        for (int x = 0; x < w; ++x)
+            row_bad[static_cast<std::size_t>(y)] += row[x] ? 0 : 1;
+        bad_cells += static_cast<std::uint64_t>(row_bad[static_cast<std::size_t>(y)]);
+    }
+    report.undrawable_before = report.undrawable = bad_cells;
+    if (bad_cells == 0) {
+        result.classes = std::move(classes);
+        return result;
+    }
+
+    const ClassGrid original = classes;
+    const auto undrawing = undrawing_rules(layers);
+    const int radius = rule_radius(layers);
+    const int reach = std::max(1, radius); // R: the window a change can affect
+    const int stride = 2 * reach + 1;      // positions of one colour are this far apart
+    std::vector<Oracle> oracles;
+    for (int t = 0; t < threads; ++t)
+        oracles.emplace_back(layers, undrawing, radius);
+    const std::vector<int> gap = gaps_of(distances(class_count, oracles[0], radius), class_count);
+    const std::size_t k = static_cast<std::size_t>(class_count);
+
+    struct Change {
+        int x, y;
+        ClassId to;
+    };
+    // The best change at (x, y), if it lowers (undrawable cells, gaps); reads only cells within 2R.
+    auto evaluate = [&](int x, int y, Oracle& oracle, std::vector<Change>& out) {
+        const ClassId from = classes(x, y);
+        const int ux0 = std::max(0, x - reach), ux1 = std::min(w - 1, x + reach);
+        const int uy0 = std::max(0, y - reach), uy1 = std::min(h - 1, y + reach);
+        int before = 0;
+        for (int v = uy0; v <= uy1; ++v)
+            for (int u = ux0; u <= ux1; ++u)
+                before += ok(u, v) ? 0 : 1;
+        // The 8 neighbours as the rules see them (the outside policy applies); a clamped one that
+        // is the position itself counts as the position's new class.
+        ClassId nbr[8];
+        bool self[8];
+        int nbrs = 0;
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+                if (dx || dy) {
+                    const int u = x + dx, v = y + dy;
+                    nbr[nbrs] = read_class(classes, u, v, outside);
+                    self[nbrs] = !outside.fixed_class && std::clamp(u, 0, w - 1) == x &&
+                                 std::clamp(v, 0, h - 1) == y;
+                    ++nbrs;
+                }
+        int gap_before = 0;
+        for (int i = 0; i < nbrs; ++i)
+            gap_before += self[i] ? 0 : gap[from * k + nbr[i]];
+        int best_count = 0, best_gap = 0, best = -1;
+        for (int d = 1; d < class_count; ++d)
+            for (int c : {from - d, from + d}) {
+                if (c < 0 || c >= class_count) continue;
+                int gap_after = 0;
+                for (int i = 0; i < nbrs; ++i)
+                    gap_after += self[i] ? 0 : gap[static_cast<std::size_t>(c) * k + nbr[i]];
+                const int d_gap = gap_after - gap_before;
+                int after = 0;
+                const auto class_at = [&](int u, int v) {
+                    const ClassId cu = read_class(classes, u, v, outside);
+                    if (!outside.fixed_class || classes.contains(u, v)) {
+                        const int cx = std::clamp(u, 0, w - 1), cy = std::clamp(v, 0, h - 1);
+                        if (cx == x && cy == y) return static_cast<ClassId>(c);
+                    }
+                    return cu;
+                };
+                for (int v = uy0; v <= uy1; ++v)
+                    for (int u = ux0; u <= ux1; ++u)
+                        after += oracle.drawable_at(u, v, class_at) ? 0 : 1;
+                const int d_count = after - before;
+                if (d_count < best_count || (d_count == best_count && d_gap < best_gap)) {
+                    best_count = d_count;
+                    best_gap = d_gap;
+                    best = c;
+                }
+            }
+        if (best >= 0) out.push_back({x, y, static_cast<ClassId>(best)});
+    };
+
+    bool near = false; // positions: undrawable cells, or all cells within R of one
+    for (int round = 0; round < settings.max_rounds && bad_cells > 0; ++round) {
+        ++report.rounds;
+        std::uint64_t changed = 0;
+        for (int ky = 0; ky < stride; ++ky)
+            for (int kx = 0; kx < stride; ++kx) {
+                std::vector<int> rows;
+                for (int y = ky; y < h; y += stride) {
+                    bool any = false;
+                    const int v0 = near ? std::max(0, y - reach) : y;
+                    const int v1 = near ? std::min(h - 1, y + reach) : y;
+                    for (int v = v0; v <= v1 && !any; ++v)
+                        any = row_bad[static_cast<std::size_t>(v)] > 0;
+                    if (any) rows.push_back(y);
+                }
+                if (rows.empty()) continue;
+                const int n = static_cast<int>(rows.size());
+                const int blocks = std::min(threads, n);
+                std::vector<std::vector<Change>> proposals(static_cast<std::size_t>(blocks));
+                parallel_for(blocks, blocks, [&](int b0, int b1) {
+                    for (int b = b0; b < b1; ++b) {
+                        Oracle& oracle = oracles[static_cast<std::size_t>(b)];
+                        auto& out = proposals[static_cast<std::size_t>(b)];
+                        for (int i = n * b / blocks; i < n * (b + 1) / blocks; ++i) {
+                            const int y = rows[static_cast<std::size_t>(i)];
+                            for (int x = kx; x < w; x += stride) {
+                                bool position = !ok(x, y);
+                                if (near && !position) {
+                                    for (int v = std::max(0, y - reach);
+                                         v <= std::min(h - 1, y + reach) && !position; ++v)
+                                        for (int u = std::max(0, x - reach);
+                                             u <= std::min(w - 1, x + reach) && !position; ++u)
+                                            position = !ok(u, v);
+                                }
+                                if (position) evaluate(x, y, oracle, out);
+                            }
+                        }
+                    }
+                });
+                // Apply: the changes of one colour are independent (2R+1 apart).
+                for (const auto& block : proposals)
+                    for (const Change& ch : block) {
+                        classes(ch.x, ch.y) = ch.to;
+                        ++changed;
+                    }
+                for (const auto& block : proposals)
+                    for (const Change& ch : block)
+                        for (int v = std::max(0, ch.y - reach); v <= std::min(h - 1, ch.y + reach);
+                             ++v)
+                            for (int u = std::max(0, ch.x - reach);
+                                 u <= std::min(w - 1, ch.x + reach); ++u) {
+                                const std::uint8_t now =
+                                    oracles[0].drawable_at(u, v,
+                                                           [&](int a, int b) {
+                                                               return read_class(classes, a, b,
+                                                                                 outside);
+                                                           })
+                                        ? 1
+                                        : 0;
+                                if (now != ok(u, v)) {
+                                    const int delta = now ? -1 : 1;
+                                    row_bad[static_cast<std::size_t>(v)] += delta;
+                                    bad_cells = static_cast<std::uint64_t>(
+                                        static_cast<std::int64_t>(bad_cells) + delta);
+                                    ok(u, v) = now;
+                                }
+                            }
+            }
+        if (changed == 0) {
+            if (near) break;
+            near = true;
+        } else {
+            near = false;
+        }
+    }
+    report.undrawable = bad_cells;
+    for (std::size_t i = 0; i < classes.size(); ++i)
+        report.changed += classes.cells()[i] != original.cells()[i] ? 1 : 0;
+    result.classes = std::move(classes);
+    return result;
+}
+
+} // namespace tilegen
