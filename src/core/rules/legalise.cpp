@@ -4,7 +4,6 @@
 #include <array>
 #include <cstddef>
 #include <deque>
-#include <unordered_map>
 
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
@@ -38,58 +37,84 @@ int rule_radius(const std::vector<LayerRules>& layers) {
     return radius;
 }
 
-// A neighbourhood of (2 * radius + 1)^2 classes packed 5 bits each (at most 125 bits).
-struct Key {
-    std::uint64_t lo = 0, hi = 0;
-    bool operator==(const Key&) const = default;
-};
-struct KeyHash {
-    std::size_t operator()(const Key& k) const {
-        return static_cast<std::size_t>(mix64(k.lo ^ mix64(k.hi)));
-    }
-};
+// A neighbourhood of (2 * radius + 1)^2 classes, cell i (row-major) in bits 5i..5i+4 (at most
+// 125 bits: the top bits stay clear, so all ones marks an empty memo slot).
+__extension__ typedef unsigned __int128 Key;
+constexpr Key kEmpty = ~Key{0};
+constexpr Key slot_bit(int i) {
+    return Key{1} << (5 * i);
+}
 
 // Drawability of single neighbourhoods: the rules are tried once per distinct neighbourhood, then
-// remembered. One per thread (not shared).
+// remembered (open addressing, linear probing). One per thread (not shared).
 class Oracle {
   public:
     Oracle(const std::vector<LayerRules>& layers, const std::vector<std::vector<std::uint8_t>>& bad,
            int radius)
-        : layers_(layers), bad_(bad), radius_(radius), side_(2 * radius + 1) {}
+        : layers_(&layers), bad_(&bad), radius_(radius), side_(2 * radius + 1), keys_(1024, kEmpty),
+          values_(1024, 0) {}
 
+    int radius() const { return radius_; }
     int side() const { return side_; }
 
-    // cells: side * side class ids, row-major, the cell itself in the middle.
-    bool drawable(const ClassId* cells) {
-        Key key;
-        for (int i = 0; i < side_ * side_; ++i) {
-            const std::uint64_t c = cells[i];
-            const int shift = 5 * i;
-            if (shift < 64) {
-                key.lo |= c << shift;
-                if (shift + 5 > 64) key.hi |= c >> (64 - shift);
-            } else {
-                key.hi |= c << (shift - 64);
+    bool drawable(Key key) {
+        std::size_t mask = keys_.size() - 1, i = slot_of(key, mask);
+        while (keys_[i] != key) {
+            if (keys_[i] == kEmpty) {
+                if (2 * (used_ + 1) > keys_.size()) {
+                    grow();
+                    mask = keys_.size() - 1;
+                    i = slot_of(key, mask);
+                    continue;
+                }
+                keys_[i] = key;
+                values_[i] = decide(key) ? 1 : 0;
+                ++used_;
+                break;
             }
+            i = (i + 1) & mask;
         }
-        auto [it, inserted] = memo_.try_emplace(key, 0);
-        if (inserted) it->second = decide(cells) ? 1 : 0;
-        return it->second != 0;
+        return values_[i] != 0;
     }
 
     // Whether cell (x, y) is drawable when its classes are read through class_at(x, y).
     template <class ClassAt> bool drawable_at(int x, int y, ClassAt&& class_at) {
-        ClassId cells[Descriptor::kMaxSize * Descriptor::kMaxSize];
+        Key key = 0;
         for (int dy = -radius_; dy <= radius_; ++dy)
             for (int dx = -radius_; dx <= radius_; ++dx)
-                cells[(dy + radius_) * side_ + dx + radius_] = class_at(x + dx, y + dy);
-        return drawable(cells);
+                key |=
+                    Key{class_at(x + dx, y + dy)} * slot_bit((dy + radius_) * side_ + dx + radius_);
+        return drawable(key);
     }
 
   private:
-    bool decide(const ClassId* cells) const {
-        for (std::size_t l = 0; l < layers_.size(); ++l) {
-            const std::vector<Rule>& ordered = layers_[l].ordered;
+    static std::size_t slot_of(Key key, std::size_t mask) {
+        const auto lo = static_cast<std::uint64_t>(key), hi = static_cast<std::uint64_t>(key >> 64);
+        return static_cast<std::size_t>(mix64(lo ^ mix64(hi))) & mask;
+    }
+
+    void grow() {
+        std::vector<Key> keys(keys_.size() * 2, kEmpty);
+        std::vector<std::uint8_t> values(keys.size(), 0);
+        const std::size_t mask = keys.size() - 1;
+        for (std::size_t j = 0; j < keys_.size(); ++j)
+            if (keys_[j] != kEmpty) {
+                std::size_t i = slot_of(keys_[j], mask);
+                while (keys[i] != kEmpty)
+                    i = (i + 1) & mask;
+                keys[i] = keys_[j];
+                values[i] = values_[j];
+            }
+        keys_.swap(keys);
+        values_.swap(values);
+    }
+
+    bool decide(Key key) const {
+        ClassId cells[Descriptor::kMaxSize * Descriptor::kMaxSize];
+        for (int i = 0; i < side_ * side_; ++i)
+            cells[i] = static_cast<ClassId>((key >> (5 * i)) & 31u);
+        for (std::size_t l = 0; l < layers_->size(); ++l) {
+            const std::vector<Rule>& ordered = (*layers_)[l].ordered;
             int found = kNoRule;
             for (std::size_t i = 0; i < ordered.size() && found == kNoRule; ++i) {
                 const Descriptor& d = ordered[i].pattern;
@@ -103,15 +128,17 @@ class Oracle {
                     }
                 if (ok) found = static_cast<int>(i);
             }
-            if (found == kNoRule || bad_[l][static_cast<std::size_t>(found)]) return false;
+            if (found == kNoRule || (*bad_)[l][static_cast<std::size_t>(found)]) return false;
         }
         return true;
     }
 
-    const std::vector<LayerRules>& layers_;
-    const std::vector<std::vector<std::uint8_t>>& bad_;
+    const std::vector<LayerRules>* layers_;
+    const std::vector<std::vector<std::uint8_t>>* bad_;
     int radius_, side_;
-    std::unordered_map<Key, std::uint8_t, KeyHash> memo_;
+    std::vector<Key> keys_;
+    std::vector<std::uint8_t> values_;
+    std::size_t used_ = 0;
 };
 
 ClassId read_class(const ClassGrid& g, int x, int y, OutsidePolicy outside) {
@@ -186,30 +213,48 @@ std::vector<int> class_distances(const std::vector<LayerRules>& layers, int clas
     return distances(class_count, oracle, radius);
 }
 
-Grid<std::uint8_t> drawable_cells(const ClassGrid& classes, const std::vector<LayerRules>& layers,
-                                  int class_count, OutsidePolicy outside, int threads) {
+namespace {
+
+// drawable_cells, also counting the undrawable cells per row (row_bad, when not null).
+Grid<std::uint8_t> drawable_pass(const ClassGrid& classes, const std::vector<LayerRules>& layers,
+                                 int class_count, OutsidePolicy outside, int threads,
+                                 std::vector<int>* row_bad) {
     Grid<std::uint8_t> ok(classes.width(), classes.height(), 1);
+    const int h = classes.height(), w = classes.width();
+    if (row_bad) row_bad->assign(static_cast<std::size_t>(h), 0);
     if (classes.empty()) return ok;
     const auto bad = undrawing_rules(layers);
-    const int h = classes.height(), w = classes.width();
     const int blocks = std::clamp(threads, 1, h);
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const LayerMatcher matcher(classes, layers[l].ordered, class_count, outside);
         const std::uint8_t* const undrawing = bad[l].data();
+        const bool last = l + 1 == layers.size();
         parallel_for(blocks, blocks, [&](int b0, int b1) {
             for (int b = b0; b < b1; ++b)
                 matcher.match_rows(static_cast<int>(static_cast<long long>(h) * b / blocks),
                                    static_cast<int>(static_cast<long long>(h) * (b + 1) / blocks),
                                    [&](int y, const int* decided) {
                                        std::uint8_t* const row = ok.row(y);
+                                       int drawn = 0;
                                        for (int x = 0; x < w; ++x) {
                                            const int d = decided[x];
                                            row[x] &= d >= 0 && !undrawing[d] ? 1 : 0;
+                                           drawn += row[x];
                                        }
+                                       if (last && row_bad)
+                                           (*row_bad)[static_cast<std::size_t>(y)] = w - drawn;
                                    });
         });
     }
+    if (layers.empty() && row_bad) row_bad->assign(static_cast<std::size_t>(h), 0);
     return ok;
+}
+
+} // namespace
+
+Grid<std::uint8_t> drawable_cells(const ClassGrid& classes, const std::vector<LayerRules>& layers,
+                                  int class_count, OutsidePolicy outside, int threads) {
+    return drawable_pass(classes, layers, class_count, outside, threads, nullptr);
 }
 
 LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers, int class_count,
@@ -222,15 +267,11 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
         return result;
     }
     threads = std::max(1, threads);
-    Grid<std::uint8_t> ok = drawable_cells(classes, layers, class_count, outside, threads);
-    std::vector<int> row_bad(static_cast<std::size_t>(h), 0);
+    std::vector<int> row_bad;
+    Grid<std::uint8_t> ok = drawable_pass(classes, layers, class_count, outside, threads, &row_bad);
     std::uint64_t bad_cells = 0;
-    for (int y = 0; y < h; ++y) {
-        const std::uint8_t* row = ok.row(y);
-        for (int x = 0; x < w; ++x)
-            row_bad[static_cast<std::size_t>(y)] += row[x] ? 0 : 1;
-        bad_cells += static_cast<std::uint64_t>(row_bad[static_cast<std::size_t>(y)]);
-    }
+    for (int n : row_bad)
+        bad_cells += static_cast<std::uint64_t>(n);
     report.undrawable_before = report.undrawable = bad_cells;
     if (bad_cells == 0) {
         result.classes = std::move(classes);
@@ -240,6 +281,7 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
     const ClassGrid original = classes;
     const auto undrawing = undrawing_rules(layers);
     const int radius = rule_radius(layers);
+    const int side = 2 * radius + 1;
     const int reach = std::max(1, radius); // R: the window a change can affect
     const int stride = 2 * reach + 1;      // positions of one colour are this far apart
     std::vector<Oracle> oracles;
@@ -247,6 +289,9 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
         oracles.emplace_back(layers, undrawing, radius);
     const std::vector<int> gap = gaps_of(distances(class_count, oracles[0], radius), class_count);
     const std::size_t k = static_cast<std::size_t>(class_count);
+    // stale(x, y) = 0: the cell's last evaluation found no change, and no cell within 2R (all it
+    // reads) has changed since; its evaluation would find none again.
+    Grid<std::uint8_t> stale(w, h, 1);
 
     struct Change {
         int x, y;
@@ -257,10 +302,36 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
         const ClassId from = classes(x, y);
         const int ux0 = std::max(0, x - reach), ux1 = std::min(w - 1, x + reach);
         const int uy0 = std::max(0, y - reach), uy1 = std::min(h - 1, y + reach);
-        int before = 0;
+        // Per window cell: its neighbourhood's key without (x, y), and where (x, y) sits in it (a
+        // clamped neighbourhood may hold it more than once): key(c) = base | c * at.
+        Key base[Descriptor::kMaxSize * Descriptor::kMaxSize];
+        Key at[Descriptor::kMaxSize * Descriptor::kMaxSize];
+        int cells = 0, before = 0;
         for (int v = uy0; v <= uy1; ++v)
-            for (int u = ux0; u <= ux1; ++u)
+            for (int u = ux0; u <= ux1; ++u) {
                 before += ok(u, v) ? 0 : 1;
+                Key b = 0, a = 0;
+                for (int dy = -radius; dy <= radius; ++dy)
+                    for (int dx = -radius; dx <= radius; ++dx) {
+                        const Key bit = slot_bit((dy + radius) * side + dx + radius);
+                        int cx = u + dx, cy = v + dy;
+                        if (!classes.contains(cx, cy)) {
+                            if (outside.fixed_class) {
+                                b |= Key{*outside.fixed_class} * bit;
+                                continue;
+                            }
+                            cx = std::clamp(cx, 0, w - 1);
+                            cy = std::clamp(cy, 0, h - 1);
+                        }
+                        if (cx == x && cy == y)
+                            a |= bit;
+                        else
+                            b |= Key{classes(cx, cy)} * bit;
+                    }
+                base[cells] = b;
+                at[cells] = a;
+                ++cells;
+            }
         // The 8 neighbours as the rules see them (the outside policy applies); a clamped one that
         // is the position itself counts as the position's new class.
         ClassId nbr[8];
@@ -287,17 +358,9 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
                     gap_after += self[i] ? 0 : gap[static_cast<std::size_t>(c) * k + nbr[i]];
                 const int d_gap = gap_after - gap_before;
                 int after = 0;
-                const auto class_at = [&](int u, int v) {
-                    const ClassId cu = read_class(classes, u, v, outside);
-                    if (!outside.fixed_class || classes.contains(u, v)) {
-                        const int cx = std::clamp(u, 0, w - 1), cy = std::clamp(v, 0, h - 1);
-                        if (cx == x && cy == y) return static_cast<ClassId>(c);
-                    }
-                    return cu;
-                };
-                for (int v = uy0; v <= uy1; ++v)
-                    for (int u = ux0; u <= ux1; ++u)
-                        after += oracle.drawable_at(u, v, class_at) ? 0 : 1;
+                for (int i = 0; i < cells; ++i)
+                    after +=
+                        oracle.drawable(base[i] | Key(static_cast<unsigned>(c)) * at[i]) ? 0 : 1;
                 const int d_count = after - before;
                 if (d_count < best_count || (d_count == best_count && d_gap < best_gap)) {
                     best_count = d_count;
@@ -305,7 +368,10 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
                     best = c;
                 }
             }
-        if (best >= 0) out.push_back({x, y, static_cast<ClassId>(best)});
+        if (best >= 0)
+            out.push_back({x, y, static_cast<ClassId>(best)});
+        else
+            stale(x, y) = 0;
     };
 
     bool near = false; // positions: undrawable cells, or all cells within R of one
@@ -333,7 +399,9 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
                         auto& out = proposals[static_cast<std::size_t>(b)];
                         for (int i = n * b / blocks; i < n * (b + 1) / blocks; ++i) {
                             const int y = rows[static_cast<std::size_t>(i)];
+                            const std::uint8_t* const stale_row = stale.row(y);
                             for (int x = kx; x < w; x += stride) {
+                                if (!stale_row[x]) continue;
                                 bool position = !ok(x, y);
                                 if (near && !position) {
                                     for (int v = std::max(0, y - reach);
@@ -353,20 +421,17 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
                         classes(ch.x, ch.y) = ch.to;
                         ++changed;
                     }
+                const auto class_at = [&](int a, int b) {
+                    return read_class(classes, a, b, outside);
+                };
                 for (const auto& block : proposals)
-                    for (const Change& ch : block)
+                    for (const Change& ch : block) {
                         for (int v = std::max(0, ch.y - reach); v <= std::min(h - 1, ch.y + reach);
                              ++v)
                             for (int u = std::max(0, ch.x - reach);
                                  u <= std::min(w - 1, ch.x + reach); ++u) {
                                 const std::uint8_t now =
-                                    oracles[0].drawable_at(u, v,
-                                                           [&](int a, int b) {
-                                                               return read_class(classes, a, b,
-                                                                                 outside);
-                                                           })
-                                        ? 1
-                                        : 0;
+                                    oracles[0].drawable_at(u, v, class_at) ? 1 : 0;
                                 if (now != ok(u, v)) {
                                     const int delta = now ? -1 : 1;
                                     row_bad[static_cast<std::size_t>(v)] += delta;
@@ -375,6 +440,12 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
                                     ok(u, v) = now;
                                 }
                             }
+                        for (int v = std::max(0, ch.y - 2 * reach);
+                             v <= std::min(h - 1, ch.y + 2 * reach); ++v)
+                            for (int u = std::max(0, ch.x - 2 * reach);
+                                 u <= std::min(w - 1, ch.x + 2 * reach); ++u)
+                                stale(u, v) = 1;
+                    }
             }
         if (changed == 0) {
             if (near) break;
