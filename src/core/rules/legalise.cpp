@@ -219,7 +219,9 @@ namespace {
 Grid<std::uint8_t> drawable_pass(const ClassGrid& classes, const std::vector<LayerRules>& layers,
                                  int class_count, OutsidePolicy outside, int threads,
                                  std::vector<int>* row_bad) {
-    Grid<std::uint8_t> ok(classes.width(), classes.height(), 1);
+    Grid<std::uint8_t> ok =
+        layers.empty() ? Grid<std::uint8_t>(classes.width(), classes.height(), 1)
+                       : Grid<std::uint8_t>::uninitialised(classes.width(), classes.height());
     const int h = classes.height(), w = classes.width();
     if (row_bad) row_bad->assign(static_cast<std::size_t>(h), 0);
     if (classes.empty()) return ok;
@@ -228,7 +230,7 @@ Grid<std::uint8_t> drawable_pass(const ClassGrid& classes, const std::vector<Lay
     for (std::size_t l = 0; l < layers.size(); ++l) {
         const LayerMatcher matcher(classes, layers[l].ordered, class_count, outside);
         const std::uint8_t* const undrawing = bad[l].data();
-        const bool last = l + 1 == layers.size();
+        const bool first = l == 0, last = l + 1 == layers.size();
         parallel_for(blocks, blocks, [&](int b0, int b1) {
             for (int b = b0; b < b1; ++b)
                 matcher.match_rows(static_cast<int>(static_cast<long long>(h) * b / blocks),
@@ -238,7 +240,8 @@ Grid<std::uint8_t> drawable_pass(const ClassGrid& classes, const std::vector<Lay
                                        int drawn = 0;
                                        for (int x = 0; x < w; ++x) {
                                            const int d = decided[x];
-                                           row[x] &= d >= 0 && !undrawing[d] ? 1 : 0;
+                                           const std::uint8_t v = d >= 0 && !undrawing[d] ? 1 : 0;
+                                           row[x] = first ? v : row[x] & v;
                                            drawn += row[x];
                                        }
                                        if (last && row_bad)

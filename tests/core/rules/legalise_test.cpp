@@ -120,21 +120,20 @@ LegaliseResult legalise(ClassGrid g, const std::vector<LayerRules>& layers, int 
                         const int a = g(x, y);
                         // The 8 neighbours as the rules see them, with (x, y) of class c.
                         auto gaps_with = [&](int c) {
-                            ClassGrid changed = g;
-                            changed(x, y) = static_cast<ClassId>(c);
+                            ClassGrid trial = g;
+                            trial(x, y) = static_cast<ClassId>(c);
                             int sum = 0;
                             for (int dy = -1; dy <= 1; ++dy)
                                 for (int dx = -1; dx <= 1; ++dx) {
                                     if (!dx && !dy) continue;
                                     const int u = x + dx, v = y + dy;
                                     int q = 0;
-                                    if (changed.contains(u, v))
-                                        q = changed(u, v);
+                                    if (trial.contains(u, v))
+                                        q = trial(u, v);
                                     else if (outside.fixed_class)
                                         q = *outside.fixed_class;
                                     else
-                                        q = changed(std::clamp(u, 0, w - 1),
-                                                    std::clamp(v, 0, h - 1));
+                                        q = trial(std::clamp(u, 0, w - 1), std::clamp(v, 0, h - 1));
                                     sum += gap(c, q);
                                 }
                             return sum;
