@@ -10,9 +10,9 @@
 //   rule_matching/<rules>/<threads>  the whole rule layer (decide and choose the tile), on 1 and 2
 //   threads write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib,
 //   base64+zstd)
-//   legalise_grid/<rules>/<threads>  legalising the default overworld's 4096x4096 class grid: rules 0 =
-//                          its own rules (nothing to change: one matching pass per layer), 1 = a
-//                          pairwise chain (class c may touch c - 1 and higher: many changes)
+//   legalise_grid/<rules>/<threads>  legalising the default overworld's 4096x4096 class grid:
+//                          rules 0 = its own rules (nothing to change: one matching pass per
+//                          layer), 1 = a pairwise chain (class c may touch c - 1 and higher)
 //   map_stats/<threads>    the map statistics (specks, thin cells, walkable regions, corner
 //                          density, shares) of the default overworld's 4096x4096 class grid, on 1
 //                          and 2 threads
