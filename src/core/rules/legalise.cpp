@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdlib>
 #include <deque>
 
 #include "core/hash.hpp"
@@ -150,11 +151,13 @@ ClassId read_class(const ClassGrid& g, int x, int y, OutsidePolicy outside) {
     return g(x, y);
 }
 
-// gap(a, b) per class pair from the distances.
+// Per cell distance d (1 or 2), then class pair: max(0, dist(a, b) - d), class_count when no path.
 std::vector<int> gaps_of(const std::vector<int>& dist, int class_count) {
-    std::vector<int> gap(dist.size(), 0);
-    for (std::size_t i = 0; i < dist.size(); ++i)
-        gap[i] = dist[i] < 0 ? class_count : std::max(0, dist[i] - 1);
+    std::vector<int> gap(2 * dist.size(), 0);
+    for (std::size_t d = 1; d <= 2; ++d)
+        for (std::size_t i = 0; i < dist.size(); ++i)
+            gap[(d - 1) * dist.size() + i] =
+                dist[i] < 0 ? class_count : std::max(0, dist[i] - static_cast<int>(d));
     return gap;
 }
 
@@ -335,30 +338,31 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
                 at[cells] = a;
                 ++cells;
             }
-        // The 8 neighbours as the rules see them (the outside policy applies); a clamped one that
-        // is the position itself counts as the position's new class.
-        ClassId nbr[8];
-        bool self[8];
+        // The 24 cells within distance 2 as the rules see them (the outside policy applies); a
+        // clamped one that is the position itself counts as the position's new class.
+        ClassId nbr[24];
+        std::size_t table[24]; // offset of the cell's distance's gap table
         int nbrs = 0;
-        for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx)
-                if (dx || dy) {
-                    const int u = x + dx, v = y + dy;
-                    nbr[nbrs] = read_class(classes, u, v, outside);
-                    self[nbrs] = !outside.fixed_class && std::clamp(u, 0, w - 1) == x &&
-                                 std::clamp(v, 0, h - 1) == y;
-                    ++nbrs;
-                }
+        for (int dy = -2; dy <= 2; ++dy)
+            for (int dx = -2; dx <= 2; ++dx) {
+                const int u = x + dx, v = y + dy;
+                if ((!dx && !dy) || (!outside.fixed_class && std::clamp(u, 0, w - 1) == x &&
+                                     std::clamp(v, 0, h - 1) == y))
+                    continue;
+                nbr[nbrs] = read_class(classes, u, v, outside);
+                table[nbrs] = std::max(std::abs(dx), std::abs(dy)) == 1 ? 0 : k * k;
+                ++nbrs;
+            }
         int gap_before = 0;
         for (int i = 0; i < nbrs; ++i)
-            gap_before += self[i] ? 0 : gap[from * k + nbr[i]];
+            gap_before += gap[table[i] + from * k + nbr[i]];
         int best_count = 0, best_gap = 0, best = -1;
         for (int d = 1; d < class_count; ++d)
             for (int c : {from - d, from + d}) {
                 if (c < 0 || c >= class_count) continue;
                 int gap_after = 0;
                 for (int i = 0; i < nbrs; ++i)
-                    gap_after += self[i] ? 0 : gap[static_cast<std::size_t>(c) * k + nbr[i]];
+                    gap_after += gap[table[i] + static_cast<std::size_t>(c) * k + nbr[i]];
                 const int d_gap = gap_after - gap_before;
                 int after = 0;
                 for (int i = 0; i < cells; ++i)

@@ -14,26 +14,28 @@
 // Class distances. Classes a and b *meet* when both straight borders between them are drawable: a
 // half plane of a beside a half plane of b (vertically and horizontally, either side), every cell
 // drawable. dist(a, b) is the length of the shortest path of meeting classes (a chain deep - water
-// - sand - grass gives dist(deep, grass) = 3); gap(a, b) = dist - 1 (0 for a == b or classes that
-// meet; class_count when no path exists). The gaps give the search a slope where the count of
-// undrawable cells is flat: grass beside deep water first turns to sand (gap 2 -> 1), then the deep
-// side turns to water (gap 1 -> 0).
+// - sand - grass gives dist(deep, grass) = 3). Two cells d apart (Chebyshev) of classes a and b
+// fall short by gap_d(a, b) = max(0, dist(a, b) - d) (class_count when no path exists): grass
+// beside deep water by 2, grass two cells from deep water by 1. The gaps give the search a slope
+// where the count of undrawable cells is flat: grass beside deep water first turns to sand, then
+// the deep side turns to water.
 //
 // Search. R = max(1, the largest rule radius). Each round sweeps the (2R+1)^2 colours of the
 // grid, colour (x mod (2R+1), y mod (2R+1)) in row-major order. In a colour's turn every
 // position of that colour considers each other class c, in the order of |c - class| then c. A
 // change's score is (d_count, d_gap): d_count the change in the number of undrawable cells within
-// distance R (Chebyshev) of the position, d_gap the change in the sum of gap() over the position's
-// 8-neighbour pairs inside the map. The best score wins (earlier candidates win ties); the position
-// changes only when its score is below (0, 0) lexicographically. All accepted changes of a colour's
-// turn are applied together: positions of one colour are at least 2R+1 apart, so no change reads
-// another's cell and the scores add up. The potential (undrawable cells, sum of gaps) therefore
-// falls with every turn that changes something: the search terminates, never leaves more
-// undrawable cells than it found, and its result does not depend on the thread count.
-// Positions are the undrawable cells. A round that changes nothing is followed by one whose
-// positions are all cells within R of an undrawable cell (the drawable side of a border may give
-// way); when that round changes nothing either, the search stops. It also stops when no cell is
-// undrawable or after max_rounds rounds.
+// distance R (Chebyshev) of the position, d_gap the change in the sum of gap_d(class, other) over
+// the 24 cells within distance d <= 2 of the position, read as the rules read them (outside policy;
+// a clamped cell that is the position itself counts 0). The best score wins (earlier candidates win
+// ties); the position changes only when its score is below (0, 0) lexicographically. All accepted
+// changes of a colour's turn are applied together: positions of one colour are at least 2R+1 >= 3
+// apart, so no change reads another's cell, no pair within distance 2 holds two of them, and the
+// scores add up. The potential (undrawable cells, sum of gaps) therefore falls with every turn that
+// changes something: the search terminates, never leaves more undrawable cells than it found, and
+// its result does not depend on the thread count. Positions are the undrawable cells. A round that
+// changes nothing is followed by one whose positions are all cells within R of an undrawable cell
+// (the drawable side of a border may give way); when that round changes nothing either, the search
+// stops. It also stops when no cell is undrawable or after max_rounds rounds.
 //
 // What remains. Neighbourhoods no single-cell step can repair (a class no rule draws at all next
 // to anything, or a local optimum of the potential) stay as they are: report.undrawable counts

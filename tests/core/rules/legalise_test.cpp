@@ -3,6 +3,7 @@
 #include "core/rules/legalise.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -86,9 +87,10 @@ LegaliseResult legalise(ClassGrid g, const std::vector<LayerRules>& layers, int 
         return n;
     };
     const std::vector<int> dist = distances(layers, k);
-    auto gap = [&](int a, int b) {
+    // Classes that far apart need dist - 1 cells between them: at cell distance d, the shortfall.
+    auto gap = [&](int a, int b, int cells) {
         const int d = dist[static_cast<std::size_t>(a * k + b)];
-        return d < 0 ? k : std::max(0, d - 1);
+        return d < 0 ? k : std::max(0, d - cells);
     };
     const int R = std::max(1, radius_of(layers)), s = 2 * R + 1;
     std::uint64_t bad = count_bad();
@@ -118,23 +120,26 @@ LegaliseResult legalise(ClassGrid g, const std::vector<LayerRules>& layers, int 
                             near ? before > 0 : !drawable(g, x, y, layers, outside);
                         if (!position) continue;
                         const int a = g(x, y);
-                        // The 8 neighbours as the rules see them, with (x, y) of class c.
+                        // The cells within distance 2 as the rules see them, with (x, y) of
+                        // class c (a clamped cell that is (x, y) itself counts 0).
                         auto gaps_with = [&](int c) {
-                            ClassGrid trial = g;
-                            trial(x, y) = static_cast<ClassId>(c);
                             int sum = 0;
-                            for (int dy = -1; dy <= 1; ++dy)
-                                for (int dx = -1; dx <= 1; ++dx) {
-                                    if (!dx && !dy) continue;
+                            for (int dy = -2; dy <= 2; ++dy)
+                                for (int dx = -2; dx <= 2; ++dx) {
                                     const int u = x + dx, v = y + dy;
                                     int q = 0;
-                                    if (trial.contains(u, v))
-                                        q = trial(u, v);
+                                    if (g.contains(u, v))
+                                        q = g(u, v);
                                     else if (outside.fixed_class)
                                         q = *outside.fixed_class;
                                     else
-                                        q = trial(std::clamp(u, 0, w - 1), std::clamp(v, 0, h - 1));
-                                    sum += gap(c, q);
+                                        q = g(std::clamp(u, 0, w - 1), std::clamp(v, 0, h - 1));
+                                    const bool self =
+                                        (!dx && !dy) ||
+                                        (!outside.fixed_class && std::clamp(u, 0, w - 1) == x &&
+                                         std::clamp(v, 0, h - 1) == y);
+                                    if (!self)
+                                        sum += gap(c, q, std::max(std::abs(dx), std::abs(dy)));
                                 }
                             return sum;
                         };
