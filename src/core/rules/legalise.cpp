@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
@@ -38,27 +41,67 @@ int rule_radius(const std::vector<LayerRules>& layers) {
     return radius;
 }
 
-// A neighbourhood of (2 * radius + 1)^2 classes, cell i (row-major) in bits 5i..5i+4 (at most
-// 125 bits: the top bits stay clear, so all ones marks an empty memo slot).
+// A neighbourhood of (2 * radius + 1)^2 classes, cell i (row-major) in bits i * b .. i * b + b - 1,
+// b = bits per class (at most 125 bits: the top bits stay clear, so all ones marks an empty memo
+// slot).
 __extension__ typedef unsigned __int128 Key;
 constexpr Key kEmpty = ~Key{0};
-constexpr Key slot_bit(int i) {
-    return Key{1} << (5 * i);
+
+int class_bits(int class_count) {
+    return std::max(
+        1, static_cast<int>(std::bit_width(static_cast<unsigned>(std::max(class_count, 2) - 1))));
+}
+
+// Keys of at most this many bits index a direct table shared by the threads (2 bits per key: 0
+// unknown, 1 not drawable, 2 drawable; 32 MiB at most) instead of the per-thread memo.
+constexpr int kDirectBits = 27;
+
+std::unique_ptr<std::atomic<std::uint8_t>[]> direct_table(int radius, int class_count) {
+    const int bits = (2 * radius + 1) * (2 * radius + 1) * class_bits(class_count);
+    if (bits > kDirectBits) return nullptr;
+    return std::make_unique<std::atomic<std::uint8_t>[]>((std::size_t{1} << bits) / 4 + 1);
 }
 
 // Drawability of single neighbourhoods: the rules are tried once per distinct neighbourhood, then
-// remembered (open addressing, linear probing). One per thread (not shared).
+// remembered: in the shared direct table when given (racing threads store the same value), else
+// in the oracle's own memo (open addressing, linear probing). One oracle per thread.
 class Oracle {
   public:
     Oracle(const std::vector<LayerRules>& layers, const std::vector<std::vector<std::uint8_t>>& bad,
-           int radius)
-        : layers_(&layers), bad_(&bad), radius_(radius), side_(2 * radius + 1), keys_(1024, kEmpty),
-          values_(1024, 0) {}
+           int radius, int class_count, std::atomic<std::uint8_t>* direct)
+        : layers_(&layers), bad_(&bad), radius_(radius), side_(2 * radius + 1),
+          bits_(class_bits(class_count)), direct_(direct), keys_(direct ? 0 : 1024, kEmpty),
+          values_(keys_.size(), 0) {}
 
-    int radius() const { return radius_; }
-    int side() const { return side_; }
+    Key slot_bit(int i) const { return Key{1} << (bits_ * i); }
 
     bool drawable(Key key) {
+        if (direct_) {
+            const auto index = static_cast<std::size_t>(key);
+            std::atomic<std::uint8_t>& cell = direct_[index >> 2];
+            const int shift = static_cast<int>(index & 3) * 2;
+            int state = (cell.load(std::memory_order_relaxed) >> shift) & 3;
+            if (state == 0) {
+                state = decide(key) ? 2 : 1;
+                cell.fetch_or(static_cast<std::uint8_t>(state << shift), std::memory_order_relaxed);
+            }
+            return state == 2;
+        }
+        return memo(key);
+    }
+
+    // Whether cell (x, y) is drawable when its classes are read through class_at(x, y).
+    template <class ClassAt> bool drawable_at(int x, int y, ClassAt&& class_at) {
+        Key key = 0;
+        for (int dy = -radius_; dy <= radius_; ++dy)
+            for (int dx = -radius_; dx <= radius_; ++dx)
+                key |=
+                    Key{class_at(x + dx, y + dy)} * slot_bit((dy + radius_) * side_ + dx + radius_);
+        return drawable(key);
+    }
+
+  private:
+    bool memo(Key key) {
         std::size_t mask = keys_.size() - 1, i = slot_of(key, mask);
         while (keys_[i] != key) {
             if (keys_[i] == kEmpty) {
@@ -78,17 +121,6 @@ class Oracle {
         return values_[i] != 0;
     }
 
-    // Whether cell (x, y) is drawable when its classes are read through class_at(x, y).
-    template <class ClassAt> bool drawable_at(int x, int y, ClassAt&& class_at) {
-        Key key = 0;
-        for (int dy = -radius_; dy <= radius_; ++dy)
-            for (int dx = -radius_; dx <= radius_; ++dx)
-                key |=
-                    Key{class_at(x + dx, y + dy)} * slot_bit((dy + radius_) * side_ + dx + radius_);
-        return drawable(key);
-    }
-
-  private:
     static std::size_t slot_of(Key key, std::size_t mask) {
         const auto lo = static_cast<std::uint64_t>(key), hi = static_cast<std::uint64_t>(key >> 64);
         return static_cast<std::size_t>(mix64(lo ^ mix64(hi))) & mask;
@@ -113,7 +145,7 @@ class Oracle {
     bool decide(Key key) const {
         ClassId cells[Descriptor::kMaxSize * Descriptor::kMaxSize];
         for (int i = 0; i < side_ * side_; ++i)
-            cells[i] = static_cast<ClassId>((key >> (5 * i)) & 31u);
+            cells[i] = static_cast<ClassId>((key >> (bits_ * i)) & ((1u << bits_) - 1));
         for (std::size_t l = 0; l < layers_->size(); ++l) {
             const std::vector<Rule>& ordered = (*layers_)[l].ordered;
             int found = kNoRule;
@@ -136,7 +168,8 @@ class Oracle {
 
     const std::vector<LayerRules>* layers_;
     const std::vector<std::vector<std::uint8_t>>* bad_;
-    int radius_, side_;
+    int radius_, side_, bits_;
+    std::atomic<std::uint8_t>* direct_;
     std::vector<Key> keys_;
     std::vector<std::uint8_t> values_;
     std::size_t used_ = 0;
@@ -212,7 +245,7 @@ std::vector<int> distances(int class_count, Oracle& oracle, int radius) {
 std::vector<int> class_distances(const std::vector<LayerRules>& layers, int class_count) {
     const auto bad = undrawing_rules(layers);
     const int radius = rule_radius(layers);
-    Oracle oracle(layers, bad, radius);
+    Oracle oracle(layers, bad, radius, class_count, nullptr);
     return distances(class_count, oracle, radius);
 }
 
@@ -290,9 +323,10 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
     const int side = 2 * radius + 1;
     const int reach = std::max(1, radius); // R: the window a change can affect
     const int stride = 2 * reach + 1;      // positions of one colour are this far apart
+    const auto direct = direct_table(radius, class_count);
     std::vector<Oracle> oracles;
     for (int t = 0; t < threads; ++t)
-        oracles.emplace_back(layers, undrawing, radius);
+        oracles.emplace_back(layers, undrawing, radius, class_count, direct.get());
     const std::vector<int> gap = gaps_of(distances(class_count, oracles[0], radius), class_count);
     const std::size_t k = static_cast<std::size_t>(class_count);
     // stale(x, y) = 0: the cell's last evaluation found no change, and no cell within 2R (all it
@@ -319,7 +353,7 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
                 Key b = 0, a = 0;
                 for (int dy = -radius; dy <= radius; ++dy)
                     for (int dx = -radius; dx <= radius; ++dx) {
-                        const Key bit = slot_bit((dy + radius) * side + dx + radius);
+                        const Key bit = oracles[0].slot_bit((dy + radius) * side + dx + radius);
                         int cx = u + dx, cy = v + dy;
                         if (!classes.contains(cx, cy)) {
                             if (outside.fixed_class) {
