@@ -196,7 +196,7 @@ std::vector<int> gaps_of(const std::vector<int>& dist, int class_count) {
 
 std::vector<int> distances(int class_count, Oracle& oracle, int radius) {
     const std::size_t k = static_cast<std::size_t>(class_count);
-    // borders[a * k + b]: a half plane of a left of (or above) a half plane of b is drawable.
+    // half[a * k + b]: a half plane of a left of, and one above, a half plane of b are drawable.
     const int n = 2 * (radius + 1);
     auto border_ok = [&](int a, int b, bool vertical) {
         ClassGrid g(n, n, static_cast<ClassId>(a));
