@@ -369,6 +369,10 @@ TEST_CASE(
         const OutsidePolicy outside =
             seed % 3 == 0 ? OutsidePolicy{static_cast<ClassId>(kD)} : OutsidePolicy{};
         const LegaliseResult r = legalise(g, layers, 4, outside, {}, 2);
+        if (seed % 10 == 0) { // the same map on 1 and 8 threads
+            CHECK(legalise(g, layers, 4, outside, {}, 1).classes == r.classes);
+            CHECK(legalise(g, layers, 4, outside, {}, 8).classes == r.classes);
+        }
         before += r.report.undrawable_before;
         const std::uint64_t left = undrawable(r.classes, layers, outside);
         CHECK(left == r.report.undrawable);
