@@ -10,6 +10,9 @@
 //   rule_matching/<rules>/<threads>  the whole rule layer (decide and choose the tile), on 1 and 2
 //   threads write_layer/<encoding> encoding a 2048x2048 layer of gids (csv, base64, base64+zlib,
 //   base64+zstd)
+//   legalise_grid/<rules>/<threads>  legalising the default overworld's 4096x4096 class grid:
+//                          rules 0 = its own rules (nothing to change: one matching pass per
+//                          layer), 1 = a pairwise chain (class c may touch c - 1 and higher)
 //   map_stats/<threads>    the map statistics (specks, thin cells, walkable regions, corner
 //                          density, shares) of the default overworld's 4096x4096 class grid, on 1
 //                          and 2 threads
@@ -22,9 +25,11 @@
 // = 1.5 ns) is the figure to read.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "core/classes/class_cleanup.hpp"
@@ -35,6 +40,7 @@
 #include "core/quality/map_stats.hpp"
 #include "core/rules/autotile.hpp"
 #include "core/rules/class_passes.hpp"
+#include "core/rules/legalise.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "io/embedded_files.hpp"
 #include "io/file_source.hpp"
@@ -345,5 +351,60 @@ BENCHMARK_CAPTURE(clean_up, width, 0, 2, 7)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(clean_up, both, 8, 2, 7)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(clean_up, typical, 4, 2, 3)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(clean_up, wide, 4, 3, 7)->Unit(benchmark::kMillisecond);
+
+// Legalising the default overworld's 4096x4096 class grid (generated once, outside the timing) on
+// state.range(1) threads: with its own rules (state.range(0) == 0: nothing needs changing, the cost
+// is the drawability pass), or with a pairwise chain in terrain order (1: a cell of class c is
+// drawable when its 8 neighbours are all of class c - 1 or higher), which makes it work.
+void legalise_grid(benchmark::State& state) {
+    static const std::optional<std::tuple<ClassGrid, std::vector<LayerRules>, int>> world = [] {
+        Diagnostics diags;
+        auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
+        if (!project) {
+            std::cerr << "tilegen_microbench: the built-in recipe did not load\n";
+            std::exit(1);
+        }
+        GenerateOptions options;
+        options.width = kStatsSide;
+        options.height = kStatsSide;
+        options.threads = 2;
+        GenerateResult result = generate_map(*project, options);
+        return std::optional(std::tuple(std::move(result.classes), std::move(result.layers),
+                                        static_cast<int>(project->recipe.terrain.size())));
+    }();
+    const auto& [grid, own_layers, classes] = *world;
+    std::vector<LayerRules> chain(1);
+    for (int c = 0; c < classes; ++c) {
+        Rule r;
+        r.pattern = Descriptor(3);
+        const ClassMask at_least = ~((ClassMask{1} << std::max(0, c - 1)) - 1);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+                r.pattern.set(dx, dy, dx || dy ? at_least : ClassMask{1} << c);
+        r.targets.push_back(Target{});
+        chain[0].ordered.push_back(r);
+    }
+    const std::vector<LayerRules>& layers = state.range(0) == 0 ? own_layers : chain;
+    LegaliseReport report;
+    for (auto _ : state) {
+        LegaliseResult r =
+            legalise(grid, layers, classes, {}, {}, static_cast<int>(state.range(1)));
+        report = r.report;
+        benchmark::DoNotOptimize(r.classes.cells().data());
+    }
+    state.counters["undrawable_before"] = static_cast<double>(report.undrawable_before);
+    state.counters["undrawable"] = static_cast<double>(report.undrawable);
+    state.counters["changed"] = static_cast<double>(report.changed);
+    state.counters["rounds"] = report.rounds;
+    state.counters["s_per_cell"] = benchmark::Counter(
+        double{kStatsSide} * kStatsSide,
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK(legalise_grid)
+    ->ArgsProduct({{0, 1}, {1, 2}})
+    ->ArgNames({"rules", "threads"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -349,7 +349,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     }
 
     if (const toml::table* rules = reader.table(root, "rules", "")) {
-        reader.reject_unknown_keys(*rules, "rules", {"files", "outside"});
+        reader.reject_unknown_keys(*rules, "rules", {"files", "outside", "legalise"});
         if (const toml::node* files = rules->get("files")) {
             const toml::array* arr = files->as_array();
             if (!arr) {
@@ -371,6 +371,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         }
         recipe.rules.outside = reader.string(*rules, "outside", "rules", "clamp");
         recipe.rules.outside_position = position_of(TomlReader::where(*rules, "outside"));
+        recipe.rules.legalise = reader.boolean(*rules, "legalise", "rules", false);
         if (recipe.rules.outside != "clamp") {
             bool known = false;
             for (const auto& c : recipe.terrain)

@@ -60,6 +60,8 @@ struct RulesSettings {
     std::vector<RuleFileRef> files; // required, at least one
     std::string outside = "clamp";  // "clamp" (default) or a terrain symbol
     SourcePosition outside_position;
+    bool legalise = false; // rewrite the class grid so the rules can draw every cell
+                           // (legalise.hpp); default false
 };
 
 struct TilesetSettings {

@@ -80,6 +80,14 @@ TEST_CASE("defaults fill what a recipe leaves out") {
     CHECK(r->maps.at(0).settings.harmonic.octaves == 0);
     CHECK(r->maps.at(0).settings.harmonic.persistence == 0.5);
     CHECK(r->rules.outside == "clamp");
+    CHECK_FALSE(r->rules.legalise);
+}
+
+TEST_CASE("rules.legalise: true turns legalisation on") {
+    Diagnostics d;
+    auto r = parse_recipe(with("outside = \"w\"", "outside = \"w\"\nlegalise = true"), "r.toml", d);
+    REQUIRE(r);
+    CHECK(r->rules.legalise);
 }
 
 TEST_CASE("terrain keys min_area and min_width: per class, off by default") {
@@ -143,6 +151,10 @@ TEST_CASE("bad recipes: message and line:column") {
          "'terrain.min_width' must be an integer, not a string"},
         {with("share = 0.6", "share = 0.6\nmin_size = 4"), 21, 1, "unknown key 'terrain.min_size'"},
         {with("outside = \"w\"", "outside = \"x\""), 24, 11, "'rules.outside' is \"x\""},
+        {with("outside = \"w\"", "outside = \"w\"\nlegalise = 1"), 25, 12,
+         "'rules.legalise' must be true or false, not an integer"},
+        {with("outside = \"w\"", "outside = \"w\"\nlegalise = \"yes\""), 25, 12,
+         "'rules.legalise' must be true or false, not a string"},
         {with("files = [\"a.rules\", \"b.rules\"]", "files = \"a.rules\""), 23, 9,
          "'rules.files' must be an array"},
         {with("files = [\"a.rules\", \"b.rules\"]", "files = []"), 23, 9, "'rules.files' is empty"},
