@@ -55,17 +55,12 @@ int run_check(const Args& args) {
     const std::string symbols = class_symbols(*project);
     const auto layers = build_layers(*project, std::vector<int>(project->images.size(), 0), 0);
     const RuleCheckReport report = check_rules(layers, static_cast<int>(symbols.size()));
-    auto rule_of = [&](const RuleRef& ref) -> const Rule& {
-        for (const auto& l : layers)
-            if (l.name == ref.layer) return l.ordered[ref.index];
-        return layers.front().ordered.front();
-    };
+    auto rule_of = [&](const RuleRef& ref) -> const Rule& { return rule_at(layers, ref); };
 
     std::size_t warnings = 0;
-    for (const auto& cov : report.coverage) {
-        std::size_t rules = 0;
-        for (const auto& l : layers)
-            if (l.name == cov.layer) rules = l.ordered.size();
+    for (std::size_t li = 0; li < report.coverage.size(); ++li) {
+        const LayerCoverage& cov = report.coverage[li];
+        const std::size_t rules = layers[li].ordered.size();
         const std::string how =
             cov.exact
                 ? "all " + std::to_string(cov.examined) + " neighbourhoods (exact)"
