@@ -162,7 +162,10 @@ int run_view(const Args& args) {
         print_diagnostics(diags);
         return kExitInput;
     }
-    return viewer::run_viewer(options, std::move(*project));
+    Diagnostics run_diags;
+    const int exit_code = viewer::run_viewer(options, std::move(*project), run_diags);
+    print_diagnostics(run_diags);
+    return exit_code;
 }
 
 } // namespace tilegen::app
