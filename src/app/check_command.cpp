@@ -46,12 +46,8 @@ int run_check(const Args& args) {
     std::optional<std::string> recipe_arg;
     if (!parsed.line->operands.empty()) recipe_arg = parsed.line->operands.front();
     const bool strict = parsed.line->flag("--strict");
-    Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     const std::string symbols = class_symbols(*project);
     const auto layers = build_layers(*project, std::vector<int>(project->images.size(), 0), 0);
     const RuleCheckReport report = check_rules(layers, static_cast<int>(symbols.size()));

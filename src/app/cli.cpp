@@ -34,6 +34,13 @@ std::optional<Project> load_recipe_project(const std::optional<std::string>& rec
     return io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
 }
 
+std::optional<Project> load_recipe_or_print(const std::optional<std::string>& recipe) {
+    Diagnostics diags;
+    auto project = load_recipe_project(recipe, diags);
+    if (!project) print_diagnostics(diags);
+    return project;
+}
+
 std::string class_symbols(const Project& project) {
     std::string s;
     for (const auto& c : project.recipe.terrain)

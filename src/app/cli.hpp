@@ -34,6 +34,10 @@ int usage_error(const std::string& command, const std::string& message);
 [[nodiscard]] std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
                                                          Diagnostics& diags);
 
+// load_recipe_project for a command: when the recipe does not load, its diagnostics are printed
+// (the command then exits kExitInput); nothing is printed when it loads.
+[[nodiscard]] std::optional<Project> load_recipe_or_print(const std::optional<std::string>& recipe);
+
 // The recipe's terrain symbols in class order, e.g. "wsg".
 std::string class_symbols(const Project& project);
 

@@ -67,14 +67,15 @@ int run_explain(const Args& args) {
     auto py = parse_integer(positional[positional.size() - 1]);
     if (!px || !py) return usage_error("explain", "X and Y must be whole numbers");
 
-    Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (project && classes_arg) {
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
+    if (classes_arg) {
+        Diagnostics diags;
         options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
-    }
-    if (!project || (classes_arg && !options.classes)) {
-        print_diagnostics(diags);
-        return kExitInput;
+        if (!options.classes) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
     }
     const int width = options.classes ? options.classes->width()
                                       : options.width.value_or(project->recipe.map.width);

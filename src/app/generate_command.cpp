@@ -131,11 +131,8 @@ int run_generate(const Args& args) {
 
     Diagnostics diags;
     auto t0 = Clock::now();
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     GenerateOptions options;
     options.seed = seed;
     options.threads = resolve_threads(threads);

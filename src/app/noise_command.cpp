@@ -82,11 +82,8 @@ int run_noise(const Args& args) {
     if (auto v = cl.text("--region")) region = parse_region(*v);
 
     Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     const Recipe& recipe = project->recipe;
     const std::string name = map_arg                 ? *map_arg
                              : recipe.classes.biomes ? recipe.classes.biomes->rows_map

@@ -156,15 +156,11 @@ int run_view(const Args& args) {
 
     // The first load is checked here, before any window opens: a broken recipe is exit 1 with its
     // diagnostics.
+    auto project = load_recipe_or_print(options.recipe);
+    if (!project) return kExitInput;
     Diagnostics diags;
-    auto project = load_recipe_project(options.recipe, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
-    Diagnostics run_diags;
-    const int exit_code = viewer::run_viewer(options, std::move(*project), run_diags);
-    print_diagnostics(run_diags);
+    const int exit_code = viewer::run_viewer(options, std::move(*project), diags);
+    print_diagnostics(diags);
     return exit_code;
 }
 
