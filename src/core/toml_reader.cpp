@@ -199,6 +199,14 @@ std::string TomlReader::string(const toml::table& t, std::string_view key, std::
     return string(t, key, prefix).value_or(std::move(fallback));
 }
 
+LocatedString TomlReader::required_string(const toml::table& t, std::string_view key,
+                                          std::string_view prefix, const std::string& missing) {
+    if (!t.get(key)) error(t.source(), missing);
+    const toml::source_region at = where(t, key);
+    return {string(t, key, prefix, ""), static_cast<int>(at.begin.line),
+            static_cast<int>(at.begin.column)};
+}
+
 std::string TomlReader::choice(const toml::table& t, std::string_view key, std::string_view prefix,
                                std::string fallback,
                                std::initializer_list<std::string_view> choices) {
