@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "io/class_map_reader.hpp"
 #include "io/file_source.hpp"
 #include "io/project_loader.hpp"
 
@@ -39,6 +40,13 @@ std::optional<Project> load_recipe_or_print(const std::optional<std::string>& re
     auto project = load_recipe_project(recipe, diags);
     if (!project) print_diagnostics(diags);
     return project;
+}
+
+std::optional<ClassGrid> read_class_map_or_print(const std::string& file, const Recipe& recipe) {
+    Diagnostics diags;
+    auto classes = io::read_class_map(file, recipe, diags);
+    if (!classes) print_diagnostics(diags);
+    return classes;
 }
 
 std::string class_symbols(const Project& project) {

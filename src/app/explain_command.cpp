@@ -30,11 +30,8 @@ first cell that failed), the rule that matched (file:line), its targets with wei
 chosen. Without RECIPE, the built-in default overworld.
 )";
     s.options = {
-        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
-        {{"--size"},
-         "WxH",
-         "map size in cells (default: the recipe's [map] width and height)",
-         cell_size()},
+        recipe_seed_option(),
+        recipe_size_option(),
         {{"--classes"},
          "FILE.txt|.png|.tmx[:LAYER]",
          "explain a cell of this class map instead of the noise's, as `tilegen generate --classes` "
@@ -70,12 +67,8 @@ int run_explain(const Args& args) {
     auto project = load_recipe_or_print(recipe_arg);
     if (!project) return kExitInput;
     if (classes_arg) {
-        Diagnostics diags;
-        options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
-        if (!options.classes) {
-            print_diagnostics(diags);
-            return kExitInput;
-        }
+        options.classes = read_class_map_or_print(*classes_arg, project->recipe);
+        if (!options.classes) return kExitInput;
     }
     const int width = options.classes ? options.classes->width()
                                       : options.width.value_or(project->recipe.map.width);

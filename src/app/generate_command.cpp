@@ -53,11 +53,8 @@ CommandSpec generate_spec() {
                 [](const std::string& v) {
                     return v == "none" || std::filesystem::path(v).extension() == ".png";
                 })},
-        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
-        {{"--size"},
-         "WxH",
-         "map size in cells (default: the recipe's [map] width and height)",
-         cell_size()},
+        recipe_seed_option(),
+        recipe_size_option(),
         {{"--threads"},
          "N",
          "worker threads (default: all hardware threads); the output is the same for any N",
@@ -141,11 +138,8 @@ int run_generate(const Args& args) {
         options.height = size->second;
     }
     if (classes_arg) {
-        options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
-        if (!options.classes) {
-            print_diagnostics(diags);
-            return kExitInput;
-        }
+        options.classes = read_class_map_or_print(*classes_arg, project->recipe);
+        if (!options.classes) return kExitInput;
     }
     const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 

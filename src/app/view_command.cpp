@@ -50,11 +50,8 @@ overworld.
                 "Scripting and testing options (for --screenshot / --frames; the window "
                 "ignores the user then):"};
     s.options = {
-        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
-        {{"--size"},
-         "WxH",
-         "map size in cells (default: the recipe's [map] width and height)",
-         cell_size()},
+        recipe_seed_option(),
+        recipe_size_option(),
         {{"--screenshot"},
          "OUT.png",
          "save the first complete frame (after generation) to OUT.png and exit",
