@@ -24,6 +24,7 @@ double peak_rss_bytes() {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec bench_spec() {
     CommandSpec s;
     s.name = "bench";

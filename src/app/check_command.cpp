@@ -18,6 +18,7 @@ std::string where(const Rule& r) {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec check_spec() {
     CommandSpec s;
     s.name = "check";

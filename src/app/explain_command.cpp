@@ -14,6 +14,7 @@
 
 namespace tilegen::app {
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec explain_spec() {
     CommandSpec s;
     s.name = "explain";

@@ -30,6 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec generate_spec() {
     CommandSpec s;
     s.name = "generate";

@@ -31,6 +31,7 @@ std::optional<Region> parse_region(const std::string& s) {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec noise_spec() {
     CommandSpec s;
     s.name = "noise";

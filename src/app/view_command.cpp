@@ -33,6 +33,7 @@ bool valid_zoom(const std::string& v) {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec view_spec() {
     CommandSpec s;
     s.name = "view";

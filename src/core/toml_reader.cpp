@@ -16,6 +16,7 @@ std::string number_text(double v) {
 }
 } // namespace
 
+// A lookup, one case per type: the cases share their shape, not logic (deliberate).
 std::string toml_type_name(toml::node_type type) {
     switch (type) {
     case toml::node_type::table:

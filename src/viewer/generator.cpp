@@ -102,6 +102,7 @@ bool files_changed(const std::vector<WatchedFile>& files) {
     return false;
 }
 
+// Start and stop as PieceWorker's thread: the standard stop-flag-and-join idiom; the loops differ.
 Generator::Generator() : thread_([this] { loop(); }) {}
 
 Generator::~Generator() {

@@ -5,6 +5,7 @@
 
 namespace tilegen::viewer {
 
+// Start and stop as Generator's thread: the standard stop-flag-and-join idiom; the loops differ.
 PieceWorker::PieceWorker() : thread_([this] { loop(); }) {}
 
 PieceWorker::~PieceWorker() {

@@ -23,6 +23,7 @@ std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::
         sheet.image_column = image.column;
         sheet.sprite_width = static_cast<int>(r.integer(root, "sprite_width", "", 32, 1, 1024));
         sheet.sprite_height = static_cast<int>(r.integer(root, "sprite_height", "", 48, 1, 1024));
+        // Named entries, walked like the tileset manifest's [tiles]; the entries differ.
         if (const toml::table* sprites = r.table(root, "sprites", "")) {
             for (const auto& [key, node] : *sprites) {
                 SpriteInfo s;

@@ -20,6 +20,7 @@ std::optional<TilesetManifest> parse_tileset_manifest(std::string_view text,
             m.image_col = image.column;
             m.tile_width = static_cast<int>(reader.integer(root, "tile_width", "", 16, 1, 1024));
             m.tile_height = static_cast<int>(reader.integer(root, "tile_height", "", 16, 1, 1024));
+            // Named entries, walked like the sprite sheet's [sprites]; the entries differ.
             if (const toml::table* tiles = reader.table(root, "tiles", "")) {
                 for (const auto& [key, node] : *tiles) {
                     TilesetManifest::Entry e;
