@@ -23,9 +23,9 @@ void print_diagnostics(const Diagnostics& diags) {
 }
 
 int usage_error(const std::string& command, const std::string& message) {
-    std::cerr << "tilegen" << (command.empty() ? "" : " " + command) << ": error: " << message
-              << '\n'
-              << "Try 'tilegen " << (command.empty() ? "" : command + " ") << "--help'.\n";
+    const std::string program = "tilegen" + (command.empty() ? "" : " " + command);
+    print_diagnostics({error_at(program, 0, 0, message)});
+    std::cerr << "Try '" << program << " --help'.\n";
     return kExitUsage;
 }
 
