@@ -24,6 +24,7 @@ double peak_rss_bytes() {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec bench_spec() {
     CommandSpec s;
     s.name = "bench";
@@ -61,12 +62,8 @@ int run_bench(const Args& args) {
     const int threads = static_cast<int>(cl.integer("--threads").value_or(0));
     const int repeat = static_cast<int>(cl.integer("--repeat").value_or(5));
     const bool json = cl.flag("--json");
-    Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     GenerateOptions options;
     options.width = size.first;
     options.height = size.second;

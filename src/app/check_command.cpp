@@ -18,6 +18,7 @@ std::string where(const Rule& r) {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec check_spec() {
     CommandSpec s;
     s.name = "check";
@@ -46,26 +47,17 @@ int run_check(const Args& args) {
     std::optional<std::string> recipe_arg;
     if (!parsed.line->operands.empty()) recipe_arg = parsed.line->operands.front();
     const bool strict = parsed.line->flag("--strict");
-    Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     const std::string symbols = class_symbols(*project);
     const auto layers = build_layers(*project, std::vector<int>(project->images.size(), 0), 0);
     const RuleCheckReport report = check_rules(layers, static_cast<int>(symbols.size()));
-    auto rule_of = [&](const RuleRef& ref) -> const Rule& {
-        for (const auto& l : layers)
-            if (l.name == ref.layer) return l.ordered[ref.index];
-        return layers.front().ordered.front();
-    };
+    auto rule_of = [&](const RuleRef& ref) -> const Rule& { return rule_at(layers, ref); };
 
     std::size_t warnings = 0;
-    for (const auto& cov : report.coverage) {
-        std::size_t rules = 0;
-        for (const auto& l : layers)
-            if (l.name == cov.layer) rules = l.ordered.size();
+    for (std::size_t li = 0; li < report.coverage.size(); ++li) {
+        const LayerCoverage& cov = report.coverage[li];
+        const std::size_t rules = layers[li].ordered.size();
         const std::string how =
             cov.exact
                 ? "all " + std::to_string(cov.examined) + " neighbourhoods (exact)"

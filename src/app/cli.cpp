@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/commands.hpp"
+#include "io/class_map_reader.hpp"
 #include "io/file_source.hpp"
 #include "io/project_loader.hpp"
 
@@ -22,9 +23,9 @@ void print_diagnostics(const Diagnostics& diags) {
 }
 
 int usage_error(const std::string& command, const std::string& message) {
-    std::cerr << "tilegen" << (command.empty() ? "" : " " + command) << ": error: " << message
-              << '\n'
-              << "Try 'tilegen " << (command.empty() ? "" : command + " ") << "--help'.\n";
+    const std::string program = "tilegen" + (command.empty() ? "" : " " + command);
+    print_diagnostics({error_at(program, 0, 0, message)});
+    std::cerr << "Try '" << program << " --help'.\n";
     return kExitUsage;
 }
 
@@ -32,6 +33,20 @@ std::optional<Project> load_recipe_project(const std::optional<std::string>& rec
                                            Diagnostics& diags) {
     if (recipe) return io::load_project(*recipe, io::DiskFiles{}, diags);
     return io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
+}
+
+std::optional<Project> load_recipe_or_print(const std::optional<std::string>& recipe) {
+    Diagnostics diags;
+    auto project = load_recipe_project(recipe, diags);
+    if (!project) print_diagnostics(diags);
+    return project;
+}
+
+std::optional<ClassGrid> read_class_map_or_print(const std::string& file, const Recipe& recipe) {
+    Diagnostics diags;
+    auto classes = io::read_class_map(file, recipe, diags);
+    if (!classes) print_diagnostics(diags);
+    return classes;
 }
 
 std::string class_symbols(const Project& project) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/classes/terrain_classes.hpp"
 #include "core/diagnostic.hpp"
 #include "core/project.hpp"
 
@@ -33,6 +34,15 @@ int usage_error(const std::string& command, const std::string& message);
 // Loads RECIPE from disk, or the built-in default recipe when none is given.
 [[nodiscard]] std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
                                                          Diagnostics& diags);
+
+// load_recipe_project for a command: when the recipe does not load, its diagnostics are printed
+// (the command then exits kExitInput); nothing is printed when it loads.
+[[nodiscard]] std::optional<Project> load_recipe_or_print(const std::optional<std::string>& recipe);
+
+// Reads the class map FILE of --classes (generate, explain, stats) for `recipe`: nullopt, its
+// diagnostics printed, when it cannot be read (the command then exits kExitInput).
+[[nodiscard]] std::optional<ClassGrid> read_class_map_or_print(const std::string& file,
+                                                               const Recipe& recipe);
 
 // The recipe's terrain symbols in class order, e.g. "wsg".
 std::string class_symbols(const Project& project);

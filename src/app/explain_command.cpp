@@ -14,6 +14,7 @@
 
 namespace tilegen::app {
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec explain_spec() {
     CommandSpec s;
     s.name = "explain";
@@ -30,11 +31,8 @@ first cell that failed), the rule that matched (file:line), its targets with wei
 chosen. Without RECIPE, the built-in default overworld.
 )";
     s.options = {
-        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
-        {{"--size"},
-         "WxH",
-         "map size in cells (default: the recipe's [map] width and height)",
-         cell_size()},
+        recipe_seed_option(),
+        recipe_size_option(),
         {{"--classes"},
          "FILE.txt|.png|.tmx[:LAYER]",
          "explain a cell of this class map instead of the noise's, as `tilegen generate --classes` "
@@ -67,14 +65,11 @@ int run_explain(const Args& args) {
     auto py = parse_integer(positional[positional.size() - 1]);
     if (!px || !py) return usage_error("explain", "X and Y must be whole numbers");
 
-    Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (project && classes_arg) {
-        options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
-    }
-    if (!project || (classes_arg && !options.classes)) {
-        print_diagnostics(diags);
-        return kExitInput;
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
+    if (classes_arg) {
+        options.classes = read_class_map_or_print(*classes_arg, project->recipe);
+        if (!options.classes) return kExitInput;
     }
     const int width = options.classes ? options.classes->width()
                                       : options.width.value_or(project->recipe.map.width);

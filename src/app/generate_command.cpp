@@ -30,6 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec generate_spec() {
     CommandSpec s;
     s.name = "generate";
@@ -53,11 +54,8 @@ CommandSpec generate_spec() {
                 [](const std::string& v) {
                     return v == "none" || std::filesystem::path(v).extension() == ".png";
                 })},
-        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
-        {{"--size"},
-         "WxH",
-         "map size in cells (default: the recipe's [map] width and height)",
-         cell_size()},
+        recipe_seed_option(),
+        recipe_size_option(),
         {{"--threads"},
          "N",
          "worker threads (default: all hardware threads); the output is the same for any N",
@@ -131,11 +129,8 @@ int run_generate(const Args& args) {
 
     Diagnostics diags;
     auto t0 = Clock::now();
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     GenerateOptions options;
     options.seed = seed;
     options.threads = resolve_threads(threads);
@@ -144,11 +139,8 @@ int run_generate(const Args& args) {
         options.height = size->second;
     }
     if (classes_arg) {
-        options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
-        if (!options.classes) {
-            print_diagnostics(diags);
-            return kExitInput;
-        }
+        options.classes = read_class_map_or_print(*classes_arg, project->recipe);
+        if (!options.classes) return kExitInput;
     }
     const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 

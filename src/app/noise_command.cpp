@@ -31,6 +31,7 @@ std::optional<Region> parse_region(const std::string& s) {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec noise_spec() {
     CommandSpec s;
     s.name = "noise";
@@ -82,11 +83,8 @@ int run_noise(const Args& args) {
     if (auto v = cl.text("--region")) region = parse_region(*v);
 
     Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     const Recipe& recipe = project->recipe;
     const std::string name = map_arg                 ? *map_arg
                              : recipe.classes.biomes ? recipe.classes.biomes->rows_map

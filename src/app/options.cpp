@@ -80,6 +80,17 @@ Check custom(std::string takes, std::function<bool(const std::string&)> valid) {
     return {std::move(takes), std::move(valid)};
 }
 
+Option recipe_seed_option() {
+    return {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)};
+}
+
+Option recipe_size_option() {
+    return {{"--size"},
+            "WxH",
+            "map size in cells (default: the recipe's [map] width and height)",
+            cell_size()};
+}
+
 const Option& CommandLine::find(const std::string& name) const {
     const Option* o = lookup(*spec_, name);
     if (!o) throw std::logic_error("tilegen " + spec_->name + " has no option '" + name + "'");

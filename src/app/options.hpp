@@ -47,6 +47,11 @@ struct Option {
     int group = 0;                  // index into CommandSpec::groups (the list it is shown in)
 };
 
+// Options several commands take alike, worded once: --seed N and --size WxH, each defaulting to
+// the recipe's [map] value.
+Option recipe_seed_option();
+Option recipe_size_option();
+
 // Between two options: `option` and `other` exclude each other, or `option` needs `other`.
 struct Constraint {
     enum Kind { excludes, needs };

@@ -25,6 +25,7 @@ namespace fs = std::filesystem;
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec paint_spec() {
     CommandSpec s;
     s.name = "paint";

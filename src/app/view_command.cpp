@@ -33,6 +33,7 @@ bool valid_zoom(const std::string& v) {
 
 } // namespace
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec view_spec() {
     CommandSpec s;
     s.name = "view";
@@ -50,11 +51,8 @@ overworld.
                 "Scripting and testing options (for --screenshot / --frames; the window "
                 "ignores the user then):"};
     s.options = {
-        {{"--seed"}, "N", "seed (default: the recipe's [map] seed)", whole_number(0, kNoLimit)},
-        {{"--size"},
-         "WxH",
-         "map size in cells (default: the recipe's [map] width and height)",
-         cell_size()},
+        recipe_seed_option(),
+        recipe_size_option(),
         {{"--screenshot"},
          "OUT.png",
          "save the first complete frame (after generation) to OUT.png and exit",
@@ -156,13 +154,12 @@ int run_view(const Args& args) {
 
     // The first load is checked here, before any window opens: a broken recipe is exit 1 with its
     // diagnostics.
+    auto project = load_recipe_or_print(options.recipe);
+    if (!project) return kExitInput;
     Diagnostics diags;
-    auto project = load_recipe_project(options.recipe, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
-    return viewer::run_viewer(options, std::move(*project));
+    const int exit_code = viewer::run_viewer(options, std::move(*project), diags);
+    print_diagnostics(diags);
+    return exit_code;
 }
 
 } // namespace tilegen::app

@@ -65,19 +65,24 @@ struct Overworld {
     GenerateResult result;
 };
 
+// The built-in recipe and its map made with `options` (every benchmark's input; outside timing).
+Overworld generate_builtin(const GenerateOptions& options) {
+    Diagnostics diags;
+    auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
+    if (!project) {
+        std::cerr << "tilegen_microbench: the built-in recipe did not load\n";
+        std::exit(1);
+    }
+    GenerateResult result = generate_map(*project, options);
+    return Overworld{std::move(*project), std::move(result)};
+}
+
 const Overworld& overworld() {
     static const std::optional<Overworld> world = [] {
-        Diagnostics diags;
-        auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
-        if (!project) {
-            std::cerr << "tilegen_microbench: the built-in recipe did not load\n";
-            std::exit(1);
-        }
         GenerateOptions options;
         options.width = kSide;
         options.height = kSide;
-        GenerateResult result = generate_map(*project, options);
-        return std::optional<Overworld>(Overworld{std::move(*project), std::move(result)});
+        return std::optional<Overworld>(generate_builtin(options));
     }();
     return *world;
 }
@@ -248,18 +253,13 @@ constexpr int kStatsSide = 4096;
 
 void map_stats(benchmark::State& state) {
     static const std::optional<std::pair<ClassGrid, std::vector<TerrainClass>>> world = [] {
-        Diagnostics diags;
-        auto project = io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
-        if (!project) {
-            std::cerr << "tilegen_microbench: the built-in recipe did not load\n";
-            std::exit(1);
-        }
         GenerateOptions options;
         options.width = kStatsSide;
         options.height = kStatsSide;
         options.threads = 2;
-        GenerateResult result = generate_map(*project, options);
-        return std::optional(std::pair(std::move(result.classes), project->recipe.terrain));
+        Overworld built = generate_builtin(options);
+        return std::optional(
+            std::pair(std::move(built.result.classes), std::move(built.project.recipe.terrain)));
     }();
     const std::vector<bool> walkable = walkable_flags(world->second);
     const std::vector<double> shares = target_shares(world->second, true);

@@ -5,6 +5,7 @@
 
 namespace tilegen {
 
+// JSON's escapes; io/xml_text.hpp's xml_escape has the same shape with XML's (deliberate).
 std::string json_quote(std::string_view s) {
     std::string out = "\"";
     for (char c : s) {
@@ -43,6 +44,7 @@ void JsonWriter::separator() {
     need_comma_ = false;
 }
 
+// Objects and arrays open and close alike but for the bracket: four one-line members (deliberate).
 JsonWriter& JsonWriter::begin_object() {
     separator();
     out_ += '{';

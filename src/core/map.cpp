@@ -4,50 +4,48 @@
 
 namespace tilegen {
 
-namespace {} // namespace
+void draw_tile(const Atlas& atlas, Gid gid, Image& out, int x, int y) {
+    const int index = atlas_index_of(gid);
+    if (gid == 0 || index < 0 || index >= atlas.tile_count()) return;
+    const int tw = atlas.tile_width, th = atlas.tile_height;
+    const int sx0 = (index % atlas.columns) * tw, sy0 = (index / atlas.columns) * th;
+    const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical, fd = gid & kFlipDiagonal;
+    for (int v = 0; v < th; ++v)
+        for (int u = 0; u < tw; ++u) {
+            // Tiled applies the diagonal flip first, then horizontal, then vertical: undo in
+            // reverse.
+            int a = fh ? tw - 1 - u : u;
+            int b = fv ? th - 1 - v : v;
+            if (fd) std::swap(a, b);
+            if (a >= tw || b >= th) continue;
+            out.set(x + u, y + v,
+                    blend_over(atlas.image.get(sx0 + a, sy0 + b), out.get(x + u, y + v)));
+        }
+}
+
+void draw_sprite(const SpriteAtlas& sprites, int index, Image& out, int x, int y) {
+    if (index < 0 || index >= sprites.sprite_count()) return;
+    const int sw = sprites.sprite_width, sh = sprites.sprite_height;
+    const int sx0 = (index % sprites.columns) * sw, sy0 = (index / sprites.columns) * sh;
+    const int u0 = std::max(0, -x), u1 = std::min(sw, out.width() - x);
+    const int v0 = std::max(0, -y), v1 = std::min(sh, out.height() - y);
+    for (int v = v0; v < v1; ++v)
+        for (int u = u0; u < u1; ++u)
+            out.set(x + u, y + v,
+                    blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(x + u, y + v)));
+}
 
 Image render_map(const Map& map) {
     const Atlas& atlas = map.atlas;
     const int tw = atlas.tile_width, th = atlas.tile_height;
     Image out(map.width * tw, map.height * th);
-    for (const TileLayer& layer : map.layers) {
+    for (const TileLayer& layer : map.layers)
         for (int cy = 0; cy < map.height; ++cy)
-            for (int cx = 0; cx < map.width; ++cx) {
-                const Gid gid = layer.tiles(cx, cy);
-                const int index = atlas_index_of(gid);
-                if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
-                const int sx0 = (index % atlas.columns) * tw, sy0 = (index / atlas.columns) * th;
-                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical,
-                           fd = gid & kFlipDiagonal;
-                for (int v = 0; v < th; ++v)
-                    for (int u = 0; u < tw; ++u) {
-                        // Tiled applies the diagonal flip first, then horizontal, then vertical:
-                        // undo in reverse.
-                        int a = fh ? tw - 1 - u : u;
-                        int b = fv ? th - 1 - v : v;
-                        if (fd) std::swap(a, b);
-                        if (a >= tw || b >= th) continue;
-                        const int px = cx * tw + u, py = cy * th + v;
-                        out.set(px, py,
-                                blend_over(atlas.image.get(sx0 + a, sy0 + b), out.get(px, py)));
-                    }
-            }
-    }
-    const SpriteAtlas& sprites = map.sprites;
+            for (int cx = 0; cx < map.width; ++cx)
+                draw_tile(atlas, layer.tiles(cx, cy), out, cx * tw, cy * th);
     for (const ObjectLayer& layer : map.object_layers)
-        for (const MapObject& o : layer.objects) {
-            if (o.sprite < 0 || o.sprite >= sprites.sprite_count()) continue;
-            const int sx0 = (o.sprite % sprites.columns) * sprites.sprite_width;
-            const int sy0 = (o.sprite / sprites.columns) * sprites.sprite_height;
-            const int top = o.y - sprites.sprite_height;
-            for (int v = 0; v < sprites.sprite_height; ++v)
-                for (int u = 0; u < sprites.sprite_width; ++u) {
-                    const int px = o.x + u, py = top + v;
-                    if (px < 0 || py < 0 || px >= out.width() || py >= out.height()) continue;
-                    out.set(px, py,
-                            blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
-                }
-        }
+        for (const MapObject& o : layer.objects)
+            draw_sprite(map.sprites, o.sprite, out, o.x, o.y - map.sprites.sprite_height);
     return out;
 }
 

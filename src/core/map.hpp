@@ -100,6 +100,14 @@ struct Map {
 // edges.
 Image render_map(const Map& map);
 
+// render_map's two steps, for renderers of parts of a map (the viewer's pieces):
+// Blends tile `gid` of `atlas` over `out` with its top-left at pixel (x, y), flip flags applied as
+// Tiled applies them; gid 0 and gids outside the atlas draw nothing. The tile lies inside `out`.
+void draw_tile(const Atlas& atlas, Gid gid, Image& out, int x, int y);
+// Blends sprite `index` of `sprites` over `out` with its top-left at pixel (x, y), clipped at
+// `out`'s edges; an index outside the sheet draws nothing.
+void draw_sprite(const SpriteAtlas& sprites, int index, Image& out, int x, int y);
+
 // A preview whose sides are at most `max_side` pixels: render_map() when the map fits, else every
 // factor-th pixel of it (nearest neighbour; factor = the smallest whole number that fits), tile
 // layers only. `factor` is set to the reduction used (1 = full size).

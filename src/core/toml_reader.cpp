@@ -16,6 +16,7 @@ std::string number_text(double v) {
 }
 } // namespace
 
+// A lookup, one case per type: the cases share their shape, not logic (deliberate).
 std::string toml_type_name(toml::node_type type) {
     switch (type) {
     case toml::node_type::table:
@@ -197,6 +198,14 @@ std::optional<std::string> TomlReader::string(const toml::table& t, std::string_
 std::string TomlReader::string(const toml::table& t, std::string_view key, std::string_view prefix,
                                std::string fallback) {
     return string(t, key, prefix).value_or(std::move(fallback));
+}
+
+LocatedString TomlReader::required_string(const toml::table& t, std::string_view key,
+                                          std::string_view prefix, const std::string& missing) {
+    if (!t.get(key)) error(t.source(), missing);
+    const toml::source_region at = where(t, key);
+    return {string(t, key, prefix, ""), static_cast<int>(at.begin.line),
+            static_cast<int>(at.begin.column)};
 }
 
 std::string TomlReader::choice(const toml::table& t, std::string_view key, std::string_view prefix,

@@ -17,6 +17,14 @@
 
 namespace tilegen {
 
+// A string value and where it stands (1-based; the table's position when the key is missing), for
+// later messages about what it names.
+struct LocatedString {
+    std::string value;
+    int line = 0;
+    int column = 0;
+};
+
 class TomlReader {
   public:
     TomlReader(std::string path, Diagnostics& diags) : path_(std::move(path)), diags_(diags) {}
@@ -69,6 +77,9 @@ class TomlReader {
     // The string when present; nullopt when missing (no error) or of another type (an error).
     std::optional<std::string> string(const toml::table& t, std::string_view key,
                                       std::string_view prefix);
+    // A string the table must have: when missing, the error `missing` at the table and "".
+    LocatedString required_string(const toml::table& t, std::string_view key,
+                                  std::string_view prefix, const std::string& missing);
     // Like string(), but must be one of `choices`.
     std::string choice(const toml::table& t, std::string_view key, std::string_view prefix,
                        std::string fallback, std::initializer_list<std::string_view> choices);
@@ -112,5 +123,20 @@ class TomlReader {
 };
 
 std::string toml_type_name(toml::node_type type);
+
+// Parses `text` (the file at `path`) and lets read(reader, root) make a T of its top-level table:
+// nullopt when the text is not TOML or any error was reported meanwhile (the diagnostics say why).
+// The frame of every TOML document the project reads.
+template <class T, class Read>
+std::optional<T> read_toml_document(std::string_view text, const std::string& path,
+                                    Diagnostics& diags, const Read& read) {
+    const std::size_t before = diags.size();
+    TomlReader reader(path, diags);
+    const std::optional<toml::table> root = reader.parse(text);
+    if (!root) return std::nullopt;
+    T value = read(reader, *root);
+    if (has_errors(diags, before)) return std::nullopt;
+    return value;
+}
 
 } // namespace tilegen

@@ -339,6 +339,7 @@ std::optional<LayerEncoding> parse_layer_encoding(std::string_view name) {
     return std::nullopt;
 }
 
+// Lookups, one case per encoding (name, compression): shared shape, not logic (deliberate).
 const char* layer_encoding_name(LayerEncoding e) {
     switch (e) {
     case LayerEncoding::csv:

@@ -29,6 +29,30 @@ void attribute(Diagnostics& diags, std::size_t from, const std::string& file, in
             diags[i].column = column;
         }
 }
+
+// Reads the file at `path`, which `file` names at line:column: a file that cannot be read is said
+// there.
+std::optional<std::string> read_named(const FileSource& files, const fs::path& path,
+                                      const std::string& file, int line, int column,
+                                      Diagnostics& diags) {
+    const std::size_t mark = diags.size();
+    auto text = files.read(path, diags);
+    attribute(diags, mark, file, line, column);
+    return text;
+}
+
+// Reads and decodes the image at `path`, which `file` names at line:column: an image that cannot be
+// read or decoded is said there.
+std::optional<Image> read_named_image(const FileSource& files, const fs::path& path,
+                                      const std::string& file, int line, int column,
+                                      Diagnostics& diags) {
+    const std::size_t mark = diags.size();
+    std::optional<Image> image;
+    if (auto bytes = files.read(path, diags))
+        image = decode_image(*bytes, path.generic_string(), diags);
+    attribute(diags, mark, file, line, column);
+    return image;
+}
 } // namespace
 
 namespace {
@@ -70,23 +94,14 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
     // Tileset manifest and image.
     const fs::path manifest_path = beside(recipe_path, project.recipe.tileset.path);
     std::optional<Tileset> tileset;
-    {
-        std::size_t mark = diags.size();
-        auto text = files.read(manifest_path, diags);
-        attribute(diags, mark, recipe_name, project.recipe.tileset.position.line,
-                  project.recipe.tileset.position.column);
-        if (text) {
-            if (auto manifest =
-                    parse_tileset_manifest(*text, manifest_path.generic_string(), diags)) {
-                const fs::path image_path = beside(manifest_path, manifest->image);
-                mark = diags.size();
-                std::optional<Image> image;
-                if (auto bytes = files.read(image_path, diags))
-                    image = decode_image(*bytes, image_path.generic_string(), diags);
-                attribute(diags, mark, manifest_path.generic_string(), manifest->image_line,
-                          manifest->image_col);
-                if (image) tileset = make_tileset(std::move(*manifest), std::move(*image), diags);
-            }
+    if (auto text =
+            read_named(files, manifest_path, recipe_name, project.recipe.tileset.position.line,
+                       project.recipe.tileset.position.column, diags)) {
+        if (auto manifest = parse_tileset_manifest(*text, manifest_path.generic_string(), diags)) {
+            auto image = read_named_image(files, beside(manifest_path, manifest->image),
+                                          manifest_path.generic_string(), manifest->image_line,
+                                          manifest->image_col, diags);
+            if (image) tileset = make_tileset(std::move(*manifest), std::move(*image), diags);
         }
     }
 
@@ -94,18 +109,11 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
     if (!project.recipe.tileset.objects.empty()) {
         const fs::path sheet_path = beside(recipe_path, project.recipe.tileset.objects);
         const auto& pos = project.recipe.tileset.objects_position;
-        std::size_t mark = diags.size();
-        auto text = files.read(sheet_path, diags);
-        attribute(diags, mark, recipe_name, pos.line, pos.column);
-        if (text) {
+        if (auto text = read_named(files, sheet_path, recipe_name, pos.line, pos.column, diags)) {
             if (auto sheet = parse_sprite_sheet(*text, sheet_path.generic_string(), diags)) {
-                const fs::path image_path = beside(sheet_path, sheet->image_path);
-                mark = diags.size();
-                std::optional<Image> image;
-                if (auto bytes = files.read(image_path, diags))
-                    image = decode_image(*bytes, image_path.generic_string(), diags);
-                attribute(diags, mark, sheet_path.generic_string(), sheet->image_line,
-                          sheet->image_column);
+                auto image = read_named_image(files, beside(sheet_path, sheet->image_path),
+                                              sheet_path.generic_string(), sheet->image_line,
+                                              sheet->image_column, diags);
                 if (image && tileset &&
                     attach_sprite_image(*sheet, std::move(*image), tileset->manifest.tile_width,
                                         tileset->manifest.tile_height, diags))
@@ -123,9 +131,8 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
     // Rule files, in recipe order.
     for (const RuleFileRef& ref : project.recipe.rules.files) {
         const fs::path path = beside(recipe_path, ref.path);
-        std::size_t mark = diags.size();
-        auto text = files.read(path, diags);
-        attribute(diags, mark, recipe_name, ref.position.line, ref.position.column);
+        auto text =
+            read_named(files, path, recipe_name, ref.position.line, ref.position.column, diags);
         if (!text) continue;
         RuleFile file = parse_rule_file(*text, path.generic_string(), project.symbols, diags);
         for (Rule& r : file.rules)
@@ -164,10 +171,8 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
                 const std::string key = path.generic_string();
                 keys[t] = key;
                 if (image_slot.contains(key)) continue;
-                std::size_t mark = diags.size();
-                std::optional<Image> image;
-                if (auto bytes = files.read(path, diags)) image = decode_image(*bytes, key, diags);
-                attribute(diags, mark, rule.file, rule.line, target.column);
+                auto image =
+                    read_named_image(files, path, rule.file, rule.line, target.column, diags);
                 if (!image) continue;
                 if (tileset && (image->width() != tileset->manifest.tile_width ||
                                 image->height() != tileset->manifest.tile_height)) {

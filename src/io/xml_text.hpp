@@ -5,6 +5,7 @@
 
 namespace tilegen::io {
 
+// XML's escapes; core/json_writer's json_quote has the same shape with JSON's (deliberate).
 inline std::string xml_escape(const std::string& s) {
     std::string out;
     out.reserve(s.size());

@@ -5,6 +5,7 @@
 
 #include "io/file_source.hpp"
 #include "io/project_loader.hpp"
+#include "viewer/worker_stop.hpp"
 
 namespace tilegen::viewer {
 
@@ -105,13 +106,7 @@ bool files_changed(const std::vector<WatchedFile>& files) {
 Generator::Generator() : thread_([this] { loop(); }) {}
 
 Generator::~Generator() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-        pending_.reset();
-    }
-    wake_.notify_all();
-    thread_.join();
+    stop_worker(mutex_, wake_, stop_, thread_, [this] { pending_.reset(); });
 }
 
 void Generator::submit(Job job) {

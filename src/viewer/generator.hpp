@@ -63,6 +63,7 @@ class Generator {
     bool busy() const; // a job is queued or running
 
   private:
+    // Lock, wake-up, stop flag, thread: as PieceWorker's (the idiom; the state differs).
     void loop();
     mutable std::mutex mutex_;
     std::condition_variable wake_;

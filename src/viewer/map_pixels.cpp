@@ -128,27 +128,15 @@ Image compose_cells(const Build& b, std::uint64_t layers, int x0, int y0, int x1
                 const Gid gid = tiles(cx, cy);
                 const int index = atlas_index_of(gid);
                 if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
-                const int sx0 = (index % atlas.columns) * tw, sy0 = (index / atlas.columns) * th;
                 const int dx = (cx - x0) * tw, dy = (cy - y0) * th;
-                const bool fh = gid & kFlipHorizontal, fv = gid & kFlipVertical,
-                           fd = gid & kFlipDiagonal;
-                if (!fh && !fv && !fd && b.tile_opaque[static_cast<std::size_t>(index)]) {
+                if ((gid & kFlipMask) == 0 && b.tile_opaque[static_cast<std::size_t>(index)]) {
+                    const int sx0 = (index % atlas.columns) * tw,
+                              sy0 = (index / atlas.columns) * th;
                     out.copy_from(atlas.image, sx0, sy0, tw, th, dx,
                                   dy); // blend_over of opaque = copy
                     continue;
                 }
-                for (int v = 0; v < th; ++v)
-                    for (int u = 0; u < tw; ++u) {
-                        // As render_map: undo Tiled's diagonal, horizontal, vertical flips in
-                        // reverse.
-                        int a = fh ? tw - 1 - u : u;
-                        int c = fv ? th - 1 - v : v;
-                        if (fd) std::swap(a, c);
-                        if (a >= tw || c >= th) continue;
-                        out.set(
-                            dx + u, dy + v,
-                            blend_over(atlas.image.get(sx0 + a, sy0 + c), out.get(dx + u, dy + v)));
-                    }
+                draw_tile(atlas, gid, out, dx, dy);
             }
     }
     const SpriteAtlas& sprites = map.sprites;
@@ -168,19 +156,9 @@ Image compose_cells(const Build& b, std::uint64_t layers, int x0, int y0, int x1
         }
         for (auto it = first; it != last; ++it) {
             const MapObject& o = *it;
-            if (o.sprite < 0 || o.sprite >= sprites.sprite_count()) continue;
             const int ox = o.x, oy = o.y - sh; // the sprite's top-left, in map pixels
             if (ox >= right || ox + sw <= left || oy >= bottom || oy + sh <= top) continue;
-            const int sx0 = (o.sprite % sprites.columns) * sw,
-                      sy0 = (o.sprite / sprites.columns) * sh;
-            const int u0 = std::max(0, left - ox), u1 = std::min(sw, right - ox);
-            const int v0 = std::max(0, top - oy), v1 = std::min(sh, bottom - oy);
-            for (int v = v0; v < v1; ++v)
-                for (int u = u0; u < u1; ++u) {
-                    const int px = ox + u - left, py = oy + v - top;
-                    out.set(px, py,
-                            blend_over(sprites.image.get(sx0 + u, sy0 + v), out.get(px, py)));
-                }
+            draw_sprite(sprites, o.sprite, out, ox - left, oy - top); // clipped to the chunk
         }
     }
     return out;

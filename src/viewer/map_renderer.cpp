@@ -44,6 +44,7 @@ double ms_since(std::chrono::steady_clock::time_point start) {
 
 } // namespace
 
+// A lookup, one case per overlay: the cases share their shape, not logic (deliberate).
 const char* overlay_name(Overlay overlay) {
     switch (overlay) {
     case Overlay::tiles:

@@ -3,18 +3,14 @@
 #include <algorithm>
 #include <exception>
 
+#include "viewer/worker_stop.hpp"
+
 namespace tilegen::viewer {
 
 PieceWorker::PieceWorker() : thread_([this] { loop(); }) {}
 
 PieceWorker::~PieceWorker() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-        wanted_.clear();
-    }
-    wake_.notify_all();
-    thread_.join();
+    stop_worker(mutex_, wake_, stop_, thread_, [this] { wanted_.clear(); });
 }
 
 void PieceWorker::want(const std::shared_ptr<const Build>& build, std::vector<PieceKey> keys) {

@@ -41,6 +41,7 @@ class PieceWorker {
     std::vector<MadePiece> take(const Build* build);
 
   private:
+    // Lock, wake-up, stop flag, thread: as Generator's (the idiom; the state differs).
     void loop();
     bool waiting(const PieceKey& key) const; // ready or being made
 

@@ -135,11 +135,17 @@ struct ExportResult {
                       std::to_string(build->result.seed) + ")"};
 }
 
+// A failure of the window as a whole, not of a file: "tilegen view: error: message".
+Diagnostic view_error(std::string message) {
+    return error_at("tilegen view", 0, 0, std::move(message));
+}
+
 class Viewer {
   public:
     Viewer(const ViewerOptions& options, Project project)
         : options_(options), project_(std::move(project)) {}
-    int run();
+    // The exit code; why it is not 0 is appended to `diags`.
+    int run(Diagnostics& diags);
 
   private:
     bool scripted() const {
@@ -824,13 +830,7 @@ bool Viewer::draw_frame(sf::RenderTarget& target, double budget_ms) {
     return complete;
 }
 
-int Viewer::run() {
-    if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY")) {
-        std::cerr
-            << "tilegen view: error: no display (DISPLAY is not set); run it on a desktop or under "
-               "xvfb-run\n";
-        return 1;
-    }
+int Viewer::run(Diagnostics& diags) {
     const sf::VideoMode desktop = sf::VideoMode::getDesktopMode();
     if (options_.window) {
         size_ = {static_cast<unsigned>(options_.window->first),
@@ -848,7 +848,7 @@ int Viewer::run() {
         sf::err().rdbuf(previous);
     }
     if (!window_.isOpen()) {
-        std::cerr << "tilegen view: error: cannot open a window\n";
+        diags.push_back(view_error("cannot open a window"));
         return 1;
     }
     // Only --frames and --screenshot want frames as fast as they come; watching files (interactive
@@ -860,7 +860,7 @@ int Viewer::run() {
         window_.setFramerateLimit(60);
     window_.setKeyRepeatEnabled(true);
     if (!font_.load()) {
-        std::cerr << "tilegen view: error: cannot create the font texture\n";
+        diags.push_back(view_error("cannot create the font texture"));
         return 1;
     }
     settings_.overlay = options_.overlay;
@@ -872,7 +872,7 @@ int Viewer::run() {
 
     sf::RenderTexture capture;
     if (options_.screenshot && !capture.create(size_.x, size_.y)) {
-        std::cerr << "tilegen view: error: cannot create an off-screen image for --screenshot\n";
+        diags.push_back(view_error("cannot create an off-screen image for --screenshot"));
         return 1;
     }
 
@@ -884,7 +884,7 @@ int Viewer::run() {
     if (options_.frame_log) {
         frame_log.open(*options_.frame_log);
         if (!frame_log) {
-            std::cerr << *options_.frame_log << ": error: cannot write the frame log\n";
+            diags.push_back(error_at(*options_.frame_log, 0, 0, "cannot write the frame log"));
             return 1;
         }
         frame_log
@@ -984,12 +984,7 @@ int Viewer::run() {
                     done = draw_frame(capture, -1.0);
                 capture.display();
                 const Image image = to_image(capture.getTexture().copyToImage());
-                Diagnostics diags;
-                if (!io::save_png(*options_.screenshot, image, diags)) {
-                    for (const auto& d : diags)
-                        std::cerr << format_diagnostic(d) << '\n';
-                    return 1;
-                }
+                if (!io::save_png(*options_.screenshot, image, diags)) return 1;
                 if (options_.inspect)
                     for (const auto& line : hover_lines())
                         std::cout << line << '\n';
@@ -1010,9 +1005,15 @@ const char* key_help() {
     return kKeyHelp;
 }
 
-int run_viewer(const ViewerOptions& options, Project project) {
+int run_viewer(const ViewerOptions& options, Project project, Diagnostics& diags) {
+    // Before the Viewer exists: SFML aborts when its members are made without a display.
+    if (!std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY")) {
+        diags.push_back(
+            view_error("no display (DISPLAY is not set); run it on a desktop or under xvfb-run"));
+        return 1;
+    }
     Viewer viewer(options, std::move(project));
-    return viewer.run();
+    return viewer.run(diags);
 }
 
 } // namespace tilegen::viewer

@@ -46,8 +46,9 @@ struct ViewerOptions {
 // the
 // --inspect text on stdout; on stderr one line per map shown ("tilegen view: generated ...") and,
 // when a reload fails, "tilegen view: reload failed, keeping the last good map:" followed by the
-// diagnostics.
-int run_viewer(const ViewerOptions& options, Project project);
+// diagnostics. Why the exit code is not 0 (no display, no window, an unwritable --frame-log or
+// --screenshot) is appended to `diags`, for the caller to print.
+[[nodiscard]] int run_viewer(const ViewerOptions& options, Project project, Diagnostics& diags);
 
 // The key list shown by H / F1 (and printed by `tilegen view --help`).
 const char* key_help();

@@ -110,3 +110,39 @@ TEST_CASE("toml reader: typed getters: value, fallback, message and line:column"
         CHECK(format_diagnostic(one[0]) == b.expected);
     }
 }
+
+TEST_CASE("toml reader: required_string and read_toml_document") {
+    Diagnostics diags;
+    TomlReader r("t.toml", diags);
+    const auto root = r.parse("a = 1\n"     // 1
+                              "[t]\n"       // 2
+                              "s = \"x\"\n" // 3
+    );
+    REQUIRE(root);
+    const toml::table& t = *(*root)["t"].as_table();
+    const LocatedString s = r.required_string(t, "s", "t", "t has no 's'");
+    CHECK(s.value == "x");
+    CHECK(s.line == 3);
+    CHECK(s.column == 5);
+    CHECK(diags.empty());
+    const LocatedString missing = r.required_string(*root, "image", "", "the file has no 'image'");
+    CHECK(missing.value.empty());
+    CHECK(missing.line == 1); // the table's position: the document's start
+    REQUIRE(diags.size() == 1);
+    CHECK(format_diagnostic(diags[0]) == "t.toml:1:1: error: the file has no 'image'");
+
+    // A document is read when it parses and `read` reports nothing; else nullopt.
+    const auto read_a = [](TomlReader& rd, const toml::table& top) {
+        return rd.integer(top, "a", "", -1, 0, 9);
+    };
+    Diagnostics ok;
+    CHECK(read_toml_document<long long>("a = 7\n", "d.toml", ok, read_a) == 7);
+    CHECK(ok.empty());
+    Diagnostics range;
+    CHECK_FALSE(read_toml_document<long long>("a = 70\n", "d.toml", range, read_a));
+    REQUIRE(range.size() == 1);
+    CHECK(format_diagnostic(range[0]) == "d.toml:1:5: error: 'a' is 70, expected 0 to 9");
+    Diagnostics syntax;
+    CHECK_FALSE(read_toml_document<long long>("a = = 7\n", "d.toml", syntax, read_a));
+    CHECK(syntax.size() == 1);
+}

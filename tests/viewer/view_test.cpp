@@ -86,6 +86,25 @@ TEST_CASE(
     CHECK_FALSE(std::filesystem::exists(f.dir / "shot.png"));
 }
 
+TEST_CASE("view: failures of the window as a whole are diagnostics and exit 1") {
+    Fixture f;
+    // No display: said before any window is tried, in the diagnostics' form.
+    const RunResult none = run("env -u DISPLAY -u WAYLAND_DISPLAY " + shell_quote(TILEGEN_EXE) +
+                                   " view map.toml --screenshot shot.png",
+                               f.dir.path());
+    CHECK(none.exit_code == 1);
+    CHECK(none.err == "tilegen view: error: no display (DISPLAY is not set); run it on a desktop "
+                      "or under xvfb-run\n");
+    CHECK_FALSE(std::filesystem::exists(f.dir / "shot.png"));
+    if (!have_xvfb()) return;
+    // A frame log that cannot be written: its path, then the error.
+    const RunResult log =
+        view("map.toml --frames 2 --window 320x240 --frame-log no-dir/f.csv", f.dir.path());
+    CHECK(log.exit_code == 1);
+    CHECK(log.err.find("no-dir/f.csv: error: cannot write the frame log\n") != std::string::npos);
+    CHECK(log.out.empty());
+}
+
 TEST_CASE("view --screenshot: the map region equals tilegen generate's PNG") {
     if (!have_xvfb()) return;
     Fixture f;

@@ -334,6 +334,24 @@ void for_each_block(const ClassGrid& out, int threads, std::vector<std::uint64_t
             (*counts)[id] += p[id];
 }
 
+// Classifies `out` piece by piece (at most kPiece cells each, in blocks over `threads`):
+// classify_piece(p0, n) writes the classes of cells p0 .. p0 + n - 1, which are then counted into
+// `counts` when given. classify and classify_table differ only in classify_piece.
+template <class ClassifyPiece>
+void classify_in_pieces(ClassGrid& out, int threads, std::vector<std::uint64_t>* counts,
+                        const ClassifyPiece& classify_piece) {
+    const ClassId* dst = out.cells().data();
+    for_each_block(
+        out, threads, counts,
+        [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts, std::size_t ids) {
+            for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
+                const std::size_t n = std::min(i1, p0 + kPiece) - p0;
+                classify_piece(p0, n);
+                if (ids) add_class_counts(dst + p0, n, block_counts, ids);
+            }
+        });
+}
+
 } // namespace
 
 std::vector<float> thresholds_from_shares(const Grid<float>& heights,
@@ -461,15 +479,9 @@ ClassGrid classify(const Grid<float>& heights, const std::vector<float>& thresho
     ClassGrid out = ClassGrid::uninitialised(heights.width(), heights.height());
     const float* src = heights.cells().data();
     ClassId* dst = out.cells().data();
-    for_each_block(
-        out, threads, counts,
-        [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts, std::size_t ids) {
-            for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
-                const std::size_t p1 = std::min(i1, p0 + kPiece);
-                classify_piece(src + p0, thresholds, dst + p0, p1 - p0);
-                if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
-            }
-        });
+    classify_in_pieces(out, threads, counts, [&](std::size_t p0, std::size_t n) {
+        classify_piece(src + p0, thresholds, dst + p0, n);
+    });
     return out;
 }
 
@@ -481,16 +493,10 @@ ClassGrid classify_table(const Grid<float>& rows, const std::vector<float>& row_
     const float* rv = rows.cells().data();
     const float* cv = columns.cells().data();
     ClassId* dst = out.cells().data();
-    for_each_block(
-        out, threads, counts,
-        [&](std::size_t i0, std::size_t i1, std::uint64_t* block_counts, std::size_t ids) {
-            for (std::size_t p0 = i0; p0 < i1; p0 += kPiece) {
-                const std::size_t p1 = std::min(i1, p0 + kPiece);
-                classify_table_piece(rv + p0, row_thresholds, cv + p0, column_thresholds,
-                                     table.data(), dst + p0, p1 - p0);
-                if (ids) add_class_counts(dst + p0, p1 - p0, block_counts, ids);
-            }
-        });
+    classify_in_pieces(out, threads, counts, [&](std::size_t p0, std::size_t n) {
+        classify_table_piece(rv + p0, row_thresholds, cv + p0, column_thresholds, table.data(),
+                             dst + p0, n);
+    });
     return out;
 }
 

@@ -12,57 +12,55 @@ const SpriteInfo* SpriteSheet::find(const std::string& name) const {
 
 std::optional<SpriteSheet> parse_sprite_sheet(std::string_view text, const std::string& path,
                                               Diagnostics& diags) {
-    const std::size_t before = diags.size();
-    TomlReader r(path, diags);
-    auto doc = r.parse(text);
-    if (!doc) return std::nullopt;
-    const toml::table& root = *doc;
-    SpriteSheet sheet;
-    sheet.path = path;
-    r.reject_unknown_keys(root, "", {"image", "sprite_width", "sprite_height", "sprites"});
-    if (!root.get("image")) r.error(root.source(), "sprite sheet has no 'image'");
-    sheet.image_path = r.string(root, "image", "", "");
-    const auto where = TomlReader::where(root, "image");
-    sheet.image_line = static_cast<int>(where.begin.line);
-    sheet.image_column = static_cast<int>(where.begin.column);
-    sheet.sprite_width = static_cast<int>(r.integer(root, "sprite_width", "", 32, 1, 1024));
-    sheet.sprite_height = static_cast<int>(r.integer(root, "sprite_height", "", 48, 1, 1024));
-    if (const toml::table* sprites = r.table(root, "sprites", "")) {
-        for (const auto& [key, node] : *sprites) {
-            SpriteInfo s;
-            s.name = std::string(key.str());
-            s.line = static_cast<int>(key.source().begin.line);
-            s.column = static_cast<int>(key.source().begin.column);
-            const toml::table* t = node.as_table();
-            if (!t) {
-                r.error(node, "sprite '" + s.name +
-                                  "' must be a table like { index = 0, footprint = [2, 2] }");
-                continue;
-            }
-            const std::string prefix = "sprites." + s.name;
-            r.reject_unknown_keys(*t, prefix, {"index", "footprint"});
-            if (!t->get("index")) r.error(*t, "sprite '" + s.name + "' has no 'index'");
-            s.index = static_cast<int>(r.integer(*t, "index", prefix, 0, 0, 100000));
-            if (const toml::node* f = t->get("footprint")) {
-                const toml::array* a = f->as_array();
-                if (!a || a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer() ||
-                    (*a)[0].as_integer()->get() < 1 || (*a)[1].as_integer()->get() < 1 ||
-                    (*a)[0].as_integer()->get() > 16 || (*a)[1].as_integer()->get() > 16) {
-                    r.error(*f,
+    return read_toml_document<
+        SpriteSheet>(text, path, diags, [&](TomlReader& r, const toml::table& root) {
+        SpriteSheet sheet;
+        sheet.path = path;
+        r.reject_unknown_keys(root, "", {"image", "sprite_width", "sprite_height", "sprites"});
+        LocatedString image = r.required_string(root, "image", "", "sprite sheet has no 'image'");
+        sheet.image_path = std::move(image.value);
+        sheet.image_line = image.line;
+        sheet.image_column = image.column;
+        sheet.sprite_width = static_cast<int>(r.integer(root, "sprite_width", "", 32, 1, 1024));
+        sheet.sprite_height = static_cast<int>(r.integer(root, "sprite_height", "", 48, 1, 1024));
+        // Named entries, walked like the tileset manifest's [tiles]; the entries differ.
+        if (const toml::table* sprites = r.table(root, "sprites", "")) {
+            for (const auto& [key, node] : *sprites) {
+                SpriteInfo s;
+                s.name = std::string(key.str());
+                s.line = static_cast<int>(key.source().begin.line);
+                s.column = static_cast<int>(key.source().begin.column);
+                const toml::table* t = node.as_table();
+                if (!t) {
+                    r.error(node, "sprite '" + s.name +
+                                      "' must be a table like { index = 0, footprint = [2, 2] }");
+                    continue;
+                }
+                const std::string prefix = "sprites." + s.name;
+                r.reject_unknown_keys(*t, prefix, {"index", "footprint"});
+                if (!t->get("index")) r.error(*t, "sprite '" + s.name + "' has no 'index'");
+                s.index = static_cast<int>(r.integer(*t, "index", prefix, 0, 0, 100000));
+                if (const toml::node* f = t->get("footprint")) {
+                    const toml::array* a = f->as_array();
+                    if (!a || a->size() != 2 || !(*a)[0].is_integer() || !(*a)[1].is_integer() ||
+                        (*a)[0].as_integer()->get() < 1 || (*a)[1].as_integer()->get() < 1 ||
+                        (*a)[0].as_integer()->get() > 16 || (*a)[1].as_integer()->get() > 16) {
+                        r.error(
+                            *f,
                             "'" + prefix +
                                 ".footprint' must be [width, height] in map cells, each 1 to 16");
-                } else {
-                    s.footprint_w = static_cast<int>((*a)[0].as_integer()->get());
-                    s.footprint_h = static_cast<int>((*a)[1].as_integer()->get());
+                    } else {
+                        s.footprint_w = static_cast<int>((*a)[0].as_integer()->get());
+                        s.footprint_h = static_cast<int>((*a)[1].as_integer()->get());
+                    }
                 }
+                sheet.sprites.push_back(s);
             }
-            sheet.sprites.push_back(s);
+        } else if (!root.get("sprites")) {
+            r.error(root.source(), "sprite sheet has no [sprites] table");
         }
-    } else if (!root.get("sprites")) {
-        r.error(root.source(), "sprite sheet has no [sprites] table");
-    }
-    if (has_errors(diags, before)) return std::nullopt;
-    return sheet;
+        return sheet;
+    });
 }
 
 bool attach_sprite_image(SpriteSheet& sheet, Image image, int tile_width, int tile_height,

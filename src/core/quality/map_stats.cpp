@@ -33,6 +33,17 @@ struct Run {
     std::uint8_t key = 0;    // runs join only when their keys are equal
 };
 
+// One step of a walk over two rows' runs in order (a = the i-th of one row, b = the j-th of the
+// other): past the run that ends first, or past both when they end together.
+void step_past_first_end(const Run& a, const Run& b, std::size_t& i, std::size_t& j) {
+    if (a.end < b.end)
+        ++i;
+    else if (b.end < a.end)
+        ++j;
+    else
+        ++i, ++j;
+}
+
 // Region counts of one partition; complete regions add up here.
 struct RegionTally {
     std::uint64_t regions = 0;
@@ -83,12 +94,7 @@ class BandLabeller {
                     else
                         unite(label_[j], prev_label_[i]);
                 }
-                if (a.end < b.end)
-                    ++i;
-                else if (b.end < a.end)
-                    ++j;
-                else
-                    ++i, ++j;
+                step_past_first_end(a, b, i, j);
             }
             for (std::size_t k = 0; k < runs.size(); ++k)
                 if (label_[k] == kNone) {
@@ -218,12 +224,7 @@ void join_bands(const std::vector<BandRegions>& bands, RegionTally& tally) {
             const Run& c = down.top_runs[j];
             if (a.start < c.end && c.start < a.end && a.key == c.key)
                 unite(base[b] + up.bottom_node[i], base[b + 1] + static_cast<std::uint32_t>(j));
-            if (a.end < c.end)
-                ++i;
-            else if (c.end < a.end)
-                ++j;
-            else
-                ++i, ++j;
+            step_past_first_end(a, c, i, j);
         }
     }
     std::vector<std::uint64_t> size(parent.size(), 0);

@@ -40,7 +40,8 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                             RuleCheckLimits limits) {
     RuleCheckReport report;
     const ClassMask all = class_count >= 32 ? kAnyClass : ((ClassMask{1} << class_count) - 1);
-    for (const LayerRules& layer : layers) {
+    for (std::size_t li = 0; li < layers.size(); ++li) {
+        const LayerRules& layer = layers[li];
         const auto& rules = layer.ordered;
         int radius = 0;
         for (const Rule& r : rules)
@@ -163,14 +164,14 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
         for (std::size_t i = 0; i < rules.size(); ++i) {
             for (std::size_t j = 0; j < i; ++j)
                 if (rules[j].pattern == rules[i].pattern) {
-                    report.duplicates.push_back({{layer.name, i}, {layer.name, j}});
+                    report.duplicates.push_back({{li, i}, {li, j}});
                     duplicate[i] = true;
                     break;
                 }
             if (!rules[i].variant.empty()) continue; // report a target once, on the rule as written
             for (std::size_t t = 0; t < rules[i].targets.size(); ++t)
                 if (rules[i].targets[t].weight == 0 && rules[i].targets.size() > 1)
-                    report.zero_weights.push_back({{layer.name, i}, t});
+                    report.zero_weights.push_back({{li, i}, t});
         }
 
         // Shadowed: never decided. Find who decides what they match.
@@ -182,7 +183,7 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                 std::all_of(rules[i].targets.begin(), rules[i].targets.end(),
                             [](const Target& t) { return t.kind == Target::Kind::error; });
             if (safety_net) continue;
-            ShadowedRule s{{layer.name, i}, report.coverage.back().exact, true, {}};
+            ShadowedRule s{{li, i}, report.coverage.back().exact, true, {}};
             std::map<int, std::uint64_t> by;
             visit_all([&](std::uint64_t weight) {
                 if (!matches(rules[i].pattern, n)) return;
@@ -194,7 +195,7 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                     std::max_element(by.begin(), by.end(), [](const auto& a, const auto& b) {
                         return a.second < b.second;
                     });
-                s.by = {layer.name, static_cast<std::size_t>(best->first)};
+                s.by = {li, static_cast<std::size_t>(best->first)};
             }
             report.shadowed.push_back(s);
         }

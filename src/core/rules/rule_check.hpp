@@ -31,8 +31,9 @@ struct LayerCoverage {
     std::vector<Neighbourhood> examples; // a few uncovered ones
 };
 
+// A rule of the layers check_rules was given: layers[layer].ordered[index] (see rule_at).
 struct RuleRef {
-    std::string layer;
+    std::size_t layer = 0; // into the layers check_rules was given
     std::size_t index = 0; // into LayerRules::ordered
 };
 
@@ -53,7 +54,7 @@ struct ZeroWeightTarget {
 };
 
 struct RuleCheckReport {
-    std::vector<LayerCoverage> coverage;
+    std::vector<LayerCoverage> coverage; // one per layer, in the layers' order
     std::vector<ShadowedRule>
         shadowed; // not listed: safety nets (rules whose targets are all @error)
     std::vector<DuplicateRule> duplicates;
@@ -69,6 +70,11 @@ struct RuleCheckLimits {
 
 RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
                             RuleCheckLimits limits = {});
+
+// The rule `ref` names in the layers its report was made from (every RuleRef of a report does).
+inline const Rule& rule_at(std::span<const LayerRules> layers, const RuleRef& ref) {
+    return layers[ref.layer].ordered[ref.index];
+}
 
 // Whether the pattern matches a neighbourhood (whose side is at least the pattern's size).
 bool matches(const Descriptor& pattern, const Neighbourhood& n);

@@ -8,56 +8,56 @@ namespace tilegen {
 
 std::optional<TilesetManifest> parse_tileset_manifest(std::string_view text,
                                                       const std::string& path, Diagnostics& diags) {
-    const std::size_t before = diags.size();
-    TomlReader reader(path, diags);
-    auto doc = reader.parse(text);
-    if (!doc) return std::nullopt;
-    const toml::table& root = *doc;
-    TilesetManifest m;
-    m.path = path;
-    reader.reject_unknown_keys(root, "", {"image", "tile_width", "tile_height", "tiles"});
-    if (!root.get("image")) reader.error(root.source(), "tileset manifest has no 'image'");
-    m.image = reader.string(root, "image", "", "");
-    auto where = TomlReader::where(root, "image");
-    m.image_line = static_cast<int>(where.begin.line);
-    m.image_col = static_cast<int>(where.begin.column);
-    m.tile_width = static_cast<int>(reader.integer(root, "tile_width", "", 16, 1, 1024));
-    m.tile_height = static_cast<int>(reader.integer(root, "tile_height", "", 16, 1, 1024));
-    if (const toml::table* tiles = reader.table(root, "tiles", "")) {
-        for (const auto& [key, node] : *tiles) {
-            TilesetManifest::Entry e;
-            e.name = std::string(key.str());
-            e.line = static_cast<int>(key.source().begin.line);
-            e.col = static_cast<int>(key.source().begin.column);
-            if (const auto* i = node.as_integer()) {
-                if (i->get() < 0 || i->get() > 1'000'000) {
-                    reader.error(node, "tile index " + std::to_string(i->get()) +
-                                           " is out of range (0 to 1000000)");
-                    continue;
+    return read_toml_document<TilesetManifest>(
+        text, path, diags, [&](TomlReader& reader, const toml::table& root) {
+            TilesetManifest m;
+            m.path = path;
+            reader.reject_unknown_keys(root, "", {"image", "tile_width", "tile_height", "tiles"});
+            LocatedString image =
+                reader.required_string(root, "image", "", "tileset manifest has no 'image'");
+            m.image = std::move(image.value);
+            m.image_line = image.line;
+            m.image_col = image.column;
+            m.tile_width = static_cast<int>(reader.integer(root, "tile_width", "", 16, 1, 1024));
+            m.tile_height = static_cast<int>(reader.integer(root, "tile_height", "", 16, 1, 1024));
+            // Named entries, walked like the sprite sheet's [sprites]; the entries differ.
+            if (const toml::table* tiles = reader.table(root, "tiles", "")) {
+                for (const auto& [key, node] : *tiles) {
+                    TilesetManifest::Entry e;
+                    e.name = std::string(key.str());
+                    e.line = static_cast<int>(key.source().begin.line);
+                    e.col = static_cast<int>(key.source().begin.column);
+                    if (const auto* i = node.as_integer()) {
+                        if (i->get() < 0 || i->get() > 1'000'000) {
+                            reader.error(node, "tile index " + std::to_string(i->get()) +
+                                                   " is out of range (0 to 1000000)");
+                            continue;
+                        }
+                        e.index = static_cast<int>(i->get());
+                    } else if (const auto* a = node.as_array(); a && a->size() == 2 &&
+                                                                (*a)[0].as_integer() &&
+                                                                (*a)[1].as_integer()) {
+                        long long c = (*a)[0].as_integer()->get(), r = (*a)[1].as_integer()->get();
+                        if (c < 0 || r < 0 || c > 100000 || r > 100000) {
+                            reader.error(node, "tile position [" + std::to_string(c) + ", " +
+                                                   std::to_string(r) + "] is out of range");
+                            continue;
+                        }
+                        e.column = static_cast<int>(c);
+                        e.row = static_cast<int>(r);
+                    } else {
+                        reader.error(node, "tile '" + e.name +
+                                               "' must be an index or [column, row], not " +
+                                               toml_type_name(node.type()));
+                        continue;
+                    }
+                    m.tiles.push_back(std::move(e));
                 }
-                e.index = static_cast<int>(i->get());
-            } else if (const auto* a = node.as_array();
-                       a && a->size() == 2 && (*a)[0].as_integer() && (*a)[1].as_integer()) {
-                long long c = (*a)[0].as_integer()->get(), r = (*a)[1].as_integer()->get();
-                if (c < 0 || r < 0 || c > 100000 || r > 100000) {
-                    reader.error(node, "tile position [" + std::to_string(c) + ", " +
-                                           std::to_string(r) + "] is out of range");
-                    continue;
-                }
-                e.column = static_cast<int>(c);
-                e.row = static_cast<int>(r);
-            } else {
-                reader.error(node, "tile '" + e.name + "' must be an index or [column, row], not " +
-                                       toml_type_name(node.type()));
-                continue;
+            } else if (!root.get("tiles")) {
+                reader.error(root.source(), "tileset manifest has no [tiles] table");
             }
-            m.tiles.push_back(std::move(e));
-        }
-    } else if (!root.get("tiles")) {
-        reader.error(root.source(), "tileset manifest has no [tiles] table");
-    }
-    if (has_errors(diags, before)) return std::nullopt;
-    return m;
+            return m;
+        });
 }
 
 std::optional<Tileset> make_tileset(TilesetManifest manifest, Image image, Diagnostics& diags) {

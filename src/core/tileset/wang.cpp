@@ -37,6 +37,7 @@ std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_nam
              nw = false, valid = true;
         for (std::size_t i = 2; i < parts.size(); ++i) {
             const std::string& d = parts[i];
+            // One branch per direction word: shared shape, not logic (deliberate).
             if (d == "n")
                 n = true;
             else if (d == "e")

@@ -83,6 +83,29 @@ TEST_CASE("check: shadowed, duplicate and zero-weight rules") {
     CHECK(report.zero_weights[0].target == 1);
 }
 
+TEST_CASE("check: findings in a later layer name that layer's rules (rule_at)") {
+    // Both layers are named "ground" (a name does not pick a layer): the duplicate, the shadowed
+    // rule and the zero-weight target are in the second, whose rules differ from the first's.
+    std::vector<LayerRules> layers{layer_of("w water\ng grass\n", kWG),
+                                   layer_of("w deep\nw deep-again\n?  @error\n"
+                                            "??? ?g? ???  meadow weed*0\ng  g-1x1\n",
+                                            kWG)};
+    const auto report = check_rules(layers, 2);
+    REQUIRE(report.coverage.size() == 2);
+    CHECK(report.coverage[0].uncovered == 0);
+    CHECK(report.coverage[1].uncovered == 0);
+    REQUIRE(report.duplicates.size() == 1);
+    CHECK(report.duplicates[0].rule.layer == 1);
+    CHECK(rule_at(layers, report.duplicates[0].rule).targets[0].name == "deep-again");
+    CHECK(rule_at(layers, report.duplicates[0].original).targets[0].name == "deep");
+    REQUIRE(report.shadowed.size() == 1);
+    CHECK(rule_at(layers, report.shadowed[0].rule).targets[0].name == "g-1x1");
+    CHECK(rule_at(layers, report.shadowed[0].by).targets[0].name == "meadow");
+    REQUIRE(report.zero_weights.size() == 1);
+    const Rule& zero = rule_at(layers, report.zero_weights[0].rule);
+    CHECK(zero.targets[report.zero_weights[0].target].name == "weed");
+}
+
 TEST_CASE("check: too many neighbourhoods are sampled, and say so") {
     const SymbolTable many{{'a', 0}, {'b', 1}, {'c', 2}, {'d', 3}, {'e', 4}};
     std::vector<LayerRules> layers{
