@@ -322,6 +322,14 @@ int run_generate(const Args& args) {
         j.key("unmatched").value(result.unmatched);
         j.key("stats");
         write_map_stats_json(j, stats, project->recipe.terrain);
+        if (project->recipe.rules.legalise) {
+            const LegaliseReport& l = result.legalise;
+            j.key("legalise").begin_object();
+            j.key("undrawable_before").value(l.undrawable_before);
+            j.key("undrawable").value(l.undrawable).key("changed").value(l.changed);
+            j.key("rounds").value(static_cast<std::uint64_t>(l.rounds));
+            j.end_object();
+        }
         j.key("objects").begin_object();
         if (project->sprites) {
             std::vector<std::uint64_t> counts(project->sprites->sprites.size(), 0);

@@ -11,6 +11,7 @@
 #include "core/heightfield/heightfield.hpp"
 #include "core/parallel.hpp"
 #include "core/rules/explain.hpp"
+#include "core/rules/legalise.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "core/tileset/wang.hpp"
 
@@ -297,6 +298,12 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
                                          "map; infinite maps cannot apply it"));
             return std::nullopt;
         }
+    if (recipe.rules.legalise) {
+        diags.push_back(error_at(recipe.path, 0, 0,
+                                 "[rules] legalise rewrites the whole map's classes; infinite maps "
+                                 "cannot apply it"));
+        return std::nullopt;
+    }
     WorldSetup w;
     w.seed = seed;
     w.scale_width = scale_width;
@@ -388,9 +395,10 @@ struct Run {
     const GenerateOptions& options;
     int width = 0, height = 0; // the map's size in cells
     GenerateResult result;
-    Atlas atlas;          // rules -> map
-    Gid error_gid = 0;    // rules -> map
-    AutotileResult tiles; // rules -> map
+    Atlas atlas;                  // rules -> map
+    Gid error_gid = 0;            // rules -> map
+    AutotileResult tiles;         // rules -> map
+    bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
 };
 
 bool places_objects(const Run& run) {
@@ -507,14 +515,39 @@ std::vector<RuleHits> rule_hits(const Project& project, const std::vector<LayerR
 }
 
 // rules: one tile grid per rule layer, and what the rules decided.
-void apply_rules(Run& run) {
-    GenerateResult& r = run.result;
-    if (!run.options.keep_details) r.maps.clear(); // the maps have done their work: free them
+// The atlas and the rule layers as ordered and resolved for this run (once: legalise needs them
+// before the rules stage).
+void resolve_layers(Run& run) {
+    if (run.layers_resolved) return;
     std::vector<int> image_index;
     int error_index = 0;
     run.atlas = build_atlas(run.project.tileset, run.project.images, image_index, error_index);
     run.error_gid = gid_of(error_index);
-    r.layers = build_layers(run.project, image_index, error_index);
+    run.result.layers = build_layers(run.project, image_index, error_index);
+    run.layers_resolved = true;
+}
+
+// legalise: [rules] legalise = true rewrites the class grid so the tile rules can draw every cell
+// (legalise.hpp), after the passes and the clean-up and before anything stands on the classes.
+bool legalises(const Run& run) {
+    return run.project.recipe.rules.legalise;
+}
+void legalise_classes(Run& run) {
+    GenerateResult& r = run.result;
+    resolve_layers(run);
+    const int class_count = static_cast<int>(run.project.recipe.terrain.size());
+    if (run.options.keep_details) r.classes_before_legalise = r.classes;
+    LegaliseResult legal = legalise(std::move(r.classes), r.layers, class_count,
+                                    outside_policy(run.project.recipe), {}, run.options.threads);
+    r.classes = std::move(legal.classes);
+    r.legalise = legal.report;
+    r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
+}
+
+void apply_rules(Run& run) {
+    GenerateResult& r = run.result;
+    if (!run.options.keep_details) r.maps.clear(); // the maps have done their work: free them
+    resolve_layers(run);
     run.tiles = autotile(r.classes, r.layers, static_cast<int>(run.project.recipe.terrain.size()),
                          outside_policy(run.project.recipe), r.seed, run.error_gid,
                          run.options.threads, run.options.keep_details);
@@ -575,6 +608,7 @@ const Stage kStages[] = {
     {"classes", cut_classes},
     {"class_passes", run_passes, has_class_passes},
     {"cleanup", clean_up, cleans_up},
+    {"legalise", legalise_classes, legalises},
     {"objects", place_sprites, places_objects},
     {"rules", apply_rules},
     {"map", assemble_map},
@@ -623,7 +657,9 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
         return terrain[c].name + " (" + std::string(1, terrain[c].symbol) + ")";
     };
     const ClassGrid& first = !result.classes_before_passes.empty() ? result.classes_before_passes
-                                                                   : result.classes_before_cleanup;
+                             : !result.classes_before_cleanup.empty()
+                                 ? result.classes_before_cleanup
+                                 : result.classes_before_legalise;
     if (first.empty() || !first.contains(x, y)) return lines;
     lines.push_back("classified as " + named(first(x, y)));
     std::string symbols;
@@ -633,13 +669,20 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
         for (std::string& line : class_history_lines(project.class_passes, result.pass_runs,
                                                      class_history(project, result, x, y), symbols))
             lines.push_back("class pass " + std::move(line));
-    if (!result.classes_before_cleanup.empty()) {
-        const ClassId before = result.classes_before_cleanup(x, y);
-        const ClassId after = result.classes(x, y);
-        lines.push_back(before == after ? "clean-up (min_width, min_area): keeps " + named(after)
-                                        : "clean-up (min_width, min_area): " + named(before) +
-                                              " -> " + named(after));
-    }
+    // A stage that rewrote the grid: the cell's class before it, and after it (the grid the next
+    // such stage started from, or the final one).
+    const ClassGrid* const after_cleanup =
+        result.classes_before_legalise.empty() ? &result.classes : &result.classes_before_legalise;
+    const auto stage_line = [&](const std::string& stage, ClassId before, ClassId after) {
+        lines.push_back(
+            stage + ": " +
+            (before == after ? "keeps " + named(after) : named(before) + " -> " + named(after)));
+    };
+    if (!result.classes_before_cleanup.empty())
+        stage_line("clean-up (min_width, min_area)", result.classes_before_cleanup(x, y),
+                   (*after_cleanup)(x, y));
+    if (!result.classes_before_legalise.empty())
+        stage_line("legalise", result.classes_before_legalise(x, y), result.classes(x, y));
     return lines;
 }
 

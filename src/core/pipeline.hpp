@@ -10,6 +10,7 @@
 //            is rewritten too)
 //   cleanup  [[terrain]] min_width and min_area: thin parts opened, small regions merged (only
 //            when a terrain sets them)
+//   legalise [rules] legalise = true: the class grid rewritten so the tile rules draw every cell
 //   objects  sprites on top of the classes (only when the recipe scatters objects)
 //   rules    one TileGrid per rule layer by descriptor rules; rule-hit statistics
 //   map      the Map: atlas, tile layers, object layer, map properties
@@ -35,6 +36,7 @@
 #include "core/project.hpp"
 #include "core/rules/autotile.hpp"
 #include "core/rules/class_passes.hpp"
+#include "core/rules/legalise.hpp"
 
 namespace tilegen {
 
@@ -81,6 +83,9 @@ struct GenerateResult {
     // what the clean-up did.
     ClassGrid classes_before_cleanup;
     CleanupReport cleanup;
+    // The grid legalise started from (empty without it or without keep_details), and its report.
+    ClassGrid classes_before_legalise;
+    LegaliseReport legalise;
     std::vector<std::vector<std::uint64_t>> pass_changed; // per pass, per run: cells changed
     std::vector<LayerRules> layers;   // the rules as ordered and resolved for this run
     std::vector<Grid<int>> decisions; // per layer: the deciding rule (index into
