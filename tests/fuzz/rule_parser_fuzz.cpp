@@ -1,11 +1,12 @@
-// Fuzz target: rule files (parse_rules) with a fixed symbol table, then the matcher on the rules it
-// accepted. Properties: no crash/UB/leak; a size 1, 3 or 5 pattern per rule; every rule names a
-// layer and a line inside the text; the lookup-table matcher (match_rules) agrees with the plain
-// first_match on a fixed class grid.
+// Fuzz target: rule files (parse_rule_file) with a fixed symbol table, then the matcher on the
+// rules it accepted, and the class passes. Properties: no crash/UB/leak; a size 1, 3 or 5 pattern
+// per rule; every rule names a layer and a line inside the text; the lookup-table matcher
+// (match_rules) agrees with the plain first_match on a fixed class grid.
 #include <cstdint>
 #include <map>
 #include <string>
 
+#include "core/rules/class_passes.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "core/rules/rule_parser.hpp"
 #include "fuzz_support.hpp"
@@ -45,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size > 64 * 1024) return -1; // rule files are small; keep the runs fast
     const std::string_view text = fuzz::text_of(data, size);
     Diagnostics diags;
-    std::vector<Rule> rules = parse_rules(text, "fuzz.rules", symbols(), diags);
+    RuleFile file = parse_rule_file(text, "fuzz.rules", symbols(), diags);
+    std::vector<Rule>& rules = file.rules;
     fuzz::check_diagnostics(!has_errors(diags), diags);
     std::size_t lines = 1;
     for (char c : text)
@@ -62,6 +64,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         layers[r.layer].push_back(r);
     }
     if (has_errors(diags)) return 0;
+    // Class passes: targets are classes of the table; the passes give the same grid on 1 and 3
+    // threads, and only classes of the table.
+    for (const ClassPass& pass : file.passes) {
+        FUZZ_CHECK(pass.runs >= 1 && pass.runs <= kMaxClassRuns, "pass runs range");
+        FUZZ_CHECK(pass.ordered.size() == pass.targets.size(), "one target list per class rule");
+        for (const ClassTargets& t : pass.targets)
+            for (int c : t.classes)
+                FUZZ_CHECK(c == kKeepClass || (c >= 0 && c < 10), "class target range");
+    }
+    if (!file.passes.empty()) {
+        const ClassGrid one = run_class_passes(grid(), file.passes, 10, {}, 7, 1);
+        FUZZ_CHECK(one == run_class_passes(grid(), file.passes, 10, {}, 7, 3),
+                   "class passes depend on the thread count");
+        for (ClassId c : one.cells())
+            FUZZ_CHECK(c < 10, "class passes made an unknown class");
+    }
     // The matcher: its per-neighbourhood table must decide as the rule-by-rule search does.
     for (auto& [name, layer_rules] : layers) {
         const std::vector<Rule> ordered = order_by_specificity(std::move(layer_rules));
