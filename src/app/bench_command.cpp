@@ -128,11 +128,11 @@ int run_bench(const Args& args) {
     } else {
         std::printf("%s, %dx%d cells, %d thread(s), %d runs after a warm-up\n",
                     project->recipe.path.c_str(), size.first, size.second, options.threads, repeat);
-        std::printf("%-10s %12s %12s %12s\n", "stage", "median ms", "min ms", "ns/cell");
+        std::printf("%-12s %12s %12s %12s\n", "stage", "median ms", "min ms", "ns/cell");
         for (const auto& stage : order) {
             const auto& v = samples[stage];
             const double med = median(v);
-            std::printf("%-10s %12.2f %12.2f %12.2f\n", stage.c_str(), med,
+            std::printf("%-12s %12.2f %12.2f %12.2f\n", stage.c_str(), med,
                         *std::min_element(v.begin(), v.end()), med * 1e6 / cells);
         }
         const double tmx = static_cast<double>(tmx_bytes);
