@@ -1,6 +1,7 @@
 #include "core/rules/rule_check.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <map>
 
@@ -10,8 +11,8 @@ namespace tilegen {
 
 bool RuleCheckReport::clean() const {
     for (const auto& c : coverage)
-        if (c.uncovered) return false;
-    return shadowed.empty() && duplicates.empty() && zero_weights.empty();
+        if (c.uncovered && coverage_required) return false;
+    return shadowed.empty() && duplicates.empty() && zero_weights.empty() && no_ops.empty();
 }
 
 bool matches(const Descriptor& pattern, const Neighbourhood& n) {
@@ -34,15 +35,31 @@ int first_match_in(std::span<const Rule> ordered, const Neighbourhood& n) {
     return kNoRule;
 }
 
-} // namespace
+// A class rule that matches every neighbourhood and only keeps the class (`?  @keep`).
+bool catch_all_keep(const Rule& rule, const ClassTargets& targets, ClassMask all) {
+    const int r = rule.pattern.radius();
+    for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx)
+            if ((rule.pattern.at(dx, dy) & all) != all) return false;
+    return std::all_of(targets.classes.begin(), targets.classes.end(),
+                       [](int k) { return k == kKeepClass; });
+}
 
-RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
-                            RuleCheckLimits limits) {
-    RuleCheckReport report;
+// One ordered rule list to lint: a tile layer's rules, or a class pass's (with its targets'
+// classes).
+struct RuleList {
+    std::string name;
+    std::span<const Rule> rules;
+    std::span<const ClassTargets> classes; // empty for a tile layer
+};
+
+// Lints one rule list into `report`, its findings' RuleRef::layer being `li`.
+void check_list(const RuleList& list, std::size_t li, int class_count,
+                const RuleCheckLimits& limits, RuleCheckReport& report) {
     const ClassMask all = class_count >= 32 ? kAnyClass : ((ClassMask{1} << class_count) - 1);
-    for (std::size_t li = 0; li < layers.size(); ++li) {
-        const LayerRules& layer = layers[li];
-        const auto& rules = layer.ordered;
+    const bool class_rules = !list.classes.empty();
+    {
+        const auto rules = list.rules;
         int radius = 0;
         for (const Rule& r : rules)
             radius = std::max(radius, r.pattern.radius());
@@ -111,7 +128,7 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
             plans.push_back(std::move(plan));
         }
         LayerCoverage cov;
-        cov.layer = layer.name;
+        cov.layer = list.name;
         cov.exact = combos <= static_cast<double>(limits.exact_limit);
         cov.examined = cov.exact ? static_cast<std::uint64_t>(neighbourhoods) : limits.sample_size;
 
@@ -179,9 +196,12 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
             if (decided[i] || duplicate[i]) continue;
             // A rule that only places the error tile is a safety net: never deciding is its
             // purpose.
+            // In a class pass the safety net is a catch-all that keeps the class.
             const bool safety_net =
-                std::all_of(rules[i].targets.begin(), rules[i].targets.end(),
-                            [](const Target& t) { return t.kind == Target::Kind::error; });
+                class_rules
+                    ? catch_all_keep(rules[i], list.classes[i], all)
+                    : std::all_of(rules[i].targets.begin(), rules[i].targets.end(),
+                                  [](const Target& t) { return t.kind == Target::Kind::error; });
             if (safety_net) continue;
             ShadowedRule s{{li, i}, report.coverage.back().exact, true, {}};
             std::map<int, std::uint64_t> by;
@@ -199,7 +219,60 @@ RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
             }
             report.shadowed.push_back(s);
         }
+
+        // No-op class rules: the centre can only be one class, every target keeps it, and without
+        // the rule (all its variants: the rules written on its line) every cell it decides would
+        // still keep its class — no later rule that could change it matches there. (A rule that
+        // stops a later, changing rule is not a no-op: it works as @keep.)
+        const std::size_t centre_index = static_cast<std::size_t>(centre);
+        auto keeps = [&](std::size_t j, ClassId c) {
+            return std::all_of(list.classes[j].classes.begin(), list.classes[j].classes.end(),
+                               [&](int k) { return k == c || k == kKeepClass; });
+        };
+        for (std::size_t i = 0; class_rules && i < rules.size(); ++i) {
+            if (!rules[i].variant.empty()) continue; // a variant has the same centre and targets
+            const ClassMask centre_mask = rules[i].pattern.at(0, 0) & all;
+            if (centre_mask == 0 || (centre_mask & (centre_mask - 1)) != 0) continue;
+            const auto only = static_cast<ClassId>(std::countr_zero(centre_mask));
+            const auto& classes = list.classes[i].classes;
+            if (std::find(classes.begin(), classes.end(), only) == classes.end() || !keeps(i, only))
+                continue;
+            auto same_line = [&](std::size_t j) {
+                return rules[j].file == rules[i].file && rules[j].line == rules[i].line;
+            };
+            bool useful = false;
+            visit_all([&](std::uint64_t) {
+                if (useful) return;
+                const int d = first_match_in(rules, n);
+                if (d == kNoRule || !same_line(static_cast<std::size_t>(d))) return;
+                for (std::size_t j = static_cast<std::size_t>(d) + 1; j < rules.size(); ++j) {
+                    if (same_line(j) || !matches(rules[j].pattern, n)) continue;
+                    useful = !keeps(j, n.cells[centre_index]);
+                    return;
+                }
+            });
+            if (!useful) report.no_ops.push_back({{li, i}, only});
+        }
     }
+}
+
+} // namespace
+
+RuleCheckReport check_rules(std::span<const LayerRules> layers, int class_count,
+                            RuleCheckLimits limits) {
+    RuleCheckReport report;
+    for (std::size_t li = 0; li < layers.size(); ++li)
+        check_list({layers[li].name, layers[li].ordered, {}}, li, class_count, limits, report);
+    return report;
+}
+
+RuleCheckReport check_class_passes(std::span<const ClassPass> passes, int class_count,
+                                   RuleCheckLimits limits) {
+    RuleCheckReport report;
+    report.coverage_required = false;
+    for (std::size_t pi = 0; pi < passes.size(); ++pi)
+        check_list({"classes", passes[pi].ordered, passes[pi].targets}, pi, class_count, limits,
+                   report);
     return report;
 }
 
