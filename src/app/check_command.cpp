@@ -34,6 +34,8 @@ CommandSpec check_spec() {
     with examples
   - shadowed rules: rules that never decide a cell because earlier rules always match first
   - duplicate rules, and targets with weight 0 that are never chosen
+Class passes ([classes] sections) get the same checks, plus class rules that never change a cell;
+their coverage is printed as information (a cell no class rule matches keeps its class).
 )";
     s.options = {{{"--strict"}, "", "exit 1 when there are warnings, not only on errors"}};
     s.epilogue = "Exit codes: 0 clean (warnings allowed), 1 errors (or warnings with --strict), 2 "
