@@ -51,6 +51,46 @@ TEST_CASE("check: uncovered, shadowed, duplicate and zero-weight rules are warni
     CHECK(f.tilegen("check lint.toml --strict").exit_code == 1);
 }
 
+TEST_CASE("check: class passes are linted too; their coverage is information") {
+    Fixture f;
+    // Tile rules first (lines 1-3), then the class pass from line 4.
+    const std::string tiles = "??? ?w? ???  water\n?w? ?g? ???  shore\n??? ?g? ???  grass\n";
+    write_text(f.dir / "clean.rules", tiles + "[classes 2]\n?w? ?g? ???  w\n");
+    f.write_recipe("clean.toml", "clean.rules");
+    auto clean = f.tilegen("check clean.toml --strict");
+    INFO(clean.out << clean.err);
+    CHECK(clean.exit_code == 0);
+    // Grass under water: 1 of the 4 (north, centre) cases; the other 3 keep their class.
+    CHECK(clean.out.find("pass clean.rules:4 [classes 2]: 1 rules decide 1 of 4 neighbourhoods "
+                         "(exact); the rest keep their class\n") != std::string::npos);
+    CHECK(clean.out.find("ok: no problems found") != std::string::npos);
+
+    write_text(f.dir / "lint.rules", tiles + "[classes *]\n"
+                                             "??? ?w? ???  g w*0\n" // line 5: zero weight
+                                             "??? ?w? ???  g\n"     // line 6: duplicate of 5
+                                             "w  g\n"               // line 7: shadowed by 5
+                                             "g  g\n"               // line 8: no-op
+                                             "?  @keep\n");         // a safety net: not reported
+    f.write_recipe("lint.toml", "lint.rules");
+    auto r = f.tilegen("check lint.toml");
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find(
+              "pass lint.rules:4 [classes *]: 5 rules decide all 2 neighbourhoods (exact)\n") !=
+          std::string::npos);
+    CHECK(r.out.find("lint.rules:6:1: warning: rule '??? ?w? ???' duplicates the pattern of "
+                     "lint.rules:5, which always matches first") != std::string::npos);
+    CHECK(r.out.find("lint.rules:7:1: warning: rule 'w' never decides a cell: it is shadowed by "
+                     "lint.rules:5") != std::string::npos);
+    CHECK(r.out.find("lint.rules:5:16: warning: target 'w' has weight 0 and is never chosen") !=
+          std::string::npos);
+    CHECK(r.out.find("lint.rules:8:1: warning: class rule 'g' never changes a cell") !=
+          std::string::npos);
+    CHECK(r.out.find("lint.rules:9") == std::string::npos);
+    CHECK(r.out.find("4 warning(s)") != std::string::npos);
+    CHECK(f.tilegen("check lint.toml --strict").exit_code == 1);
+}
+
 TEST_CASE("check: errors exit 1 with path:line:col; bad usage exits 2") {
     Fixture f;
     write_text(f.dir / "bad.rules", "??? ?w? ???  water\n?x? ?g? ???  grass\n");

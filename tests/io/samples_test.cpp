@@ -175,7 +175,8 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("every shipped rule file passes check --strict (through the samples that use it)") {
+TEST_CASE("every shipped rule file passes check --strict (through the samples that use it), "
+          "class passes included") {
     std::set<std::string> checked;
     for (const fs::path& recipe : sample_recipes()) {
         CAPTURE(recipe.string());
@@ -187,6 +188,11 @@ TEST_CASE("every shipped rule file passes check --strict (through the samples th
         for (const auto& c : report.coverage)
             CHECK(c.exact);
         CHECK(report.clean());
+        auto passes = check_class_passes(project->class_passes,
+                                         static_cast<int>(project->recipe.terrain.size()));
+        for (const auto& c : passes.coverage)
+            CHECK(c.exact);
+        CHECK(passes.clean());
         for (const auto& ref : project->recipe.rules.files)
             checked.insert(fs::path(ref.path).filename().string());
     }

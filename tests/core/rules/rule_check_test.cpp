@@ -152,3 +152,102 @@ TEST_CASE("explain traces the rules tried and agrees with autotile") {
     CHECK(mask_text(0b101, "wsgd") == "[wg]");
     CHECK(mask_text(0b1101, "wsgd") == "!s");
 }
+
+namespace {
+std::vector<ClassPass> passes_of(const char* text, const SymbolTable& symbols) {
+    Diagnostics d;
+    RuleFile file = parse_rule_file(text, "c.rules", symbols, d);
+    REQUIRE(d.empty());
+    return file.passes;
+}
+
+// Plain reference: the first rule (in order) whose every cell holds an accepted class (cells beyond
+// a smaller pattern accept anything).
+int plain_first_match(const std::vector<Rule>& rules, const std::vector<ClassId>& cells3x3) {
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+        bool ok = true;
+        const int r = rules[i].pattern.radius();
+        for (int dy = -r; dy <= r && ok; ++dy)
+            for (int dx = -r; dx <= r && ok; ++dx) {
+                const ClassMask m = rules[i].pattern.at(dx, dy);
+                const ClassId c = cells3x3[static_cast<std::size_t>((dy + 1) * 3 + dx + 1)];
+                ok = ((m >> c) & 1u) != 0;
+            }
+        if (ok) return static_cast<int>(i);
+    }
+    return -1;
+}
+const SymbolTable kWGS{{'w', 0}, {'g', 1}, {'s', 2}};
+} // namespace
+
+TEST_CASE("check class passes: coverage is information, counted exactly like a plain enumeration") {
+    const auto passes = passes_of("[classes 3]\n"
+                                  "rotate  ?w? ?g? ???  s\n"
+                                  "www wsw ???  w\n"
+                                  "[gs]  @keep\n",
+                                  kWGS);
+    REQUIRE(passes.size() == 1);
+    const auto report = check_class_passes(passes, 3);
+    CHECK_FALSE(report.coverage_required);
+    REQUIRE(report.coverage.size() == 1);
+    const auto& c = report.coverage[0];
+    CHECK(c.exact);
+    CHECK(c.layer == "classes");
+    // The rules look at the centre, its four neighbours and the two top corners: 3^7 cases.
+    CHECK(c.examined == 2187);
+    std::uint64_t undecided = 0;
+    std::vector<ClassId> cells(9, 0);
+    for (int code = 0; code < 19683; ++code) { // every 3x3 neighbourhood, then scale down
+        int k = code;
+        for (auto& cell : cells) {
+            cell = static_cast<ClassId>(k % 3);
+            k /= 3;
+        }
+        if (plain_first_match(passes[0].ordered, cells) < 0) ++undecided;
+    }
+    CHECK(undecided % 9 == 0); // the two bottom corners are looked at by no rule
+    CHECK(c.uncovered == undecided / 9);
+    CHECK(c.uncovered == 729); // no rule's centre accepts water: 3^6 cases of the other cells
+    CHECK(report.clean());     // uncovered neighbourhoods are not findings in a class pass
+}
+
+TEST_CASE("check class passes: shadowed, duplicate, zero-weight and no-op class rules") {
+    const auto passes =
+        passes_of("[classes]\n"
+                  "??? ?w? ???  g s*0\n" // line 2: zero weight
+                  "??? ?w? ???  s\n"     // line 3: duplicate of line 2
+                  "w  g\n"               // line 4: shadowed by line 2
+                  "??? ?g? ???  g\n"     // line 5: no-op
+                  "?s?  ?s?  ???  s\n"   // line 6: no-op too (nothing below changes s)
+                  "?  @keep\n",          // a safety net: not reported
+                  kWGS);
+    const auto report = check_class_passes(passes, 3);
+    CHECK_FALSE(report.clean());
+    REQUIRE(report.duplicates.size() == 1);
+    CHECK(pass_rule_at(passes, report.duplicates[0].rule).line == 3);
+    CHECK(pass_rule_at(passes, report.duplicates[0].original).line == 2);
+    REQUIRE(report.shadowed.size() == 1);
+    CHECK(pass_rule_at(passes, report.shadowed[0].rule).line == 4);
+    CHECK(pass_rule_at(passes, report.shadowed[0].by).line == 2);
+    REQUIRE(report.zero_weights.size() == 1);
+    CHECK(pass_rule_at(passes, report.zero_weights[0].rule).line == 2);
+    CHECK(report.zero_weights[0].target == 1);
+    REQUIRE(report.no_ops.size() == 2);
+    CHECK(pass_rule_at(passes, report.no_ops[0].rule).line == 6); // more specific, tried first
+    CHECK(report.no_ops[0].cls == 2);
+    CHECK(pass_rule_at(passes, report.no_ops[1].rule).line == 5);
+    CHECK(report.no_ops[1].cls == 1);
+}
+
+TEST_CASE("check class passes: a keep-alike rule that stops a later, changing rule is no no-op") {
+    // Line 2 keeps grass with grass above; without it line 3 would turn that grass to sand.
+    const auto passes = passes_of("[classes]\n"
+                                  "?g? ?g? ???  g\n"
+                                  "g  s\n",
+                                  kWGS);
+    const auto report = check_class_passes(passes, 3);
+    CHECK(report.no_ops.empty());
+    CHECK(report.clean());
+    // Alone, the same rule changes nothing.
+    CHECK(check_class_passes(passes_of("[classes]\n?g? ?g? ???  g\n", kWGS), 3).no_ops.size() == 1);
+}
