@@ -113,6 +113,8 @@ Grid<float> diamond_square(const NoiseSettings& s, std::uint64_t seed, int width
     return out;
 }
 
+// The point-based generators (fault, hills, particle) open alike (a zero grid, a hash stream, a
+// loop over random points): shared shape, separate algorithms (deliberate).
 Grid<float> fault_formation(const NoiseSettings& s, std::uint64_t seed, int width, int height) {
     Grid<float> g(width, height, 0.0f);
     const std::uint64_t stream = 0x6661756c74ull; // "fault"
