@@ -49,6 +49,18 @@ std::optional<ClassGrid> read_class_map_or_print(const std::string& file, const 
     return classes;
 }
 
+bool read_map_area_or_print(const CommandLine& cl, const Recipe& recipe, GenerateOptions& options) {
+    if (auto size = cl.size("--size")) {
+        options.width = size->first;
+        options.height = size->second;
+    }
+    if (auto file = cl.text("--classes")) {
+        options.classes = read_class_map_or_print(*file, recipe);
+        if (!options.classes) return false;
+    }
+    return true;
+}
+
 std::string class_symbols(const Project& project) {
     std::string s;
     for (const auto& c : project.recipe.terrain)

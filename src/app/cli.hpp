@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "app/options.hpp"
 #include "core/classes/terrain_classes.hpp"
 #include "core/diagnostic.hpp"
+#include "core/pipeline.hpp"
 #include "core/project.hpp"
 
 namespace tilegen::app {
@@ -43,6 +45,12 @@ int usage_error(const std::string& command, const std::string& message);
 // diagnostics printed, when it cannot be read (the command then exits kExitInput).
 [[nodiscard]] std::optional<ClassGrid> read_class_map_or_print(const std::string& file,
                                                                const Recipe& recipe);
+
+// The map area of a run (generate, explain, stats): options.width and height from --size WxH,
+// options.classes read from --classes FILE for `recipe`. False, the class map's diagnostics
+// printed, when it cannot be read (the command then exits kExitInput).
+[[nodiscard]] bool read_map_area_or_print(const CommandLine& cl, const Recipe& recipe,
+                                          GenerateOptions& options);
 
 // The recipe's terrain symbols in class order, e.g. "wsg".
 std::string class_symbols(const Project& project);

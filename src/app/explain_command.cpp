@@ -52,13 +52,8 @@ int run_explain(const Args& args) {
     if (!parsed.line) return parsed.exit;
     const CommandLine& cl = *parsed.line;
     const std::vector<std::string>& positional = cl.operands;
-    const std::optional<std::string> classes_arg = cl.text("--classes");
     GenerateOptions options;
     if (auto n = cl.integer("--seed")) options.seed = static_cast<std::uint64_t>(*n);
-    if (auto size = cl.size("--size")) {
-        options.width = size->first;
-        options.height = size->second;
-    }
     std::optional<std::string> recipe_arg;
     if (positional.size() == 3) recipe_arg = positional[0];
     auto px = parse_integer(positional[positional.size() - 2]);
@@ -67,10 +62,7 @@ int run_explain(const Args& args) {
 
     auto project = load_recipe_or_print(recipe_arg);
     if (!project) return kExitInput;
-    if (classes_arg) {
-        options.classes = read_class_map_or_print(*classes_arg, project->recipe);
-        if (!options.classes) return kExitInput;
-    }
+    if (!read_map_area_or_print(cl, project->recipe, options)) return kExitInput;
     const int width = options.classes ? options.classes->width()
                                       : options.width.value_or(project->recipe.map.width);
     const int height = options.classes ? options.classes->height()

@@ -28,6 +28,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The "outputs" array of --json (finite and infinite maps alike): the files written, in order.
+void write_outputs_json(JsonWriter& j, const io::TmxBundlePaths& bundle,
+                        io::TilesetPlacement tilesets, bool objects,
+                        const std::optional<fs::path>& png) {
+    const bool external = tilesets == io::TilesetPlacement::external;
+    j.key("outputs").begin_array();
+    j.value(bundle.tmx.generic_string());
+    if (external) j.value(bundle.tsx.generic_string());
+    j.value(bundle.atlas.generic_string());
+    if (objects) {
+        if (external) j.value(bundle.objects_tsx.generic_string());
+        j.value(bundle.objects_atlas.generic_string());
+    }
+    if (png) j.value(png->generic_string());
+    j.end_array();
+}
+
 } // namespace
 
 // Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
@@ -56,10 +73,7 @@ CommandSpec generate_spec() {
                 })},
         recipe_seed_option(),
         recipe_size_option(),
-        {{"--threads"},
-         "N",
-         "worker threads (default: all hardware threads); the output is the same for any N",
-         whole_number(1, 256)},
+        threads_option(),
         {{"--max-memory"},
          "GIB",
          "refuse runs whose memory estimate is larger (default 8)",
@@ -134,14 +148,7 @@ int run_generate(const Args& args) {
     GenerateOptions options;
     options.seed = seed;
     options.threads = resolve_threads(threads);
-    if (size) {
-        options.width = size->first;
-        options.height = size->second;
-    }
-    if (classes_arg) {
-        options.classes = read_class_map_or_print(*classes_arg, project->recipe);
-        if (!options.classes) return kExitInput;
-    }
+    if (!read_map_area_or_print(cl, project->recipe, options)) return kExitInput;
     const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
     // Output paths (checked before the work, so a bad path fails fast).
@@ -207,6 +214,8 @@ int run_generate(const Args& args) {
         }
     }
 
+    const std::optional<fs::path> png_output =
+        want_png ? std::optional<fs::path>(png_path) : std::nullopt;
     if (infinite) {
         const std::uint64_t run_seed = seed.value_or(project->recipe.map.seed);
         const int w = size ? size->first : project->recipe.map.width,
@@ -227,9 +236,8 @@ int run_generate(const Args& args) {
         opts.tilesets = tilesets;
         const std::vector<MapProperty> props =
             map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
-        auto written = io::write_infinite_map(
-            *project, *world, tmx_path, want_png ? std::optional<fs::path>(png_path) : std::nullopt,
-            opts, props, diags);
+        auto written =
+            io::write_infinite_map(*project, *world, tmx_path, png_output, opts, props, diags);
         if (!written) {
             print_diagnostics(diags);
             return kExitInput;
@@ -251,12 +259,7 @@ int run_generate(const Args& args) {
             j.key("chunks").value(static_cast<std::uint64_t>(written->chunks));
             j.key("unmatched").value(written->unmatched);
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
-            j.key("outputs").begin_array();
-            j.value(bundle.tmx.generic_string());
-            if (tilesets == io::TilesetPlacement::external) j.value(bundle.tsx.generic_string());
-            j.value(bundle.atlas.generic_string());
-            if (want_png) j.value(png_path.generic_string());
-            j.end_array();
+            write_outputs_json(j, bundle, tilesets, false, png_output);
             j.end_object();
             std::cout << j.str() << '\n';
         } else {
@@ -361,17 +364,7 @@ int run_generate(const Args& args) {
         j.key("stats").value(stats_ms);
         j.key("total").value(total_ms);
         j.end_object();
-        j.key("outputs").begin_array();
-        const bool external = tilesets == io::TilesetPlacement::external;
-        j.value(bundle.tmx.generic_string());
-        if (external) j.value(bundle.tsx.generic_string());
-        j.value(bundle.atlas.generic_string());
-        if (io::has_objects(result.map)) {
-            if (external) j.value(bundle.objects_tsx.generic_string());
-            j.value(bundle.objects_atlas.generic_string());
-        }
-        if (want_png) j.value(png_path.generic_string());
-        j.end_array();
+        write_outputs_json(j, bundle, tilesets, io::has_objects(result.map), png_output);
         j.end_object();
         std::cout << j.str() << '\n';
     } else {

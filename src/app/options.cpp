@@ -91,6 +91,13 @@ Option recipe_size_option() {
             cell_size()};
 }
 
+Option threads_option() {
+    return {{"--threads"},
+            "N",
+            "worker threads (default: all hardware threads); the output is the same for any N",
+            whole_number(1, 256)};
+}
+
 const Option& CommandLine::find(const std::string& name) const {
     const Option* o = lookup(*spec_, name);
     if (!o) throw std::logic_error("tilegen " + spec_->name + " has no option '" + name + "'");

@@ -48,9 +48,10 @@ struct Option {
 };
 
 // Options several commands take alike, worded once: --seed N and --size WxH, each defaulting to
-// the recipe's [map] value.
+// the recipe's [map] value; --threads N (1..256) for commands whose output is the same for any N.
 Option recipe_seed_option();
 Option recipe_size_option();
+Option threads_option();
 
 // Between two options: `option` and `other` exclude each other, or `option` needs `other`.
 struct Constraint {

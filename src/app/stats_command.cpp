@@ -16,7 +16,6 @@
 #include "app/commands.hpp"
 #include "core/json_writer.hpp"
 #include "core/parallel.hpp"
-#include "io/class_map_reader.hpp"
 
 namespace tilegen::app {
 
@@ -51,6 +50,7 @@ std::optional<SeedRange> parse_seed_range(const std::string& text) {
     return SeedRange{static_cast<std::uint64_t>(*first), static_cast<std::uint64_t>(*last)};
 }
 
+// Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
 CommandSpec stats_spec() {
     CommandSpec s;
     s.name = "stats";
@@ -82,19 +82,13 @@ Without RECIPE, the built-in default overworld.
          custom("N or A-B (whole numbers >= 0, A <= B, at most " + std::to_string(kMaxStatsSeeds) +
                     " seeds)",
                 [](const std::string& v) { return parse_seed_range(v).has_value(); })},
-        {{"--size"},
-         "WxH",
-         "map size in cells (default: the recipe's [map] width and height)",
-         cell_size()},
+        recipe_size_option(),
         {{"--classes"},
          "FILE.txt|.png|.tmx[:LAYER]",
          "measure this hand-made class map (one map, as generate --classes reads it) instead of "
          "generated ones",
          non_empty("a file name")},
-        {{"--threads"},
-         "N",
-         "worker threads (default: all hardware threads); the output is the same for any N",
-         whole_number(1, 256)},
+        threads_option(),
         {{"--json"}, "", "print the results as one JSON object on stdout"},
     };
     s.constraints = {
@@ -317,32 +311,17 @@ int run_stats(const Args& args) {
     std::optional<std::string> recipe_arg;
     if (!cl.operands.empty()) recipe_arg = cl.operands.front();
     const std::optional<std::string> classes_arg = cl.text("--classes");
-    const std::optional<std::pair<int, int>> size = cl.size("--size");
     std::optional<SeedRange> seeds;
     if (auto text = cl.text("--seeds")) seeds = parse_seed_range(*text); // checked by the table
     const int threads = resolve_threads(static_cast<int>(cl.integer("--threads").value_or(0)));
     const bool json = cl.flag("--json");
 
-    Diagnostics diags;
-    auto project = load_recipe_project(recipe_arg, diags);
-    if (!project) {
-        print_diagnostics(diags);
-        return kExitInput;
-    }
+    auto project = load_recipe_or_print(recipe_arg);
+    if (!project) return kExitInput;
     GenerateOptions options;
     options.threads = threads;
     options.keep_details = false;
-    if (size) {
-        options.width = size->first;
-        options.height = size->second;
-    }
-    if (classes_arg) {
-        options.classes = io::read_class_map(*classes_arg, project->recipe, diags);
-        if (!options.classes) {
-            print_diagnostics(diags);
-            return kExitInput;
-        }
-    }
+    if (!read_map_area_or_print(cl, project->recipe, options)) return kExitInput;
     const SeedRange range =
         seeds.value_or(SeedRange{project->recipe.map.seed, project->recipe.map.seed});
 

@@ -200,6 +200,22 @@ bool no_nonzero_byte(const std::uint8_t* p) {
     return v == 0;
 }
 
+// One setting of ClassCleanup (min_width or min_area) per class id, capped at `cap`; 0 where the
+// class has it off (below 2) or has no entry.
+template <class T>
+std::array<T, kIds> per_class_setting(std::span<const ClassCleanup> per_class,
+                                      int ClassCleanup::*setting, int cap) {
+    std::array<T, kIds> out{};
+    for (std::size_t i = 0; i < std::min(per_class.size(), kIds); ++i)
+        if (per_class[i].*setting >= 2)
+            out[i] = static_cast<T>(std::min(per_class[i].*setting, cap));
+    return out;
+}
+
+template <class T> bool all_zero(const std::array<T, kIds>& a) {
+    return std::all_of(a.begin(), a.end(), [](T v) { return v == 0; });
+}
+
 } // namespace
 
 bool cleanup_needed(std::span<const ClassCleanup> per_class) {
@@ -209,14 +225,10 @@ bool cleanup_needed(std::span<const ClassCleanup> per_class) {
 }
 
 void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, CleanupReport& report) {
-    std::array<std::uint8_t, kIds> side{}; // the square's side per class id, 0 = no opening
-    bool any = false;
-    for (std::size_t i = 0; i < std::min(per_class.size(), kIds); ++i)
-        if (per_class[i].min_width >= 2) {
-            side[i] = static_cast<std::uint8_t>(std::min(per_class[i].min_width, kMaxMinWidth));
-            any = true;
-        }
-    if (!any || g.empty()) return;
+    // The square's side per class id, 0 = no opening.
+    const auto side =
+        per_class_setting<std::uint8_t>(per_class, &ClassCleanup::min_width, kMaxMinWidth);
+    if (all_zero(side) || g.empty()) return;
     const int w = g.width(), h = g.height();
     constexpr std::uint8_t kRemoved = 1, kQueued = 2;
     Grid<std::uint8_t> mark = Grid<std::uint8_t>::uninitialised(w, h);
@@ -318,14 +330,10 @@ void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, Clea
 
 void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
                          CleanupReport& report) {
-    std::array<std::uint32_t, kIds> need{}; // min_area per class id, 0 = off
-    bool any = false;
-    for (std::size_t i = 0; i < std::min(per_class.size(), kIds); ++i)
-        if (per_class[i].min_area >= 2) {
-            need[i] = static_cast<std::uint32_t>(std::min(per_class[i].min_area, kMaxMinArea));
-            any = true;
-        }
-    if (!any || g.empty()) return;
+    // min_area per class id, 0 = off.
+    const auto need =
+        per_class_setting<std::uint32_t>(per_class, &ClassCleanup::min_area, kMaxMinArea);
+    if (all_zero(need) || g.empty()) return;
     const int w = g.width(), h = g.height();
     const std::uint64_t total = g.size();
 

@@ -25,6 +25,8 @@ bool is_position_based(NoiseKind kind) {
     }
 }
 
+// A lookup, one case per kind (the recipe parser reads the names from here): the cases share their
+// shape with the other enum-name switches, not logic (deliberate).
 const char* noise_kind_name(NoiseKind kind) {
     switch (kind) {
     case NoiseKind::harmonic:

@@ -120,6 +120,8 @@ double worley_noise(std::uint64_t stream, double x, double y, WorleyReturn ret,
         f1 = std::sqrt(f1);
         f2 = std::sqrt(f2);
     }
+    // A lookup, one case per WorleyReturn: shared shape with other enum switches, not logic
+    // (deliberate).
     switch (ret) {
     case WorleyReturn::f1:
         return f1;

@@ -13,6 +13,15 @@ namespace {
 double random01(std::uint64_t seed, std::uint64_t stream, std::uint64_t i, std::uint64_t j = 0) {
     return unit_double(hash_values(seed, stream, i, j));
 }
+
+// The i-th random point of a stream, uniform over a width x height map (cell units, not rounded).
+struct Point {
+    double x, y;
+};
+Point random_point(std::uint64_t seed, std::uint64_t stream, std::uint64_t i, int width,
+                   int height) {
+    return {random01(seed, stream, i, 0) * width, random01(seed, stream, i, 1) * height};
+}
 } // namespace
 
 void normalise_min_max(Grid<float>& g) {
@@ -104,13 +113,15 @@ Grid<float> diamond_square(const NoiseSettings& s, std::uint64_t seed, int width
     return out;
 }
 
+// The point-based generators (fault, hills, particle) open alike (a zero grid, a hash stream, a
+// loop over random points): shared shape, separate algorithms (deliberate).
 Grid<float> fault_formation(const NoiseSettings& s, std::uint64_t seed, int width, int height) {
     Grid<float> g(width, height, 0.0f);
     const std::uint64_t stream = 0x6661756c74ull; // "fault"
     for (int f = 0; f < s.faults; ++f) {
         // A random line through a random point of the map; displacement decreases from 1 to 0.1.
-        const double px = random01(seed, stream, static_cast<std::uint64_t>(f), 0) * width;
-        const double py = random01(seed, stream, static_cast<std::uint64_t>(f), 1) * height;
+        const auto [px, py] =
+            random_point(seed, stream, static_cast<std::uint64_t>(f), width, height);
         const double angle =
             random01(seed, stream, static_cast<std::uint64_t>(f), 2) * 2 * std::numbers::pi;
         const double dx = std::cos(angle), dy = std::sin(angle);
@@ -133,8 +144,7 @@ Grid<float> random_hills(const NoiseSettings& s, std::uint64_t seed, int width, 
     const std::uint64_t stream = 0x68696c6c73ull; // "hills"
     for (int i = 0; i < s.hills; ++i) {
         const auto u = static_cast<std::uint64_t>(i);
-        const double cx = random01(seed, stream, u, 0) * width,
-                     cy = random01(seed, stream, u, 1) * height;
+        const auto [cx, cy] = random_point(seed, stream, u, width, height);
         const double r = s.hill_radius_min +
                          random01(seed, stream, u, 2) * (s.hill_radius_max - s.hill_radius_min);
         const int x0 = std::max(0, static_cast<int>(cx - r)),
@@ -159,8 +169,9 @@ Grid<float> particle_deposition(const NoiseSettings& s, std::uint64_t seed, int 
     static constexpr int dy[8] = {0, 0, 1, -1, 1, -1, 1, -1};
     for (int d = 0; d < s.drops; ++d) {
         const auto du = static_cast<std::uint64_t>(d);
-        int x = static_cast<int>(random01(seed, stream, du, 0) * width);
-        int y = static_cast<int>(random01(seed, stream, du, 1) * height);
+        const Point drop = random_point(seed, stream, du, width, height);
+        int x = static_cast<int>(drop.x);
+        int y = static_cast<int>(drop.y);
         for (int p = 0; p < s.particles; ++p) {
             // The drop point wanders a little; each particle rolls downhill until it rests.
             int px = x, py = y;

@@ -8,29 +8,26 @@ namespace tilegen {
 
 namespace {
 
+// The keys each kind takes; its name in recipes is noise_kind_name(kind).
 struct KindInfo {
-    const char* name;
     NoiseKind kind;
     std::vector<std::string_view> keys;
 };
 
 const std::vector<KindInfo>& kinds() {
     static const std::vector<KindInfo> k = {
-        {"harmonic", NoiseKind::harmonic, {"interpolation", "octaves", "persistence"}},
-        {"value",
-         NoiseKind::value,
-         {"scale", "octaves", "lacunarity", "gain", "fractal", "interpolation"}},
-        {"perlin", NoiseKind::perlin, {"scale", "octaves", "lacunarity", "gain", "fractal"}},
-        {"simplex", NoiseKind::simplex, {"scale", "octaves", "lacunarity", "gain", "fractal"}},
-        {"worley",
-         NoiseKind::worley,
+        {NoiseKind::harmonic, {"interpolation", "octaves", "persistence"}},
+        {NoiseKind::value, {"scale", "octaves", "lacunarity", "gain", "fractal", "interpolation"}},
+        {NoiseKind::perlin, {"scale", "octaves", "lacunarity", "gain", "fractal"}},
+        {NoiseKind::simplex, {"scale", "octaves", "lacunarity", "gain", "fractal"}},
+        {NoiseKind::worley,
          {"scale", "octaves", "lacunarity", "gain", "fractal", "return", "distance"}},
-        {"diamond-square", NoiseKind::diamond_square, {"roughness"}},
-        {"fault", NoiseKind::fault, {"faults", "smoothing"}},
-        {"hills", NoiseKind::hills, {"hills", "radius_min", "radius_max"}},
-        {"particle", NoiseKind::particle, {"drops", "particles", "smoothing"}},
-        {"profile", NoiseKind::profile, {"scale", "octaves", "base", "amplitude", "interpolation"}},
-        {"white", NoiseKind::white, {}},
+        {NoiseKind::diamond_square, {"roughness"}},
+        {NoiseKind::fault, {"faults", "smoothing"}},
+        {NoiseKind::hills, {"hills", "radius_min", "radius_max"}},
+        {NoiseKind::particle, {"drops", "particles", "smoothing"}},
+        {NoiseKind::profile, {"scale", "octaves", "base", "amplitude", "interpolation"}},
+        {NoiseKind::white, {}},
     };
     return k;
 }
@@ -63,6 +60,7 @@ ModifierSettings parse_modifier(TomlReader& r, const toml::table& t, const std::
     m.column = static_cast<int>(t.source().begin.column);
     if (!t.get("kind"))
         r.error(t, "modifier has no 'kind' (warp, island, terrace, smooth or combine)");
+    // The name tables of pick() (here and for 'op') share their shape, not logic (deliberate).
     m.kind = pick(r, t, "kind", prefix, ModifierKind::island,
                   {{"warp", ModifierKind::warp},
                    {"island", ModifierKind::island},
@@ -129,11 +127,11 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
     std::string kind_name = r.string(t, "kind", prefix, "harmonic");
     const KindInfo* info = nullptr;
     for (const auto& k : kinds())
-        if (kind_name == k.name) info = &k;
+        if (kind_name == noise_kind_name(k.kind)) info = &k;
     if (!info) {
         std::string list;
         for (const auto& k : kinds())
-            list += (list.empty() ? "\"" : ", \"") + std::string(k.name) + "\"";
+            list += (list.empty() ? "\"" : ", \"") + std::string(noise_kind_name(k.kind)) + "\"";
         r.error(TomlReader::where(t, "kind"),
                 "'" + prefix + ".kind' is \"" + kind_name + "\", expected one of " + list);
         return def;

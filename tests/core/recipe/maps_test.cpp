@@ -128,6 +128,32 @@ TEST_CASE("kind white parses, with modifiers") {
     CHECK(fill->settings.modifiers.size() == 1);
 }
 
+TEST_CASE("every noise kind parses by its documented name, and noise_kind_name gives it back") {
+    // The names as README's recipe reference spells them (the parser reads them from
+    // noise_kind_name, so this list is the independent check of both).
+    const std::pair<const char*, NoiseKind> kinds[] = {
+        {"harmonic", NoiseKind::harmonic}, {"value", NoiseKind::value},
+        {"perlin", NoiseKind::perlin},     {"simplex", NoiseKind::simplex},
+        {"worley", NoiseKind::worley},     {"diamond-square", NoiseKind::diamond_square},
+        {"fault", NoiseKind::fault},       {"hills", NoiseKind::hills},
+        {"particle", NoiseKind::particle}, {"profile", NoiseKind::profile},
+        {"white", NoiseKind::white},
+    };
+    for (const auto& [name, kind] : kinds) {
+        CAPTURE(name);
+        Diagnostics d;
+        auto r =
+            parse_recipe("[maps.m]\nkind = \"" + std::string(name) + "\"\n" + kTail, "k.toml", d);
+        for (auto& x : d)
+            MESSAGE(format_diagnostic(x));
+        REQUIRE(r);
+        const MapDefinition* m = find_map(*r, "m");
+        REQUIRE(m);
+        CHECK(m->settings.kind == kind);
+        CHECK(std::string(noise_kind_name(kind)) == name);
+    }
+}
+
 TEST_CASE("bad maps, modifiers and biome tables: message and line:column") {
     struct Bad {
         std::string text;
