@@ -148,19 +148,9 @@ class Oracle {
             cells[i] = static_cast<ClassId>((key >> (bits_ * i)) & ((1u << bits_) - 1));
         for (std::size_t l = 0; l < layers_->size(); ++l) {
             const std::vector<Rule>& ordered = (*layers_)[l].ordered;
-            int found = kNoRule;
-            for (std::size_t i = 0; i < ordered.size() && found == kNoRule; ++i) {
-                const Descriptor& d = ordered[i].pattern;
-                const int r = d.radius();
-                bool ok = true;
-                for (int dy = -r; dy <= r && ok; ++dy)
-                    for (int dx = -r; dx <= r && ok; ++dx) {
-                        const ClassMask m = d.at(dx, dy);
-                        if (m == kAnyClass) continue;
-                        ok = (m >> cells[(dy + radius_) * side_ + dx + radius_]) & 1u;
-                    }
-                if (ok) found = static_cast<int>(i);
-            }
+            const int found = first_match_of(
+                ordered, std::span<const ClassId>(cells, static_cast<std::size_t>(side_ * side_)),
+                radius_);
             if (found == kNoRule || (*bad_)[l][static_cast<std::size_t>(found)]) return false;
         }
         return true;

@@ -76,10 +76,8 @@ int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> or
     return kNoRule;
 }
 
-namespace {
-
 // The first matching rule for a neighbourhood given as (2r+1)^2 class ids, row-major.
-int first_match_of(std::span<const Rule> ordered, const std::vector<ClassId>& cells, int radius) {
+int first_match_of(std::span<const Rule> ordered, std::span<const ClassId> cells, int radius) {
     const int side = 2 * radius + 1;
     for (std::size_t i = 0; i < ordered.size(); ++i) {
         const Descriptor& d = ordered[i].pattern;
@@ -96,6 +94,8 @@ int first_match_of(std::span<const Rule> ordered, const std::vector<ClassId>& ce
     }
     return kNoRule;
 }
+
+namespace {
 
 // Row y of the class grid with `radius` cells of outside on each side (clamped or the fixed class).
 void padded_row(const ClassGrid& classes, int y, int radius, OutsidePolicy outside,

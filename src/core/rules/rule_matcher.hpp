@@ -39,6 +39,10 @@ std::vector<Rule> order_by_specificity(std::vector<Rule> rules);
 int first_match(const ClassGrid& classes, int x, int y, std::span<const Rule> ordered,
                 OutsidePolicy outside);
 
+// The first matching rule for a neighbourhood given as (2 radius + 1)^2 class ids, row-major,
+// centre in the middle (radius at least every rule's), or kNoRule.
+int first_match_of(std::span<const Rule> ordered, std::span<const ClassId> cells, int radius);
+
 // One layer's matcher over one class grid: decision tables are built once and shared; match_rows
 // may be called from several threads at once for disjoint row ranges. `classes` and `ordered` must
 // outlive it.
