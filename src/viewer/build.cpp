@@ -112,6 +112,7 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
     for (const auto& c : recipe.terrain)
         build->symbols += c.symbol;
     build->outside = outside_policy(recipe);
+    build->stats = map_stats_of(project, build->result, options.threads);
     const Atlas& atlas = build->result.map.atlas;
     build->error_gid = gid_of(atlas.tile_count() - 1);
     for (int i = 0; i < atlas.tile_count(); ++i)

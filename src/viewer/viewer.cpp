@@ -618,6 +618,10 @@ std::string Viewer::status_line() const {
     s << "seed " << build_->result.seed << "  " << build_->width() << "x" << build_->height()
       << "  zoom " << zoom_text(camera_.zoom) << "  " << overlay_name(settings_.overlay)
       << (grid_ ? "+grid" : "");
+    // The quality numbers of tilegen stats (core/quality/map_stats.hpp).
+    const MapStats& q = build_->stats;
+    s << "  specks " << q.specks << "  thin " << fixed(q.thin * 100, 1) << "%  regions "
+      << q.walkable_regions << "  corners " << fixed(q.corner_density, 2);
     return s.str();
 }
 
