@@ -183,3 +183,36 @@ TEST_CASE("image targets are packed into the map's atlas, after the tileset's ti
     CHECK(bad.err.find("img.rules:1:3: error: image 'art/big.png' is 16x8 pixels, the tileset's "
                        "tiles are 8x8") != std::string::npos);
 }
+
+TEST_CASE("legalise: generate --json reports what it rewrote; without it the map differs") {
+    const fs::path dir = fs::temp_directory_path() / "tilegen-legalise-json";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path sample = source_dir() / "samples" / "pairwise.toml";
+    // Seed 2 of samples/pairwise.toml puts grass right beside water, which its rules cannot draw.
+    auto on = run_tilegen("generate " + sample.string() + " --seed 2 -o " +
+                          (dir / "on.tmx").string() + " --png none --json");
+    INFO(on.err);
+    REQUIRE(on.exit_code == 0);
+    const auto at = on.out.find("\"legalise\":{\"undrawable_before\":");
+    REQUIRE(at != std::string::npos);
+    CHECK(on.out.find("\"undrawable_before\":0,", at) == std::string::npos);
+    CHECK(on.out.find("\"undrawable\":0,", at) != std::string::npos);
+    CHECK(on.out.find("\"changed\":0,", at) == std::string::npos);
+    // The same recipe with legalise = false (its paths made absolute): no report, another map
+    // (the cells legalise rewrote keep their class and get the catch-all error tile).
+    std::string recipe = read_text(sample);
+    const auto key = recipe.find("\nlegalise = true"); // the key, not the header's comment
+    REQUIRE(key != std::string::npos);
+    recipe.replace(key + 1, 15, "legalise = false");
+    for (auto p = recipe.find("\"../"); p != std::string::npos; p = recipe.find("\"../", p))
+        recipe.replace(p + 1, 3, source_dir().generic_string() + "/");
+    write_text(dir / "off.toml", recipe);
+    auto off = run_tilegen("generate " + (dir / "off.toml").string() + " --seed 2 -o " +
+                           (dir / "off.tmx").string() + " --png none --json");
+    INFO(off.err);
+    REQUIRE(off.exit_code == 0);
+    CHECK(off.out.find("\"legalise\":{") == std::string::npos);
+    CHECK(read_text(dir / "on.tmx") != read_text(dir / "off.tmx"));
+    fs::remove_all(dir);
+}
