@@ -170,3 +170,40 @@ TEST_CASE("class passes rewrite the classified grid before objects and tiles; th
             CHECK(steps.back().after == passed.classes(x, y));
         }
 }
+
+TEST_CASE("class_change_lines: classified, each pass, the clean-up and legalise, ending in the "
+          "final class") {
+    for (const char* name : {"caverns.toml", "pairwise.toml", "overworld.toml"}) {
+        CAPTURE(name);
+        auto project = sample(name);
+        REQUIRE(project);
+        GenerateOptions options;
+        options.width = 48;
+        options.height = 40;
+        options.seed = 2;
+        const GenerateResult result = generate_map(*project, options);
+        const auto& terrain = project->recipe.terrain;
+        const auto named = [&](ClassId c) {
+            return terrain[c].name + " (" + std::string(1, terrain[c].symbol) + ")";
+        };
+        const ClassGrid& classified =
+            !result.classes_before_passes.empty()    ? result.classes_before_passes
+            : !result.classes_before_cleanup.empty() ? result.classes_before_cleanup
+                                                     : result.classes_before_legalise;
+        REQUIRE_FALSE(classified.empty());
+        std::size_t changed = 0;
+        for (int y = 0; y < 40; ++y)
+            for (int x = 0; x < 48; ++x) {
+                const auto lines = class_change_lines(*project, result, x, y);
+                const std::size_t stages = project->class_passes.size() +
+                                           (result.classes_before_cleanup.empty() ? 0 : 1) +
+                                           (result.classes_before_legalise.empty() ? 0 : 1);
+                REQUIRE(lines.size() == 1 + stages);
+                CHECK(lines.front() == "classified as " + named(classified(x, y)));
+                const std::string& last = lines.back();
+                CHECK(last.ends_with(named(result.classes(x, y))));
+                changed += classified(x, y) != result.classes(x, y) ? 1 : 0;
+            }
+        CHECK(changed > 0);
+    }
+}
