@@ -68,6 +68,11 @@ std::string class_symbols(const Project& project) {
     return s;
 }
 
+double map_memory_estimate(const Project& project, double w, double h) {
+    const double layers = 2, maps = static_cast<double>(project.recipe.maps.size());
+    return w * h * (8 + 14 * layers + 4 * maps);
+}
+
 bool within_memory_limit(const std::string& command, double estimate_bytes, double limit_gib,
                          const std::string& what, Diagnostics& diags) {
     const double gib = estimate_bytes / (1024.0 * 1024.0 * 1024.0);

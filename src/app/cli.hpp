@@ -63,6 +63,10 @@ std::string class_symbols(const Project& project);
                                        Diagnostics& diags);
 inline constexpr double kDefaultMemoryLimitGiB = 8.0;
 
+// The memory estimate of generating a w x h map of the project (its maps, classes, decisions and
+// tile layers), without outputs.
+double map_memory_estimate(const Project& project, double w, double h);
+
 // An output path that is one of the run's input files (false when it is not, or does not exist
 // yet).
 [[nodiscard]] std::optional<std::string> clashes_with_input(const std::string& output,

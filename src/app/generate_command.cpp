@@ -74,14 +74,7 @@ CommandSpec generate_spec() {
         recipe_seed_option(),
         recipe_size_option(),
         threads_option(),
-        {{"--max-memory"},
-         "GIB",
-         "refuse runs whose memory estimate is larger (default 8)",
-         custom("a number of GiB, e.g. 16",
-                [](const std::string& v) {
-                    const auto x = parse_real(v);
-                    return x && *x > 0 && *x < 1e6;
-                })},
+        max_memory_option(),
         {{"--classes"},
          "FILE.txt|.png|.tmx[:LAYER]",
          "skip the noise: autotile this class map, which sets the size: FILE.txt has one line of "
@@ -182,13 +175,12 @@ int run_generate(const Args& args) {
                                          : options.width.value_or(project->recipe.map.width);
         const double h = options.classes ? options.classes->height()
                                          : options.height.value_or(project->recipe.map.height);
-        const double layers = 2, maps = static_cast<double>(project->recipe.maps.size());
         const double tw = project->tileset.manifest.tile_width,
                      th = project->tileset.manifest.tile_height;
         const double preview =
             want_png ? std::min(w * tw, 16384.0) * std::min(h * th, 16384.0) * 8 : 0;
         const double estimate =
-            infinite ? preview + 64e6 : w * h * (8 + 14 * layers + 4 * maps) + preview;
+            infinite ? preview + 64e6 : map_memory_estimate(*project, w, h) + preview;
         if (!within_memory_limit("generate", estimate, max_memory,
                                  "a " + std::to_string(static_cast<long long>(w)) + "x" +
                                      std::to_string(static_cast<long long>(h)) + " map",

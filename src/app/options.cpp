@@ -98,6 +98,16 @@ Option threads_option() {
             whole_number(1, 256)};
 }
 
+Option max_memory_option() {
+    return {{"--max-memory"},
+            "GIB",
+            "refuse runs whose memory estimate is larger (default 8)",
+            custom("a number of GiB, e.g. 16", [](const std::string& v) {
+                const auto x = parse_real(v);
+                return x && *x > 0 && *x < 1e6;
+            })};
+}
+
 const Option& CommandLine::find(const std::string& name) const {
     const Option* o = lookup(*spec_, name);
     if (!o) throw std::logic_error("tilegen " + spec_->name + " has no option '" + name + "'");

@@ -52,6 +52,8 @@ struct Option {
 Option recipe_seed_option();
 Option recipe_size_option();
 Option threads_option();
+// --max-memory GIB: the cap on the run's memory estimate (default 8 GiB; see within_memory_limit).
+Option max_memory_option();
 
 // Between two options: `option` and `other` exclude each other, or `option` needs `other`.
 struct Constraint {

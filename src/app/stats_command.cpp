@@ -69,6 +69,7 @@ Without RECIPE, the built-in default overworld.
          "generated ones",
          non_empty("a file name")},
         threads_option(),
+        max_memory_option(),
         {{"--json"}, "", "print the results as one JSON object on stdout"},
     };
     s.constraints = {
@@ -302,6 +303,21 @@ int run_stats(const Args& args) {
     options.threads = threads;
     options.keep_details = false;
     if (!read_map_area_or_print(cl, project->recipe, options)) return kExitInput;
+    {
+        const double w = options.classes ? options.classes->width()
+                                         : options.width.value_or(project->recipe.map.width);
+        const double h = options.classes ? options.classes->height()
+                                         : options.height.value_or(project->recipe.map.height);
+        Diagnostics diags;
+        if (!within_memory_limit("stats", map_memory_estimate(*project, w, h),
+                                 cl.real("--max-memory").value_or(kDefaultMemoryLimitGiB),
+                                 "a " + std::to_string(static_cast<long long>(w)) + "x" +
+                                     std::to_string(static_cast<long long>(h)) + " map",
+                                 diags)) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
+    }
     const SeedRange range =
         seeds.value_or(SeedRange{project->recipe.map.seed, project->recipe.map.seed});
 

@@ -104,6 +104,7 @@ TEST_CASE("options: bad options of every command exit 2 with a clear message, wr
         {"stats --seeds -2", "--seeds takes N or A-B"},
         {"stats --seeds 1-x", "--seeds takes N or A-B"},
         {"stats --seeds", "--seeds needs a value"},
+        {"stats --max-memory lots", "--max-memory takes a number of GiB, e.g. 16, not 'lots'"},
         {"stats --size 0x5", "--size takes WxH with both from 1 to 65536, not '0x5'"},
         {"stats --threads 0", "--threads takes a whole number from 1 to 256, not '0'"},
         {"stats --classes ''", "--classes takes a file name, not ''"},
