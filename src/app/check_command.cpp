@@ -52,7 +52,7 @@ int run_check(const Args& args) {
     const bool strict = parsed.line->flag("--strict");
     auto project = load_recipe_or_print(recipe_arg);
     if (!project) return kExitInput;
-    const std::string symbols = class_symbols(*project);
+    const std::string symbols = terrain_symbols(project->recipe);
     const auto layers = build_layers(*project, std::vector<int>(project->images.size(), 0), 0);
     const RuleCheckReport report = check_rules(layers, static_cast<int>(symbols.size()));
     const RuleCheckReport passes =

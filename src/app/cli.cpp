@@ -61,13 +61,6 @@ bool read_map_area_or_print(const CommandLine& cl, const Recipe& recipe, Generat
     return true;
 }
 
-std::string class_symbols(const Project& project) {
-    std::string s;
-    for (const auto& c : project.recipe.terrain)
-        s += c.symbol;
-    return s;
-}
-
 double map_memory_estimate(const Project& project, double w, double h) {
     const double layers = 2, maps = static_cast<double>(project.recipe.maps.size());
     return w * h * (8 + 14 * layers + 4 * maps);

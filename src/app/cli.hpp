@@ -52,9 +52,6 @@ int usage_error(const std::string& command, const std::string& message);
 [[nodiscard]] bool read_map_area_or_print(const CommandLine& cl, const Recipe& recipe,
                                           GenerateOptions& options);
 
-// The recipe's terrain symbols in class order, e.g. "wsg".
-std::string class_symbols(const Project& project);
-
 // The cap on a run's memory estimate, checked before anything large is allocated: false, with the
 // error "tilegen COMMAND: error: WHAT needs about X GiB of memory (estimate), more than the limit
 // of Y GiB; raise it with --max-memory GIB" appended to `diags`, when the estimate is over it.

@@ -73,7 +73,7 @@ int run_explain(const Args& args) {
                                           std::to_string(height) + " map");
     const int x = static_cast<int>(*px), y = static_cast<int>(*py);
     const GenerateResult result = generate_map(*project, options);
-    const std::string symbols = class_symbols(*project);
+    const std::string symbols = terrain_symbols(project->recipe);
     const auto& terrain = project->recipe.terrain;
     const ClassId cls = result.classes(x, y);
 

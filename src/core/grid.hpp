@@ -8,6 +8,7 @@
 // their own rows in parallel.
 #pragma once
 
+#include <algorithm>
 #include <cassert>
 #include <cstddef>
 #include <new>
@@ -108,5 +109,13 @@ struct Region {
     int width = 0;
     int height = 0;
 };
+
+// The cells of `grid` inside `r` (which must lie inside the grid), as a grid of r's size.
+template <typename T> Grid<T> crop(const Grid<T>& grid, Region r) {
+    Grid<T> out = Grid<T>::uninitialised(r.width, r.height);
+    for (int y = 0; y < r.height; ++y)
+        std::copy_n(grid.row(r.y + y) + r.x, r.width, out.row(y));
+    return out;
+}
 
 } // namespace tilegen

@@ -352,9 +352,7 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
         const ClassGrid passed = run_class_passes(
             std::move(classes), project.class_passes, static_cast<int>(recipe.terrain.size()),
             world.outside, world.seed, 1, nullptr, {seen.x, seen.y});
-        classes = ClassGrid::uninitialised(padded.width, padded.height);
-        for (int y = 0; y < padded.height; ++y)
-            std::copy_n(passed.row(y + reach) + reach, padded.width, classes.row(y));
+        classes = crop(passed, Region{reach, reach, padded.width, padded.height});
     }
     AutotileResult tiles = autotile(classes, world.layers, static_cast<int>(recipe.terrain.size()),
                                     world.outside, world.seed, world.error_gid);
@@ -662,12 +660,10 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
                                  : result.classes_before_legalise;
     if (first.empty() || !first.contains(x, y)) return lines;
     lines.push_back("classified as " + named(first(x, y)));
-    std::string symbols;
-    for (const TerrainClass& t : terrain)
-        symbols += t.symbol;
     if (!result.classes_before_passes.empty())
         for (std::string& line : class_history_lines(project.class_passes, result.pass_runs,
-                                                     class_history(project, result, x, y), symbols))
+                                                     class_history(project, result, x, y),
+                                                     terrain_symbols(project.recipe)))
             lines.push_back("class pass " + std::move(line));
     // A stage that rewrote the grid: the cell's class before it, and after it (the grid the next
     // such stage started from, or the final one).

@@ -109,8 +109,7 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
     build->result = generate_map(project, options);
     build->options = options;
     const Recipe& recipe = project.recipe;
-    for (const auto& c : recipe.terrain)
-        build->symbols += c.symbol;
+    build->symbols = terrain_symbols(recipe);
     build->outside = outside_policy(recipe);
     build->stats = map_stats_of(project, build->result, options.threads);
     const Atlas& atlas = build->result.map.atlas;

@@ -21,6 +21,13 @@ const MapDefinition* find_map(const Recipe& recipe, const std::string& name) {
     return nullptr;
 }
 
+std::string terrain_symbols(const Recipe& recipe) {
+    std::string s;
+    for (const TerrainClass& t : recipe.terrain)
+        s += t.symbol;
+    return s;
+}
+
 bool is_valid_symbol(char c) {
     if (c <= ' ' || c >= 0x7f) return false;
     return std::string_view("?![]@*#/\\").find(c) == std::string_view::npos;

@@ -104,4 +104,7 @@ const MapDefinition* find_map(const Recipe& recipe, const std::string& name);
 // reserves.
 bool is_valid_symbol(char c);
 
+// The terrain symbols in class order, e.g. "wsg" (symbols[class id] is the class's symbol).
+std::string terrain_symbols(const Recipe& recipe);
+
 } // namespace tilegen

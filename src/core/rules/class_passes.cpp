@@ -176,9 +176,7 @@ std::vector<ClassStep> replay_class_history(const ClassGrid& before,
     };
     const int x0 = clip(x - reach, before.width()), x1 = clip(x + reach + 1, before.width());
     const int y0 = clip(y - reach, before.height()), y1 = clip(y + reach + 1, before.height());
-    ClassGrid window = ClassGrid::uninitialised(x1 - x0, y1 - y0);
-    for (int wy = y0; wy < y1; ++wy)
-        std::copy_n(before.row(wy) + x0, x1 - x0, window.row(wy - y0));
+    ClassGrid window = crop(before, Region{x0, y0, x1 - x0, y1 - y0});
     PassHistory history;
     history.watch = {{x - x0, y - y0}};
     (void)run_class_passes(std::move(window), replayed, class_count, outside, seed, 1, &history,
