@@ -320,8 +320,9 @@ class MapWriter {
     }
 
   private:
-    int map_width() const { return chunks_ ? chunks_->chunk : map_.width; }
-    int map_height() const { return chunks_ ? chunks_->chunk : map_.height; }
+    // Infinite maps too: the size asked for (each layer declares the chunks' bounds).
+    int map_width() const { return map_.width; }
+    int map_height() const { return map_.height; }
     int layer_width() const { return chunks_ ? chunks_->region.width : map_.width; }
     int layer_height() const { return chunks_ ? chunks_->region.height : map_.height; }
     int next_layer_id() const {

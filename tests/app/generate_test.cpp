@@ -156,6 +156,24 @@ TEST_CASE("bad usage: exit 2") {
     CHECK(run_tilegen("--version").out.find("tilegen ") == 0);
 }
 
+TEST_CASE("an infinite map's width and height are the size asked for; its layers span the chunks") {
+    Fixture f;
+    const std::string recipe = (test::source_dir() / "samples" / "meadows.toml").string();
+    for (const char* out : {"inf.tmx", "inf.tmj"}) {
+        CAPTURE(out);
+        auto r = f.tilegen("generate " + recipe + " --size 40x30 --infinite --png none -o " + out);
+        REQUIRE(r.exit_code == 0);
+        const std::string map = read_text(f.dir / out);
+        if (std::string(out).ends_with(".tmx")) {
+            CHECK(map.find("width=\"40\" height=\"30\" tilewidth") != std::string::npos);
+            CHECK(map.find("name=\"ground\" width=\"48\" height=\"32\"") != std::string::npos);
+        } else {
+            CHECK(map.find("\"height\":30,\"infinite\":true") != std::string::npos);
+            CHECK(map.ends_with("\"width\":40}\n"));
+        }
+    }
+}
+
 TEST_CASE("tilecount is columns x rows of the image, and the objects tileset's firstgid follows it "
           "(TMX and TMJ)") {
     Fixture f;
