@@ -102,11 +102,16 @@ CommandSpec generate_spec() {
          "external (default): tilesets in their own files beside the map (OUT.tsx or OUT.tsj); "
          "embedded: written inside the map (the images stay beside it)",
          one_of({"external", "embedded"})},
+        {{"--embed-tilesets"},
+         "",
+         "the same as --tilesets embedded (Phaser 3 reads only maps with embedded tilesets)"},
         {{"--json"}, "", "print a JSON summary on stdout"},
     };
     s.constraints = {
         {"--infinite", "--classes", Constraint::excludes, ""},
         {"--size", "--classes", Constraint::excludes, "the class map sets the size"},
+        {"--embed-tilesets", "--tilesets", Constraint::excludes,
+         "--embed-tilesets is --tilesets embedded"},
     };
     s.epilogue = "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
     return s;
@@ -130,9 +135,10 @@ int run_generate(const Args& args) {
     const int chunk = static_cast<int>(cl.integer("--chunk").value_or(16));
     const int threads = static_cast<int>(cl.integer("--threads").value_or(0));
     const double max_memory = cl.real("--max-memory").value_or(kDefaultMemoryLimitGiB);
-    const io::TilesetPlacement tilesets = cl.text("--tilesets") == "embedded"
-                                              ? io::TilesetPlacement::embedded
-                                              : io::TilesetPlacement::external;
+    const io::TilesetPlacement tilesets =
+        cl.text("--tilesets") == "embedded" || cl.flag("--embed-tilesets")
+            ? io::TilesetPlacement::embedded
+            : io::TilesetPlacement::external;
 
     Diagnostics diags;
     auto t0 = Clock::now();
