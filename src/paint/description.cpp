@@ -7,6 +7,7 @@
 #include <set>
 #include <toml++/toml.h>
 
+#include "core/recipe/recipe.hpp"
 #include "core/toml_reader.hpp"
 
 namespace tilegen::paint {
@@ -146,17 +147,18 @@ std::vector<Rgba> default_decoration_colors(Decoration d) {
 }
 
 void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& terrains) {
-    r.reject_unknown_keys(
-        t, "terrain",
-        {"name", "symbol", "height", "style", "palette", "density", "weight", "variant"});
+    r.reject_unknown_keys(t, "terrain",
+                          {"name", "symbol", "height", "style", "palette", "density", "weight",
+                           "variant", "draws_as"});
     Terrain terrain;
     r.read_tile_name(t, "name", "terrain", "[[terrain]]", terrain.name);
     if (r.require(t, "symbol", "[[terrain]]"))
         if (const auto v = r.string(t, "symbol", "terrain")) {
-            if (v->size() != 1 ||
-                !(((*v)[0] >= 'a' && (*v)[0] <= 'z') || ((*v)[0] >= 'A' && (*v)[0] <= 'Z')))
+            if (v->size() != 1 || !is_valid_symbol((*v)[0]))
                 r.error(TomlReader::where(t, "symbol"),
-                        "'symbol' must be one ASCII letter, got \"" + *v + "\"");
+                        "'symbol' must be one printable character other than ? ! [ ] @ * # / \\ "
+                        "(e.g. \"g\" or \"~\"), got \"" +
+                            *v + "\"");
             else
                 terrain.symbol = (*v)[0];
         }
@@ -173,12 +175,62 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
                                      {"flags", Style::flags},
                                      {"void", Style::void_},
                                      {"rocky", Style::rocky},
-                                     {"leafy", Style::leafy}});
+                                     {"leafy", Style::leafy},
+                                     {"flow", Style::flow},
+                                     {"falls", Style::falls}});
     r.require(t, "palette", "[[terrain]]", " (3 to 5 colours, darkest first)");
     r.read_colors(t, "palette", "terrain", 3, 5, terrains, terrain.palette);
     terrain.density = r.number(t, "density", "terrain", terrain.density, 0.0, 1.0);
     terrain.weight = r.number_above(t, "weight", "terrain", terrain.weight, 0.0, 1000.0);
     terrains.push_back(std::move(terrain));
+}
+
+// `draws_as` of terrain i (read once every terrain is known: it may name a later one).
+void read_draws_as(Reader& r, const toml::table& t, std::vector<Terrain>& terrains, std::size_t i) {
+    const auto name = r.string(t, "draws_as", "terrain");
+    if (!name) return;
+    const auto where = TomlReader::where(t, "draws_as");
+    const int target = terrain_index(terrains, *name);
+    Terrain& me = terrains[i];
+    if (target < 0) {
+        r.error(where, "'draws_as': no terrain named '" + *name + "'");
+        return;
+    }
+    if (static_cast<std::size_t>(target) == i) {
+        r.error(where, "'draws_as': a terrain cannot draw as itself");
+        return;
+    }
+    me.draws_as = target;
+}
+
+// An overlay's height lies above its draws_as terrain and below every terrain without draws_as
+// above that one, so the layering the other terrains see does not change.
+void check_draws_as(Reader& r, const toml::array& nodes, const std::vector<Terrain>& terrains) {
+    for (std::size_t i = 0; i < terrains.size(); ++i) {
+        const Terrain& me = terrains[i];
+        if (me.draws_as < 0) continue;
+        const toml::table& t = *nodes[i].as_table();
+        const auto where = TomlReader::where(t, "draws_as");
+        const Terrain& as = terrains[static_cast<std::size_t>(me.draws_as)];
+        if (as.draws_as >= 0) {
+            r.error(where, "'draws_as': '" + as.name + "' draws as '" +
+                               terrains[static_cast<std::size_t>(as.draws_as)].name +
+                               "' itself; name a terrain without draws_as");
+            continue;
+        }
+        const Terrain* next = nullptr; // the lowest terrain without draws_as above `as`
+        for (const Terrain& o : terrains)
+            if (o.draws_as < 0 && o.height > as.height && (!next || o.height < next->height))
+                next = &o;
+        if (me.height <= as.height || (next && me.height >= next->height))
+            r.error(
+                TomlReader::where(t, "height"),
+                "'height' of '" + me.name + "' (" + std::to_string(me.height) +
+                    ") must lie above '" + as.name + "' (" + std::to_string(as.height) + ")" +
+                    (next ? " and below '" + next->name + "' (" + std::to_string(next->height) + ")"
+                          : std::string()) +
+                    ": it draws as '" + as.name + "'");
+    }
 }
 
 void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& terrains,
@@ -297,7 +349,14 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     if (have_upper && have_lower) {
         const auto& up = d.terrains[static_cast<std::size_t>(p.upper)];
         const auto& lo = d.terrains[static_cast<std::size_t>(p.lower)];
-        if (up.height <= lo.height)
+        if (lo.draws_as >= 0 && up.draws_as < 0)
+            r.error(TomlReader::where(t, "lower"),
+                    "the lower terrain '" + lo.name + "' draws as '" +
+                        d.terrains[static_cast<std::size_t>(lo.draws_as)].name + "', so '" +
+                        up.name +
+                        "' (without draws_as) never sees it: only an overlay terrain (with "
+                        "draws_as) may draw it as a rim");
+        else if (up.height <= lo.height)
             r.error(TomlReader::where(t, "upper"),
                     "the upper terrain '" + up.name + "' (height " + std::to_string(up.height) +
                         ") must be higher than the lower '" + lo.name + "' (height " +
@@ -500,6 +559,11 @@ std::optional<Description> parse_description(std::string_view text, const std::s
             read_terrain_basics(r, *n.as_table(), d.terrains);
         for (std::size_t i = 0; i < terrains->size(); ++i)
             read_variants(r, *(*terrains)[i].as_table(), d.terrains, d.terrains[i]);
+        if (r.ok()) {
+            for (std::size_t i = 0; i < terrains->size(); ++i)
+                read_draws_as(r, *(*terrains)[i].as_table(), d.terrains, i);
+            check_draws_as(r, *terrains, d.terrains);
+        }
     }
     if (!r.ok()) return std::nullopt;
 

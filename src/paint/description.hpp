@@ -9,7 +9,7 @@
 //   [error]                                       the red error tile
 //   [[rules]] path, terrains                      rules files to write (also a single [rules]
 //   table)
-//   [[terrain]] name, symbol, height, style, palette, density, weight
+//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as
 //   [[terrain.variant]] name, weight, decoration, count, colors
 //   [[pair]] upper, lower, set, rim_depth, wobble, wobble_period, corner_radius, upper_lines,
 //   lower_lines,
@@ -40,6 +40,10 @@ enum class Style {
     void_,  // a pit: near black, darker towards nothing, a few faint specks ("void")
     rocky,  // rock tops: lumpy patches, small boulders with light tops, cracks
     leafy,  // forest floor: dark mottled ground with small leaf clusters
+    flow,   // river water: soft light and dark currents and many thin light streaks, brighter
+            // than "waves" (no dark troughs)
+    falls,  // a waterfall: vertical streaks of foam and water falling down the tile (seamless
+            // top to bottom, so a column of cells reads as one fall)
 };
 
 // A decoration drawn on a variant tile, kept 2 px away from the tile border (so borders equal the
@@ -86,8 +90,10 @@ struct Variant {
 };
 
 struct Terrain {
-    std::string name;  // base tile name: [A-Za-z0-9_-]+; required
-    char symbol = '?'; // class symbol used in rules: one ASCII letter, unique; required
+    std::string name; // base tile name: [A-Za-z0-9_-]+; required
+    // Class symbol used in rules: one printable ASCII character a recipe accepts as a terrain
+    // symbol (not whitespace nor ? ! [ ] @ * # / \), e.g. "g" or "~"; unique; required.
+    char symbol = '?';
     int height = 0; // layering: higher terrains draw lower ones as rims; unique; range -1000..1000
     Style style =
         Style::grain; // "blades", "grain", "waves", "flags", "void", "rocky", "leafy"; required
@@ -95,6 +101,19 @@ struct Terrain {
     double density = 0.5; // how many marks (blades, grains, crests) the texture has; range 0..1
     double weight = 1.0;  // rule weight of the base tile among its variants; range (0, 1000]
     std::vector<Variant> variants; // [[terrain.variant]]; 0..8
+    // `draws_as = "NAME"`: an overlay terrain (river, lake, waterfall) that every terrain without
+    // draws_as treats as terrain NAME (index here; -1 = none, the default): their cells draw the
+    // same rims next to it as next to NAME (grass beside a river draws its water bank), while its
+    // own cells have their own tiles. The overlay's height orders it only against NAME and other
+    // overlays: it must be above NAME's height and below every terrain without draws_as that is
+    // above NAME (e.g. water 0, river 1, lake 2, sand 4). Its own cells see every neighbour at its
+    // real height, so its pairs may draw NAME, terrains below NAME and lower overlays as rims (a
+    // river mouth blending into the sea, a lake fed by a river, foam at a waterfall's foot).
+    // NAME must not itself have draws_as. A pair's lower terrain may be an overlay only when its
+    // upper terrain is an overlay too (others never see it as itself). The overlays' tiles (base,
+    // variants, rims) come after all other tiles in the image, so adding overlays keeps every
+    // other tile's index.
+    int draws_as = -1;
 };
 
 struct Pair {

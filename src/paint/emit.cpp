@@ -80,6 +80,14 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
         out += std::string(k ? " <" : "") + " " + d.terrains[order[k]].name + " (" +
                d.terrains[order[k]].symbol + ")";
     out += ".\n";
+    for (std::size_t k : order) {
+        const int as = d.terrains[k].draws_as;
+        if (as < 0) continue;
+        out += "# " + d.terrains[k].name + " (" + d.terrains[k].symbol +
+               ") is an overlay: the other terrains see it as " +
+               d.terrains[static_cast<std::size_t>(as)].name +
+               "; its own cells see every neighbour as itself.\n";
+    }
     out += "# A cell of a higher terrain draws the lower terrain's texture as a rim along the "
            "sides where its\n"
            "# neighbour is lower, so the cell of the lower terrain next to it stays plain:\n";
@@ -105,11 +113,18 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
             lines.push_back({{"???", "?" + me + "?", "???"}, targets_of(t)});
             continue;
         }
+        // The height at which a cell of t sees a neighbour of terrain o: an overlay terrain
+        // (draws_as) sees every neighbour as itself, any other terrain sees an overlay as the
+        // terrain it draws as.
+        auto seen = [&](std::size_t o) {
+            const int as = d.terrains[o].draws_as;
+            return t.draws_as >= 0 || as < 0 ? d.terrains[o].height
+                                             : d.terrains[static_cast<std::size_t>(as)].height;
+        };
         std::vector<char> lower_symbols, other_symbols;
         for (std::size_t o : order) {
             if (o == *it) continue;
-            (d.terrains[o].height < t.height ? lower_symbols : other_symbols)
-                .push_back(d.terrains[o].symbol);
+            (seen(o) < t.height ? lower_symbols : other_symbols).push_back(d.terrains[o].symbol);
         }
         std::string lower_cell, same_cell;
         if (other_symbols.empty()) {
@@ -126,7 +141,7 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
             const int limit = d.terrains[static_cast<std::size_t>(pairs[j + 1]->lower)].height;
             std::vector<char> below;
             for (std::size_t o : order)
-                if (d.terrains[o].height < limit) below.push_back(d.terrains[o].symbol);
+                if (seen(o) < limit) below.push_back(d.terrains[o].symbol);
             pair_cell[j] = symbol_set(below, false);
         }
         auto others_text = [&] {
