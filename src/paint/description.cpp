@@ -149,7 +149,7 @@ std::vector<Rgba> default_decoration_colors(Decoration d) {
 void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& terrains) {
     r.reject_unknown_keys(t, "terrain",
                           {"name", "symbol", "height", "style", "palette", "density", "weight",
-                           "variant", "draws_as"});
+                           "variant", "draws_as", "own_rims"});
     Terrain terrain;
     r.read_tile_name(t, "name", "terrain", "[[terrain]]", terrain.name);
     if (r.require(t, "symbol", "[[terrain]]"))
@@ -201,6 +201,13 @@ void read_draws_as(Reader& r, const toml::table& t, std::vector<Terrain>& terrai
         return;
     }
     me.draws_as = target;
+}
+
+void read_own_rims(Reader& r, const toml::table& t, Terrain& terrain) {
+    terrain.own_rims = r.boolean(t, "own_rims", "terrain", terrain.own_rims);
+    if (terrain.own_rims && terrain.draws_as < 0)
+        r.error(TomlReader::where(t, "own_rims"),
+                "'own_rims' needs 'draws_as' (it is for overlay terrains)");
 }
 
 // An overlay's height lies above its draws_as terrain and below every terrain without draws_as
@@ -349,14 +356,7 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     if (have_upper && have_lower) {
         const auto& up = d.terrains[static_cast<std::size_t>(p.upper)];
         const auto& lo = d.terrains[static_cast<std::size_t>(p.lower)];
-        if (lo.draws_as >= 0 && up.draws_as < 0)
-            r.error(TomlReader::where(t, "lower"),
-                    "the lower terrain '" + lo.name + "' draws as '" +
-                        d.terrains[static_cast<std::size_t>(lo.draws_as)].name + "', so '" +
-                        up.name +
-                        "' (without draws_as) never sees it: only an overlay terrain (with "
-                        "draws_as) may draw it as a rim");
-        else if (up.height <= lo.height)
+        if (up.height <= lo.height)
             r.error(TomlReader::where(t, "upper"),
                     "the upper terrain '" + up.name + "' (height " + std::to_string(up.height) +
                         ") must be higher than the lower '" + lo.name + "' (height " +
@@ -380,6 +380,32 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
         }
     }
     pairs.push_back(std::move(p));
+}
+
+// Every pair of a terrain without draws_as over terrain A is repeated over each overlay drawn as A
+// with own_rims (same geometry and lines, the overlay's texture), unless the description has that
+// pair already.
+void derive_overlay_pairs(Description& d) {
+    const std::size_t explicit_pairs = d.pairs.size();
+    for (std::size_t o = 0; o < d.terrains.size(); ++o) {
+        const int as = d.terrains[o].draws_as;
+        if (as < 0 || !d.terrains[o].own_rims) continue;
+        for (std::size_t i = 0; i < explicit_pairs; ++i) {
+            const Pair& p = d.pairs[i];
+            if (p.lower != as || d.terrains[static_cast<std::size_t>(p.upper)].draws_as >= 0)
+                continue;
+            const bool declared = std::any_of(
+                d.pairs.begin(), d.pairs.begin() + static_cast<std::ptrdiff_t>(explicit_pairs),
+                [&](const Pair& q) {
+                    return q.upper == p.upper && q.lower == static_cast<int>(o);
+                });
+            if (declared) continue;
+            Pair copy = p;
+            copy.lower = static_cast<int>(o);
+            copy.derived_from = static_cast<int>(i);
+            d.pairs.push_back(copy);
+        }
+    }
 }
 
 void read_rules_output(Reader& r, const toml::table& t, const Description& d,
@@ -495,8 +521,10 @@ void check_unique_names(Reader& r, const toml::table& root, const Description& d
     }
     const toml::array* pair_nodes = root.contains("pair") ? root.get("pair")->as_array() : nullptr;
     for (std::size_t i = 0; i < d.pairs.size(); ++i) {
+        const int node =
+            d.pairs[i].derived_from >= 0 ? d.pairs[i].derived_from : static_cast<int>(i);
         for (const RimTile& tile : rim_tiles(d, d.pairs[i]))
-            add(tile.name, (*pair_nodes)[i].source());
+            add(tile.name, (*pair_nodes)[static_cast<std::size_t>(node)].source());
     }
 }
 
@@ -560,8 +588,10 @@ std::optional<Description> parse_description(std::string_view text, const std::s
         for (std::size_t i = 0; i < terrains->size(); ++i)
             read_variants(r, *(*terrains)[i].as_table(), d.terrains, d.terrains[i]);
         if (r.ok()) {
-            for (std::size_t i = 0; i < terrains->size(); ++i)
+            for (std::size_t i = 0; i < terrains->size(); ++i) {
                 read_draws_as(r, *(*terrains)[i].as_table(), d.terrains, i);
+                read_own_rims(r, *(*terrains)[i].as_table(), d.terrains[i]);
+            }
             check_draws_as(r, *terrains, d.terrains);
         }
     }
@@ -588,8 +618,9 @@ std::optional<Description> parse_description(std::string_view text, const std::s
         if (pairs->size() > 32) r.error(*pairs, "at most 32 pairs");
         for (const toml::node& n : *pairs)
             read_pair(r, *n.as_table(), d, d.pairs);
+        derive_overlay_pairs(d);
         if (!d.rules.empty())
-            for (std::size_t i = 0; i < d.pairs.size(); ++i)
+            for (std::size_t i = 0; i < pairs->size(); ++i)
                 if (d.pairs[i].set != RimSet::blob)
                     r.error((*pairs)[i], "rules can only be written for pairs with set = \"blob\"; "
                                          "write the rules of a \"basic\" set by hand");

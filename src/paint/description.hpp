@@ -101,19 +101,24 @@ struct Terrain {
     double density = 0.5; // how many marks (blades, grains, crests) the texture has; range 0..1
     double weight = 1.0;  // rule weight of the base tile among its variants; range (0, 1000]
     std::vector<Variant> variants; // [[terrain.variant]]; 0..8
-    // `draws_as = "NAME"`: an overlay terrain (river, lake, waterfall) that every terrain without
-    // draws_as treats as terrain NAME (index here; -1 = none, the default): their cells draw the
-    // same rims next to it as next to NAME (grass beside a river draws its water bank), while its
-    // own cells have their own tiles. The overlay's height orders it only against NAME and other
-    // overlays: it must be above NAME's height and below every terrain without draws_as that is
-    // above NAME (e.g. water 0, river 1, lake 2, sand 4). Its own cells see every neighbour at its
-    // real height, so its pairs may draw NAME, terrains below NAME and lower overlays as rims (a
-    // river mouth blending into the sea, a lake fed by a river, foam at a waterfall's foot).
-    // NAME must not itself have draws_as. A pair's lower terrain may be an overlay only when its
-    // upper terrain is an overlay too (others never see it as itself). The overlays' tiles (base,
-    // variants, rims) come after all other tiles in the image, so adding overlays keeps every
-    // other tile's index.
+    // `draws_as = "NAME"`: an overlay terrain (river, lake, waterfall) that the other terrains draw
+    // like terrain NAME (index here; -1 = none, the default). Its height must lie above NAME's and
+    // below every terrain without draws_as that is above NAME (e.g. water 0, lake 1, river 2,
+    // waterfall 3, sand 4), so the layering the other terrains see is unchanged: they draw their
+    // NAME rims next to it (grass beside a lake draws its water bank, foam and all), and its own
+    // pairs draw what lies below it (a river mouth blending into the sea, foam at a waterfall's
+    // foot). NAME must not itself have draws_as. The overlays' tiles (base, variants, and the
+    // rims of every pair with an overlay as upper or lower terrain) come after all other tiles in
+    // the image, so adding overlays keeps every other tile's index.
     int draws_as = -1;
+    // `own_rims = true` (needs draws_as; default false): every [[pair]] of a terrain without
+    // draws_as over NAME is repeated over this overlay (same rim geometry and lines, this
+    // overlay's texture; Pair::derived_from) unless the description declares that pair itself,
+    // so the overlay's water runs on into the banks the land draws (grass-river-n beside
+    // grass-water-n). Without it the banks show NAME's texture: fine for an overlay of NAME's
+    // colours. Each such overlay adds a distinct lower texture to the rules: more tiles, and more
+    // cases for `tilegen check` to enumerate.
+    bool own_rims = false;
 };
 
 struct Pair {
@@ -145,6 +150,9 @@ struct Pair {
     Face face = Face::none;         // "none" (default), "cliff", "bricks"
     int face_depth = 0;             // px; > 0 when face is not "none"
     std::vector<Rgba> face_palette; // 3..5 shades, darkest first; required with a face
+    // -1 for a pair of the description; else the index of the pair this one repeats over an
+    // overlay terrain (see Terrain::draws_as). Not a key.
+    int derived_from = -1;
 };
 
 struct ErrorTile {

@@ -83,10 +83,12 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
     for (std::size_t k : order) {
         const int as = d.terrains[k].draws_as;
         if (as < 0) continue;
+        const std::string& as_name = d.terrains[static_cast<std::size_t>(as)].name;
         out += "# " + d.terrains[k].name + " (" + d.terrains[k].symbol +
-               ") is an overlay: the other terrains see it as " +
-               d.terrains[static_cast<std::size_t>(as)].name +
-               "; its own cells see every neighbour as itself.\n";
+               ") is an overlay drawn like " + as_name +
+               (d.terrains[k].own_rims ? ": the terrains above draw their " + as_name +
+                                             " rims over it in its own texture.\n"
+                                       : ".\n");
     }
     out += "# A cell of a higher terrain draws the lower terrain's texture as a rim along the "
            "sides where its\n"
@@ -113,18 +115,11 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
             lines.push_back({{"???", "?" + me + "?", "???"}, targets_of(t)});
             continue;
         }
-        // The height at which a cell of t sees a neighbour of terrain o: an overlay terrain
-        // (draws_as) sees every neighbour as itself, any other terrain sees an overlay as the
-        // terrain it draws as.
-        auto seen = [&](std::size_t o) {
-            const int as = d.terrains[o].draws_as;
-            return t.draws_as >= 0 || as < 0 ? d.terrains[o].height
-                                             : d.terrains[static_cast<std::size_t>(as)].height;
-        };
         std::vector<char> lower_symbols, other_symbols;
         for (std::size_t o : order) {
             if (o == *it) continue;
-            (seen(o) < t.height ? lower_symbols : other_symbols).push_back(d.terrains[o].symbol);
+            (d.terrains[o].height < t.height ? lower_symbols : other_symbols)
+                .push_back(d.terrains[o].symbol);
         }
         std::string lower_cell, same_cell;
         if (other_symbols.empty()) {
@@ -141,7 +136,7 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
             const int limit = d.terrains[static_cast<std::size_t>(pairs[j + 1]->lower)].height;
             std::vector<char> below;
             for (std::size_t o : order)
-                if (seen(o) < limit) below.push_back(d.terrains[o].symbol);
+                if (d.terrains[o].height < limit) below.push_back(d.terrains[o].symbol);
             pair_cell[j] = symbol_set(below, false);
         }
         auto others_text = [&] {

@@ -965,8 +965,10 @@ PaintedTileset paint_tileset(const Description& d) {
         }
         if (!overlays && d.error.include) tiles.emplace_back(d.error.name, paint_error(d));
         for (const Pair& pair : d.pairs) {
-            if ((d.terrains[static_cast<std::size_t>(pair.upper)].draws_as >= 0) != overlays)
-                continue;
+            const bool with_overlay =
+                d.terrains[static_cast<std::size_t>(pair.upper)].draws_as >= 0 ||
+                d.terrains[static_cast<std::size_t>(pair.lower)].draws_as >= 0;
+            if (with_overlay != overlays) continue;
             const std::vector<RimTile> rims = rim_tiles(d, pair);
             fresh_row_unless_fits(rims.size());
             for (const RimTile& tile : rims)

@@ -1,9 +1,10 @@
-// Overlay terrains (`draws_as`): the key is parsed and checked, the rules treat an overlay as the
-// terrain it draws as for every other terrain while the overlay sees its neighbours as themselves,
+// Overlay terrains (`draws_as`): the key is parsed and checked, the pairs over the terrain an
+// overlay draws as are repeated over it (the terrains above draw the same banks next to it),
 // overlay tiles come after every other tile, and the golden river map (tests/data/river-art) is
 // autotiled with no unmatched cell and the tiles worked out by hand in its expected.txt.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "core/recipe/recipe.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "core/rules/rule_parser.hpp"
+#include "paint/blob.hpp"
 #include "paint/emit.hpp"
 #include "paint/paint_support.hpp"
 #include "paint/painter.hpp"
@@ -34,10 +36,10 @@ std::string pair(const std::string& upper, const std::string& lower) {
     return "[[pair]]\nupper = \"" + upper + "\"\nlower = \"" + lower + "\"\n";
 }
 
-// Water, a river drawn as water, sand; sand draws water rims, the river draws a water rim (a
-// mouth).
+// Water, a river drawn as water with its own rims, sand; sand draws water rims, the river draws a
+// water rim (a mouth).
 const std::string kSmall = terrain("water", "w", 0) +
-                           terrain("river", "~", 1, "draws_as = \"water\"\n") +
+                           terrain("river", "~", 1, "draws_as = \"water\"\nown_rims = true\n") +
                            terrain("sand", "s", 2) + pair("sand", "water") + pair("river", "water");
 
 // 1-based line and column of the first occurrence of `needle` at or after `from`.
@@ -82,6 +84,33 @@ TEST_CASE("paint: draws_as is parsed; overlay symbols may be any recipe symbol")
     CHECK(d->terrains[1].draws_as == 0);
     CHECK(d->terrains[1].symbol == '~');
     CHECK(d->terrains[2].draws_as == -1);
+    // The pair sand over water is repeated over the river, all but the lower terrain alike.
+    REQUIRE(d->pairs.size() == 3);
+    CHECK(d->pairs[0].derived_from == -1);
+    CHECK(d->pairs[1].derived_from == -1);
+    const Pair& derived = d->pairs[2];
+    CHECK(derived.derived_from == 0);
+    CHECK(derived.upper == 2);
+    CHECK(derived.lower == 1);
+    CHECK(derived.rim_depth == d->pairs[0].rim_depth);
+    CHECK(derived.lower_lines == d->pairs[0].lower_lines);
+    // A pair the description declares itself is not repeated.
+    Diagnostics diags2;
+    const auto own =
+        parse_description(kSmall + pair("sand", "river") + "blend = 1\n", "d.toml", diags2);
+    REQUIRE(own);
+    REQUIRE(own->pairs.size() == 3);
+    CHECK(own->pairs[2].derived_from == -1);
+    CHECK(own->pairs[2].blend == 1.0);
+    // Without own_rims nothing is repeated: sand draws its water rim, in the water's texture.
+    std::string plain = kSmall;
+    plain.erase(plain.find("own_rims = true\n"), 16);
+    Diagnostics diags3;
+    const auto as_is = parse_description(plain, "d.toml", diags3);
+    REQUIRE(as_is);
+    CHECK(as_is->pairs.size() == 2);
+    CHECK_FALSE(as_is->terrains[1].own_rims);
+    CHECK(d->terrains[1].own_rims);
     // The shipped overworld: three overlays drawn as water.
     const Description& ow = tp::description("overworld");
     int overlays = 0;
@@ -115,8 +144,10 @@ TEST_CASE("paint: bad draws_as values and overlay layerings: message and line:co
          "'height' of 'river' (5) must lie above 'water' (0) and below 'sand' (2)"},
         {w + terrain("river", "~", -1, "draws_as = \"water\"\n") + s, "-1\n", "name = \"river\"",
          "must lie above 'water' (0)"},
-        {w + terrain("river", "~", 1, "draws_as = \"water\"\n") + s + pair("sand", "river"),
-         "\"river\"", "lower", "only an overlay terrain (with draws_as) may draw it as a rim"},
+        {w + terrain("river", "~", 1, "own_rims = true\n") + s, "true", "own_rims",
+         "'own_rims' needs 'draws_as'"},
+        {w + terrain("river", "~", 1, "draws_as = \"water\"\nown_rims = 1\n") + s, "1\n",
+         "own_rims", "'terrain.own_rims' must be"},
         {w + terrain("river", "?", 1, "draws_as = \"water\"\n") + s, "\"?\"", "",
          "'symbol' must be one printable character other than"},
     };
@@ -135,18 +166,18 @@ TEST_CASE("paint: bad draws_as values and overlay layerings: message and line:co
     }
 }
 
-TEST_CASE("paint: the others draw an overlay as the terrain it draws as; the overlay sees every "
-          "neighbour as itself") {
+TEST_CASE("paint: the terrains above an overlay draw the same banks next to it, in its "
+          "texture; the overlay draws what lies below it") {
     Diagnostics diags;
     const auto d = parse_description(kSmall, "d.toml", diags);
     REQUIRE(d);
     const std::string symbols = "w~s"; // by height
     const std::string text = rules_text(*d, "d.toml");
     const auto ordered = tp::ordered_rules(text, symbols);
-    // Sand draws the same shore beside a river as beside the sea.
-    CHECK(decide(ordered, symbols, "s~s sss sss") == "sand-water-n");
+    // Sand draws its shore beside a river as beside the sea, with the river's water.
+    CHECK(decide(ordered, symbols, "s~s sss sss") == "sand-river-n");
     CHECK(decide(ordered, symbols, "sws sss sss") == "sand-water-n");
-    CHECK(decide(ordered, symbols, "sss ss~ s~s") == "sand-water-e-s");
+    CHECK(decide(ordered, symbols, "sss ss~ s~s") == "sand-river-e-s");
     // The sea is plain next to a river (the river draws the blend)...
     CHECK(decide(ordered, symbols, "~~~ ~w~ ~~~") == "water");
     // ...and the river draws the water rim where the sea is: a mouth.
@@ -154,8 +185,12 @@ TEST_CASE("paint: the others draw an overlay as the terrain it draws as; the ove
     CHECK(decide(ordered, symbols, "sss s~s www") == "river-water-s");
     // Land around a river is drawn by the land: the river stays plain.
     CHECK(decide(ordered, symbols, "sss s~s sss") == "river");
-    CHECK(text.find("# river (~) is an overlay: the other terrains see it as water") !=
-          std::string::npos);
+    CHECK(text.find("# river (~) is an overlay drawn like water") != std::string::npos);
+    // The repeated pair paints the same rim shape as the one over water.
+    for (BlobMask m : blob_cases()) {
+        if (m == 0) continue;
+        CHECK(rim_materials(*d, d->pairs[2], m) == rim_materials(*d, d->pairs[0], m));
+    }
 }
 
 TEST_CASE("paint: overlay tiles come after every other tile: without them the tileset is the same "
@@ -171,8 +206,9 @@ TEST_CASE("paint: overlay tiles come after every other tile: without them the ti
             plain.terrains.push_back(full.terrains[i]);
         }
     for (Pair p : full.pairs) {
-        if (new_index[static_cast<std::size_t>(p.upper)] < 0) continue;
-        REQUIRE(new_index[static_cast<std::size_t>(p.lower)] >= 0);
+        if (new_index[static_cast<std::size_t>(p.upper)] < 0 ||
+            new_index[static_cast<std::size_t>(p.lower)] < 0)
+            continue;
         p.upper = new_index[static_cast<std::size_t>(p.upper)];
         p.lower = new_index[static_cast<std::size_t>(p.lower)];
         plain.pairs.push_back(p);
@@ -190,8 +226,9 @@ TEST_CASE("paint: overlay tiles come after every other tile: without them the ti
         for (int x = 0; x < a.image.width(); ++x)
             differing += a.image.get(x, y) == b.image.get(x, y) ? 0 : 1;
     CHECK(differing == 0);
-    for (const char* name : {"river", "river-water-n", "lake", "lake-river-e", "waterfall",
-                             "waterfall-river-s", "waterfall-lake-s"})
+    for (const char* name :
+         {"river", "river-water-n", "lake", "river-lake-w", "waterfall", "waterfall-river-s",
+          "waterfall-lake-s", "grass-river-n", "sand-river-e", "dirt-river-s"})
         CHECK_MESSAGE(std::count(b.names.begin() + static_cast<long>(a.names.size()), b.names.end(),
                                  std::string(name)) == 1,
                       name);

@@ -54,7 +54,7 @@ TEST_CASE("paint: the shipped rules files are the ones we expect") {
     for (const char* p : {"rules/overworld.rules", "rules/overworld-full.rules", "rules/cave.rules",
                           "rules/two-terrain-17.rules", "rules/two-terrain-rotated.rules"})
         CHECK_MESSAGE(paths.count(p) == 1, p);
-    CHECK(tp::symbols_by_height(tp::description("overworld")) == "Dw~o=sdgfr");
+    CHECK(tp::symbols_by_height(tp::description("overworld")) == "Dwo~=sdgfr");
     CHECK(tp::symbols_by_height(tp::description("cave")) == "pwfW");
 }
 
@@ -127,13 +127,10 @@ TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact
                     return d.terrains[static_cast<std::size_t>(a->lower)].height <
                            d.terrains[static_cast<std::size_t>(b->lower)].height;
                 });
-                // The height the cell sees a neighbour at: an overlay (draws_as) sees every
-                // terrain as itself; any other terrain sees an overlay as what it draws as.
                 auto seen = [&](int k) {
-                    const Terrain& o = terrain_of(
-                        n.cells[static_cast<std::size_t>(kHoodIndex[static_cast<std::size_t>(k)])]);
-                    if (t.draws_as >= 0 || o.draws_as < 0) return o.height;
-                    return d.terrains[static_cast<std::size_t>(o.draws_as)].height;
+                    return terrain_of(n.cells[static_cast<std::size_t>(
+                                          kHoodIndex[static_cast<std::size_t>(k)])])
+                        .height;
                 };
                 BlobMask m = 0;
                 for (int k = 0; k < 8; ++k)
@@ -177,26 +174,30 @@ TEST_CASE("paint: rules text for a subset and for several pairs of one upper ter
         }
         return false;
     };
-    CHECK(has_rule(full, "[Dw~o=s][!Dw~o=sd][!Dw~o=sd] [!Dw~o=sd]g[!Dw~o=sd] "
-                         "[!Dw~o=sd][!Dw~o=sd][!Dw~o=sd] grass-sand-nw"));
-    CHECK(has_rule(full, "[Dw~o=sd][!Dw~o=sd][!Dw~o=sd] [!Dw~o=sd]g[!Dw~o=sd] "
-                         "[!Dw~o=sd][!Dw~o=sd][!Dw~o=sd] grass-dirt-nw"));
-    CHECK(has_rule(full, "rr[Dw~o=sd] rrr rrr rock-dirt-ne"));
-    CHECK(has_rule(full, "rr[Dw~o=sdg] rrr rrr rock-grass-ne"));
+    CHECK(has_rule(full, "[Dwo~=s][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
+                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-sand-nw"));
+    CHECK(has_rule(full, "[Dwo~=sd][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
+                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-dirt-nw"));
+    CHECK(has_rule(full, "[Dwo~=][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
+                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-river-nw"));
+    CHECK(has_rule(full, "rr[Dwo~=sd] rrr rrr rock-dirt-ne"));
+    CHECK(has_rule(full, "rr[Dwo~=sdg] rrr rrr rock-grass-ne"));
     CHECK(has_rule(full, "rr!r rrr rrr rock-forest-ne"));
-    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dw~o=sd] (forest or rock "
-                    "count as same: they draw "
-                    "their own rims):\n#     a water rim when every lower neighbour is [Dw~o=]\n#  "
-                    "   else a sand rim "
-                    "when every lower neighbour is [Dw~o=s]\n#     else a dirt rim.\n") !=
-          std::string::npos);
-    CHECK(full.find("# Layering, lowest first: deep (D) < water (w) < river (~) < lake (o) < "
+    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dwo~=sd] (forest or rock "
+                    "count as same: they draw their own rims):\n"
+                    "#     a water rim when every lower neighbour is [Dwo]\n"
+                    "#     else a river rim when every lower neighbour is [Dwo~=]\n"
+                    "#     else a sand rim when every lower neighbour is [Dwo~=s]\n"
+                    "#     else a dirt rim.\n") != std::string::npos);
+    CHECK(full.find("# Layering, lowest first: deep (D) < water (w) < lake (o) < river (~) < "
                     "waterfall (=) < sand (s) < dirt (d) < grass (g) < forest (f) "
                     "< rock (r).\n") != std::string::npos);
-    CHECK(full.find("# river (~) is an overlay: the other terrains see it as water; its own cells "
-                    "see every neighbour as itself.\n") != std::string::npos);
-    // The river's own cells: a water rim (the mouth) only where the sea is.
-    CHECK(has_rule(full, "[!Dw][!Dw]? [!Dw]~[Dw] [!Dw][!Dw]? river-water-e"));
+    CHECK(full.find("# river (~) is an overlay drawn like water: the terrains above draw their "
+                    "water rims over it in its own texture.\n") != std::string::npos);
+    CHECK(full.find("# lake (o) is an overlay drawn like water.\n") != std::string::npos);
+    // The river's own cells: a water rim (the mouth) where the sea is, else a lake rim.
+    CHECK(has_rule(full, "[!Dwo][!Dwo]? [!Dwo]~[Dw] [!Dwo][!Dwo]? river-water-e"));
+    CHECK(has_rule(full, "[!Dwo][!Dwo]? [!Dwo]~[Dwo] [!Dwo][!Dwo]? river-lake-e"));
     // The three-terrain file knows nothing of the others.
     const std::string three = rules_text(d, d.rules[0], "paint.toml");
     for (const char* other : {"deep", "dirt", "forest", "rock"})
