@@ -9,7 +9,7 @@
 //   [error]                                       the red error tile
 //   [[rules]] path, terrains                      rules files to write (also a single [rules]
 //   table)
-//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as
+//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as, own_rims
 //   [[terrain.variant]] name, weight, decoration, count, colors
 //   [[pair]] upper, lower, set, rim_depth, wobble, wobble_period, corner_radius, upper_lines,
 //   lower_lines,
