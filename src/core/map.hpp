@@ -48,6 +48,11 @@ struct Atlas {
     std::vector<std::uint32_t> wang_rgb;
     std::vector<std::array<std::uint8_t, 8>> wang;
     int tile_count() const { return static_cast<int>(names.size()); }
+    // The tiles the image holds as Tiled counts them: columns x rows of the image, the empty
+    // cells after the last tile included (a TSX's tilecount; the next tileset's firstgid follows).
+    int image_tile_count() const {
+        return tile_height > 0 ? columns * (image.height() / tile_height) : tile_count();
+    }
 };
 
 struct TileLayer {
@@ -64,6 +69,10 @@ struct SpriteAtlas {
     int columns = 1;
     std::vector<std::string> names; // per cell; size == sprite count
     int sprite_count() const { return static_cast<int>(names.size()); }
+    // The cells the image holds: columns x rows (a TSX's tilecount), see Atlas::image_tile_count.
+    int image_sprite_count() const {
+        return sprite_height > 0 ? columns * (image.height() / sprite_height) : sprite_count();
+    }
 };
 
 // A sprite on top of the ground: drawn with its cell's bottom-left corner at (x, y) pixels (as
