@@ -16,65 +16,116 @@
 
 namespace tilegen {
 
+// One Worley octave of a row, as the kernels read it.
+struct WorleyRow {
+    WorleyDistance dist = WorleyDistance::euclidean;
+    WorleyReturn ret = WorleyReturn::f1;
+    const double* xs = nullptr; // noise-space x per column
+    std::size_t spans = 0;      // spans of one lattice column each: columns [begin, end)
+    const int* begin = nullptr;
+    const int* end = nullptr;
+    const double* px = nullptr; // per span, its nine candidates' x
+    const double* dy = nullptr; // per span, the row's part of their distance
+    double* f1 = nullptr;       // out: the octave's value per column (f1 on the way)
+    double* f2 = nullptr;       // scratch: f2 per column
+    int width = 0;
+};
+
+// The per-row kernels for one lane count.
+struct PointNoiseKernels {
+    void (*simplex)(std::uint64_t stream, const double* xs, double y, int n, double* const* scratch,
+                    double* out);
+    void (*worley)(const WorleyRow& w);
+    void (*add)(Fractal f, double* sums, const double* v, int n, double amplitude);
+    void (*finish)(const double* sums, double total, int n, float* out);
+};
+
 namespace {
 
-// Two doubles at a time: a GCC/Clang vector (one SSE2 register on x86-64, plain code elsewhere).
-// Each operation is the IEEE operation on each lane, so a lane holds the scalar code's value bit
-// for bit. Comparisons give lane masks, and "mask ? a : b" picks per lane without a branch.
-using Pair = double __attribute__((vector_size(16)));
-using PairMask = std::int64_t __attribute__((vector_size(16)));
-using PairInt = std::int32_t __attribute__((vector_size(8)));
+// N doubles at a time (N = 2 or 4): GCC/Clang vectors, one SSE2 register (N = 2) or one AVX2
+// register (N = 4, in the functions compiled for AVX2; elsewhere two SSE2 registers), plain code on
+// other processors. Each operation is the IEEE operation on each lane (no FMA: contraction is off),
+// so a lane holds the scalar code's value bit for bit whatever N and the instruction set.
+// Comparisons give lane masks, and "mask ? a : b" picks per lane without a branch. The helpers are
+// always inlined into the kernels (the 4-lane ones only run inside AVX2 functions, so the ABI
+// warning about passing them without AVX does not apply).
+#pragma GCC diagnostic ignored "-Wpsabi"
+template <int N> struct Lanes; // (spelled out per N: GCC drops a vector_size that depends on N)
+template <> struct Lanes<2> {
+    using D = double __attribute__((vector_size(16)));
+    using Mask = std::int64_t __attribute__((vector_size(16)));
+    using Int = std::int32_t __attribute__((vector_size(8)));
+    using Float = float __attribute__((vector_size(8)));
+};
+template <> struct Lanes<4> {
+    using D = double __attribute__((vector_size(32)));
+    using Mask = std::int64_t __attribute__((vector_size(32)));
+    using Int = std::int32_t __attribute__((vector_size(16)));
+    using Float = float __attribute__((vector_size(16)));
+};
+template <int N> using Vec = typename Lanes<N>::D;
 
-Pair load(const double* p) {
-    Pair v;
+#define TILEGEN_LANES template <int N> [[gnu::always_inline]] inline
+
+TILEGEN_LANES Vec<N> load(const double* p) {
+    Vec<N> v;
     std::memcpy(&v, p, sizeof v);
     return v;
 }
-void store(double* p, Pair v) {
+TILEGEN_LANES void store(double* p, Vec<N> v) {
     std::memcpy(p, &v, sizeof v);
 }
-Pair both(double v) {
-    return Pair{v, v};
+TILEGEN_LANES Vec<N> all(double v) {
+    return Vec<N>{} + v;
 }
 
 // std::min, std::max and std::clamp per lane (the same operand returned on ties: minpd, maxpd).
-Pair min_of(Pair a, Pair b) {
+TILEGEN_LANES Vec<N> min_of(Vec<N> a, Vec<N> b) {
     return b < a ? b : a;
 }
-Pair max_of(Pair a, Pair b) {
+TILEGEN_LANES Vec<N> max_of(Vec<N> a, Vec<N> b) {
     return a < b ? b : a;
 }
-Pair clamp_to(Pair v, double lo, double hi) {
-    return v < both(lo) ? both(lo) : (both(hi) < v ? both(hi) : v);
+TILEGEN_LANES Vec<N> clamp_to(Vec<N> v, double lo, double hi) {
+    return v < lo ? all<N>(lo) : (hi < v ? all<N>(hi) : v);
 }
-Pair abs_of(Pair v) {
-    return reinterpret_cast<Pair>(reinterpret_cast<PairMask>(v) & INT64_MAX);
+TILEGEN_LANES Vec<N> abs_of(Vec<N> v) {
+    using Mask = typename Lanes<N>::Mask;
+    return reinterpret_cast<Vec<N>>(reinterpret_cast<Mask>(v) & INT64_MAX);
 }
 
 // floor per lane for |v| < 2^31 (callers check): truncation through int32, one less where it
 // rounded up. Converted to int64 it equals std::floor's (-0 comes out as +0, as through int64).
-Pair floor_small(Pair v) {
-    const Pair t = __builtin_convertvector(__builtin_convertvector(v, PairInt), Pair);
-    return t - (t > v ? both(1.0) : both(0.0));
+TILEGEN_LANES Vec<N> floor_small(Vec<N> v) {
+    const Vec<N> t =
+        __builtin_convertvector(__builtin_convertvector(v, typename Lanes<N>::Int), Vec<N>);
+    return t - (t > v ? all<N>(1.0) : all<N>(0.0));
 }
 
 // sqrt per lane, correctly rounded on every build (a std::sqrt loop stays scalar: errno).
-Pair square_root(Pair v) {
+TILEGEN_LANES Vec<N> square_root(Vec<N> v) {
+    Vec<N> r;
 #if defined(__SSE2__)
-    return _mm_sqrt_pd(v);
+    for (int i = 0; i < N; i += 2) {
+        const __m128d pair = _mm_sqrt_pd(__m128d{v[i], v[i + 1]});
+        r[i] = pair[0];
+        r[i + 1] = pair[1];
+    }
 #else
-    return Pair{std::sqrt(v[0]), std::sqrt(v[1])};
+    for (int i = 0; i < N; ++i)
+        r[i] = std::sqrt(v[i]);
 #endif
+    return r;
 }
 
 std::int64_t floor_int(double v) {
     return static_cast<std::int64_t>(std::floor(v));
 }
 
-// Columns are computed in pairs; a row's arrays are padded by kPad so the last pair (and Worley's
-// last pair of a span, which runs into the next span's columns, rewritten by that span since
-// spans go left to right) stays inside.
-constexpr int kPad = 2;
+// Columns are computed N at a time; a row's arrays are padded by kPad (the largest N) so the last
+// group (and Worley's last group of a span, which runs into the next span's columns, rewritten by
+// that span since spans go left to right) stays inside.
+constexpr int kPad = 4;
 
 // Simplex works through a row in chunks of this many columns (its per-column arrays then fit the
 // L1 cache together).
@@ -87,18 +138,18 @@ struct SimplexGrid {
 
 // Simplex, pass 1: each cell's simplex cell (fi, fj: the lower corner of the skewed square holding
 // it, as doubles) and its offset x0, y0 from that corner. Needs |x| + |y| < 2^30.
-void simplex_cells(const double* xs, double y, int n, double* fi, double* fj, double* x0,
-                   double* y0) {
+TILEGEN_LANES void simplex_cells(const double* xs, double y, int n, double* fi, double* fj,
+                                 double* x0, double* y0) {
     const SimplexGrid g;
-    for (int c = 0; c < n; c += 2) {
-        const Pair x = load(xs + c);
-        const Pair s = (x + y) * g.skew;
-        const Pair i = floor_small(x + s), j = floor_small(y + s);
-        const Pair t = (i + j) * g.unskew;
-        store(fi + c, i);
-        store(fj + c, j);
-        store(x0 + c, x - (i - t));
-        store(y0 + c, y - (j - t));
+    for (int c = 0; c < n; c += N) {
+        const Vec<N> x = load<N>(xs + c);
+        const Vec<N> s = (x + y) * g.skew;
+        const Vec<N> i = floor_small<N>(x + s), j = floor_small<N>(y + s);
+        const Vec<N> t = (i + j) * g.unskew;
+        store<N>(fi + c, i);
+        store<N>(fj + c, j);
+        store<N>(x0 + c, x - (i - t));
+        store<N>(y0 + c, y - (j - t));
     }
 }
 
@@ -106,8 +157,10 @@ void simplex_cells(const double* xs, double y, int n, double* fi, double* fj, do
 // diagonal (x0 > y0) or (i, j + 1) above it, and (i + 1, j + 1). Along a row the simplex cell
 // only moves right or down (i and j never decrease), so the skewed square's four corners are
 // hashed when the cell changes, reusing the two it shares with the previous square.
-void simplex_gradients(std::uint64_t stream, const double* fi, const double* fj, const double* x0,
-                       const double* y0, int n, double* const gx[3], double* const gy[3]) {
+[[gnu::always_inline]] inline void simplex_gradients(std::uint64_t stream, const double* fi,
+                                                     const double* fj, const double* x0,
+                                                     const double* y0, int n, double* const gx[3],
+                                                     double* const gy[3]) {
     struct Gradient {
         double x = 0, y = 0;
     };
@@ -153,36 +206,52 @@ void simplex_gradients(std::uint64_t stream, const double* fi, const double* fj,
 // Simplex, pass 3: the three corners' contributions (0.5 - |d|^2)^4 * (g . d), where 0.5 - |d|^2 >
 // 0, summed in corner order, times 99 and clamped to [-1, 1]. A corner out of reach adds +0, which
 // leaves the sum as it is (the sum is never -0: it starts at +0 and x + (-x) is +0).
-void simplex_sums(const double* x0s, const double* y0s, const double* const gxs[3],
-                  const double* const gys[3], int n, double* out) {
+TILEGEN_LANES void simplex_sums(const double* x0s, const double* y0s, const double* const gxs[3],
+                                const double* const gys[3], int n, double* out) {
     const SimplexGrid g;
     const double far = 2.0 * g.unskew;
-    for (int c = 0; c < n; c += 2) {
-        const Pair x0 = load(x0s + c), y0 = load(y0s + c);
+    for (int c = 0; c < n; c += N) {
+        const Vec<N> x0 = load<N>(x0s + c), y0 = load<N>(y0s + c);
         const auto lower = x0 > y0;
-        const Pair si = lower ? both(1.0) : both(0.0), sj = lower ? both(0.0) : both(1.0);
-        const Pair dx[3] = {x0, x0 - si + g.unskew, x0 - 1.0 + far};
-        const Pair dy[3] = {y0, y0 - sj + g.unskew, y0 - 1.0 + far};
-        Pair sum = both(0.0);
+        const Vec<N> si = lower ? all<N>(1.0) : all<N>(0.0), sj = lower ? all<N>(0.0) : all<N>(1.0);
+        const Vec<N> dx[3] = {x0, x0 - si + g.unskew, x0 - 1.0 + far};
+        const Vec<N> dy[3] = {y0, y0 - sj + g.unskew, y0 - 1.0 + far};
+        Vec<N> sum = all<N>(0.0);
         for (int k = 0; k < 3; ++k) {
-            const Pair f = 0.5 - dx[k] * dx[k] - dy[k] * dy[k];
-            const Pair f2 = f * f;
-            const Pair dot = load(gxs[k] + c) * dx[k] + load(gys[k] + c) * dy[k];
-            sum += f > 0.0 ? f2 * f2 * dot : both(0.0);
+            const Vec<N> f = 0.5 - dx[k] * dx[k] - dy[k] * dy[k];
+            const Vec<N> f2 = f * f;
+            const Vec<N> dot = load<N>(gxs[k] + c) * dx[k] + load<N>(gys[k] + c) * dy[k];
+            sum += f > 0.0 ? f2 * f2 * dot : all<N>(0.0);
         }
-        store(out + c, clamp_to(sum * 99.0, -1.0, 1.0));
+        store<N>(out + c, clamp_to<N>(sum * 99.0, -1.0, 1.0));
     }
+}
+
+// One simplex octave over a chunk of at most kChunk columns (xs: their noise-space x) into out.
+// scratch: ten arrays of kChunk + kPad doubles (fi, fj, x0, y0, then the corners' gx and gy).
+TILEGEN_LANES void simplex_chunk(std::uint64_t stream, const double* xs, double y, int n,
+                                 double* const* scratch, double* out) {
+    double* const fi = scratch[0];
+    double* const fj = scratch[1];
+    double* const x0 = scratch[2];
+    double* const y0 = scratch[3];
+    double* const gx[3] = {scratch[4], scratch[5], scratch[6]};
+    double* const gy[3] = {scratch[7], scratch[8], scratch[9]};
+    simplex_cells<N>(xs, y, n, fi, fj, x0, y0);
+    simplex_gradients(stream, fi, fj, x0, y0, n, gx, gy);
+    simplex_sums<N>(x0, y0, gx, gy, n, out);
 }
 
 // Worley, the distance of a candidate feature point at x offset dx from the column (signed) and
 // the row's part dy (dy^2 for Euclidean, else |dy|): squared Euclidean, Manhattan or Chebyshev.
-template <WorleyDistance D> Pair distance(Pair dx, Pair dy_part) {
+template <int N, WorleyDistance D>
+[[gnu::always_inline]] inline Vec<N> distance(Vec<N> dx, Vec<N> dy_part) {
     if constexpr (D == WorleyDistance::euclidean)
         return dx * dx + dy_part; // |dx| * |dx| is dx * dx
     else if constexpr (D == WorleyDistance::manhattan)
-        return abs_of(dx) + dy_part;
+        return abs_of<N>(dx) + dy_part;
     else
-        return max_of(abs_of(dx), dy_part);
+        return max_of<N>(abs_of<N>(dx), dy_part);
 }
 
 // Worley, one span (columns [begin, end) in one lattice column ix) of a row of an octave: the
@@ -192,101 +261,161 @@ template <WorleyDistance D> Pair distance(Pair dx, Pair dy_part) {
 // columns inner). f2 = min(f2, max(f1, d)), f1 = min(f1, d) is the reference's
 // "if (d < f1) {f2 = f1; f1 = d;} else if (d < f2) f2 = d;" as selects. Euclidean distances stay
 // squared (the root is taken once per cell afterwards). f2 is written only when wanted.
-template <WorleyDistance D, bool F2>
-void worley_span(const double* xs, int begin, int end, const double* px, const double* dy,
-                 double* f1_out, double* f2_out) {
-    for (int c = begin; c < end; c += 2) {
-        const Pair x = load(xs + c);
-        Pair f1 = both(1e9), f2 = both(1e9);
+template <int N, WorleyDistance D, bool F2>
+[[gnu::always_inline]] inline void worley_span(const double* xs, int begin, int end,
+                                               const double* px, const double* dy, double* f1_out,
+                                               double* f2_out) {
+    for (int c = begin; c < end; c += N) {
+        const Vec<N> x = load<N>(xs + c);
+        Vec<N> f1 = all<N>(1e9), f2 = all<N>(1e9);
         for (int k = 0; k < 9; ++k) {
-            const Pair d = distance<D>(px[k] - x, both(dy[k]));
-            if constexpr (F2) f2 = min_of(f2, max_of(f1, d));
-            f1 = min_of(f1, d);
+            const Vec<N> d = distance<N, D>(px[k] - x, all<N>(dy[k]));
+            if constexpr (F2) f2 = min_of<N>(f2, max_of<N>(f1, d));
+            f1 = min_of<N>(f1, d);
         }
-        store(f1_out + c, f1);
-        if constexpr (F2) store(f2_out + c, f2);
+        store<N>(f1_out + c, f1);
+        if constexpr (F2) store<N>(f2_out + c, f2);
     }
 }
 
 // Worley's octave value from f1 and f2 (squared if Euclidean): the returned distance, * 1.5 (f1,
 // f2 - f1) or 1 (f2), * 2 - 1, clamped to [-1, 1], as fractal_noise does. Written over f1.
-template <WorleyReturn R, bool Squared> void worley_values(double* f1s, const double* f2s, int n) {
-    for (int c = 0; c < n; c += 2) {
-        Pair f1 = load(f1s + c), f2 = load(f2s + c);
+template <int N, WorleyReturn R, bool Squared>
+[[gnu::always_inline]] inline void worley_values(double* f1s, const double* f2s, int n) {
+    for (int c = 0; c < n; c += N) {
+        Vec<N> f1 = load<N>(f1s + c), f2 = load<N>(f2s + c);
         if constexpr (Squared) {
-            if constexpr (R != WorleyReturn::f2) f1 = square_root(f1);
-            if constexpr (R != WorleyReturn::f1) f2 = square_root(f2);
+            if constexpr (R != WorleyReturn::f2) f1 = square_root<N>(f1);
+            if constexpr (R != WorleyReturn::f1) f2 = square_root<N>(f2);
         }
-        Pair w;
+        Vec<N> w;
         if constexpr (R == WorleyReturn::f1)
             w = f1 * 1.5;
         else if constexpr (R == WorleyReturn::f2)
             w = f2 * 1.0;
         else
             w = (f2 - f1) * 1.5;
-        store(f1s + c, clamp_to(w * 2.0 - 1.0, -1.0, 1.0));
+        store<N>(f1s + c, clamp_to<N>(w * 2.0 - 1.0, -1.0, 1.0));
     }
 }
 
-template <WorleyReturn R> void worley_values(double* f1s, const double* f2s, int n, bool squared) {
-    if (squared)
-        worley_values<R, true>(f1s, f2s, n);
-    else
-        worley_values<R, false>(f1s, f2s, n);
+// One Worley octave of a row, for one distance and return: every span, then the values.
+template <int N, WorleyDistance D, WorleyReturn R>
+[[gnu::always_inline]] inline void worley_row(const WorleyRow& w) {
+    constexpr bool f2 = R != WorleyReturn::f1;
+    for (std::size_t s = 0; s < w.spans; ++s)
+        worley_span<N, D, f2>(w.xs, w.begin[s], w.end[s], w.px + 9 * s, w.dy + 9 * s, w.f1, w.f2);
+    worley_values<N, R, D == WorleyDistance::euclidean>(w.f1, w.f2, w.width);
+}
+
+template <int N, WorleyDistance D>
+[[gnu::always_inline]] inline void worley_row(const WorleyRow& w) {
+    switch (w.ret) {
+    case WorleyReturn::f1:
+        return worley_row<N, D, WorleyReturn::f1>(w);
+    case WorleyReturn::f2:
+        return worley_row<N, D, WorleyReturn::f2>(w);
+    case WorleyReturn::f2_minus_f1:
+        return worley_row<N, D, WorleyReturn::f2_minus_f1>(w);
+    }
+}
+
+TILEGEN_LANES void worley_row(const WorleyRow& w) {
+    switch (w.dist) {
+    case WorleyDistance::euclidean:
+        return worley_row<N, WorleyDistance::euclidean>(w);
+    case WorleyDistance::manhattan:
+        return worley_row<N, WorleyDistance::manhattan>(w);
+    case WorleyDistance::chebyshev:
+        return worley_row<N, WorleyDistance::chebyshev>(w);
+    }
 }
 
 // One octave shaped by the fractal and added to the row's sum, as fractal_noise does.
-template <Fractal F> void add_octave(double* sums, const double* v, int n, double amplitude) {
-    for (int c = 0; c < n; c += 2) {
-        Pair x = load(v + c);
+template <int N, Fractal F>
+[[gnu::always_inline]] inline void add_octave(double* sums, const double* v, int n,
+                                              double amplitude) {
+    for (int c = 0; c < n; c += N) {
+        Vec<N> x = load<N>(v + c);
         if constexpr (F == Fractal::ridged) {
-            x = 1.0 - 2.0 * abs_of(x);
-            x = x >= 0.0 ? x * x * 2.0 - 1.0 : both(-1.0);
+            x = 1.0 - 2.0 * abs_of<N>(x);
+            x = x >= 0.0 ? x * x * 2.0 - 1.0 : all<N>(-1.0);
         } else if constexpr (F == Fractal::billow) {
-            x = 2.0 * abs_of(x) - 1.0;
+            x = 2.0 * abs_of<N>(x) - 1.0;
         }
-        store(sums + c, load(sums + c) + x * amplitude);
+        store<N>(sums + c, load<N>(sums + c) + x * amplitude);
+    }
+}
+
+TILEGEN_LANES void add_octave(Fractal f, double* sums, const double* v, int n, double amplitude) {
+    switch (f) {
+    case Fractal::fbm:
+        return add_octave<N, Fractal::fbm>(sums, v, n, amplitude);
+    case Fractal::ridged:
+        return add_octave<N, Fractal::ridged>(sums, v, n, amplitude);
+    case Fractal::billow:
+        return add_octave<N, Fractal::billow>(sums, v, n, amplitude);
     }
 }
 
 // The row's cells: the fractal sum over the sum of amplitudes, mapped to [0, 1] and clamped, in
 // float.
-void finish_row(const double* sums, double total, int n, float* out) {
-    using FloatPair = float __attribute__((vector_size(8)));
-    for (int c = 0; c < n; c += 2) {
-        const Pair v = clamp_to((load(sums + c) / total + 1.0) * 0.5, 0.0, 1.0);
-        const FloatPair f = __builtin_convertvector(v, FloatPair);
-        std::memcpy(out + c, &f, std::min(n - c, 2) * sizeof(float));
+TILEGEN_LANES void finish_row(const double* sums, double total, int n, float* out) {
+    for (int c = 0; c < n; c += N) {
+        const Vec<N> v = clamp_to<N>((load<N>(sums + c) / total + 1.0) * 0.5, 0.0, 1.0);
+        const auto f = __builtin_convertvector(v, typename Lanes<N>::Float);
+        std::memcpy(out + c, &f, static_cast<std::size_t>(std::min(n - c, N)) * sizeof(float));
     }
 }
 
-// Dispatches to the span kernel for the settings' distance and whether f2 is needed.
-void worley_span(WorleyDistance dist, bool f2, const double* xs, int begin, int end,
-                 const double* px, const double* dy, double* f1_out, double* f2_out) {
-    switch (dist) {
-    case WorleyDistance::euclidean:
-        return f2 ? worley_span<WorleyDistance::euclidean, true>(xs, begin, end, px, dy, f1_out,
-                                                                 f2_out)
-                  : worley_span<WorleyDistance::euclidean, false>(xs, begin, end, px, dy, f1_out,
-                                                                  f2_out);
-    case WorleyDistance::manhattan:
-        return f2 ? worley_span<WorleyDistance::manhattan, true>(xs, begin, end, px, dy, f1_out,
-                                                                 f2_out)
-                  : worley_span<WorleyDistance::manhattan, false>(xs, begin, end, px, dy, f1_out,
-                                                                  f2_out);
-    case WorleyDistance::chebyshev:
-        return f2 ? worley_span<WorleyDistance::chebyshev, true>(xs, begin, end, px, dy, f1_out,
-                                                                 f2_out)
-                  : worley_span<WorleyDistance::chebyshev, false>(xs, begin, end, px, dy, f1_out,
-                                                                  f2_out);
-    }
-}
+#undef TILEGEN_LANES
+
+// The kernels for N lanes, as plain functions (N = 4: compiled for AVX2, run only where the
+// processor has it).
+#define TILEGEN_KERNELS(N, NAME, TARGET)                                                           \
+    TARGET void NAME##_simplex(std::uint64_t stream, const double* xs, double y, int n,            \
+                               double* const* scratch, double* out) {                              \
+        simplex_chunk<N>(stream, xs, y, n, scratch, out);                                          \
+    }                                                                                              \
+    TARGET void NAME##_worley(const WorleyRow& w) {                                                \
+        worley_row<N>(w);                                                                          \
+    }                                                                                              \
+    TARGET void NAME##_add(Fractal f, double* sums, const double* v, int n, double amplitude) {    \
+        add_octave<N>(f, sums, v, n, amplitude);                                                   \
+    }                                                                                              \
+    TARGET void NAME##_finish(const double* sums, double total, int n, float* out) {               \
+        finish_row<N>(sums, total, n, out);                                                        \
+    }                                                                                              \
+    constexpr PointNoiseKernels NAME##_kernels{NAME##_simplex, NAME##_worley, NAME##_add,          \
+                                               NAME##_finish};
+
+TILEGEN_KERNELS(2, sse2, )
+#if defined(__x86_64__) && defined(__GNUC__)
+TILEGEN_KERNELS(4, avx2, [[gnu::target("avx2")]])
+#define TILEGEN_HAVE_AVX2_KERNELS 1
+#endif
+#undef TILEGEN_KERNELS
 
 } // namespace
 
-PointNoiseRows::PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x, int width)
+bool PointNoiseRows::wide_kernels_available() {
+#if defined(TILEGEN_HAVE_AVX2_KERNELS)
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+PointNoiseRows::PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x, int width,
+                               bool wide)
     : settings_(s), width_(std::max(width, 0)) {
     settings_.modifiers.clear();
+    kernels_ = &sse2_kernels;
+#if defined(TILEGEN_HAVE_AVX2_KERNELS)
+    if (wide && wide_kernels_available()) kernels_ = &avx2_kernels;
+#else
+    (void)wide;
+#endif
     const auto padded = static_cast<std::size_t>(width_ + kPad);
     const std::vector<std::uint64_t> streams = octave_streams(seed, s.octaves);
     octaves_.resize(streams.size());
@@ -336,32 +465,9 @@ PointNoiseRows::PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x
         }
     sum_.assign(padded, 0.0);
     value_.assign(padded, 0.0);
-    x0_.assign(padded, 0.0);
-    if (s.kind == NoiseKind::simplex) {
-        const auto chunk = static_cast<std::size_t>(kChunk + kPad);
-        x0_.assign(chunk, 0.0);
-        y0_.assign(chunk, 0.0);
-        fi_.assign(chunk, 0.0);
-        fj_.assign(chunk, 0.0);
-        for (int k = 0; k < 3; ++k) {
-            gx_[k].assign(chunk, 0.0);
-            gy_[k].assign(chunk, 0.0);
-        }
-    }
-}
-
-void PointNoiseRows::add_shaped(const double* n, double amplitude) {
-    switch (settings_.fractal) {
-    case Fractal::fbm:
-        add_octave<Fractal::fbm>(sum_.data(), n, width_, amplitude);
-        break;
-    case Fractal::ridged:
-        add_octave<Fractal::ridged>(sum_.data(), n, width_, amplitude);
-        break;
-    case Fractal::billow:
-        add_octave<Fractal::billow>(sum_.data(), n, width_, amplitude);
-        break;
-    }
+    if (s.kind == NoiseKind::worley) f2_.assign(padded, 0.0);
+    if (s.kind == NoiseKind::simplex)
+        scratch_.assign(10 * static_cast<std::size_t>(kChunk + kPad), 0.0);
 }
 
 void PointNoiseRows::add_simplex(const Octave& o, double y) {
@@ -370,19 +476,16 @@ void PointNoiseRows::add_simplex(const Octave& o, double y) {
         for (int c = 0; c < width_; ++c)
             value_[static_cast<std::size_t>(c)] =
                 simplex_noise(o.stream, o.x[static_cast<std::size_t>(c)], y);
-        add_shaped(value_.data(), o.amplitude);
-        return;
+    } else {
+        // A chunk of columns at a time, so that the passes' arrays stay in the L1 cache.
+        double* scratch[10];
+        for (std::size_t k = 0; k < 10; ++k)
+            scratch[k] = scratch_.data() + k * static_cast<std::size_t>(kChunk + kPad);
+        for (int first = 0; first < width_; first += kChunk)
+            kernels_->simplex(o.stream, o.x.data() + first, y, std::min(kChunk, width_ - first),
+                              scratch, value_.data() + first);
     }
-    // A chunk of columns at a time, so that the passes' arrays stay in the L1 cache.
-    double* gx[3] = {gx_[0].data(), gx_[1].data(), gx_[2].data()};
-    double* gy[3] = {gy_[0].data(), gy_[1].data(), gy_[2].data()};
-    for (int first = 0; first < width_; first += kChunk) {
-        const int n = std::min(kChunk, width_ - first);
-        simplex_cells(o.x.data() + first, y, n, fi_.data(), fj_.data(), x0_.data(), y0_.data());
-        simplex_gradients(o.stream, fi_.data(), fj_.data(), x0_.data(), y0_.data(), n, gx, gy);
-        simplex_sums(x0_.data(), y0_.data(), gx, gy, n, value_.data() + first);
-    }
-    add_shaped(value_.data(), o.amplitude);
+    kernels_->add(settings_.fractal, sum_.data(), value_.data(), width_, o.amplitude);
 }
 
 void PointNoiseRows::load_feature_row(const Octave& o, std::int64_t ly, std::vector<double>& px,
@@ -411,42 +514,36 @@ void PointNoiseRows::add_worley(Octave& o, double y) {
         }
         o.row = iy;
     }
+    // Each span's nine candidates (lattice rows outer, columns inner): x, and the row's part of
+    // the distance.
     const WorleyDistance dist = settings_.worley_distance;
-    const std::size_t lattice = o.lattice.size();
-    for (int r = 0; r < 3; ++r) { // the row's part of each candidate's distance
-        dy_[r].resize(lattice);
-        for (std::size_t i = 0; i < lattice; ++i) {
-            const double d = std::abs(o.py[r][i] - y);
-            dy_[r][i] = dist == WorleyDistance::euclidean ? d * d : d;
-        }
-    }
-    const WorleyReturn ret = settings_.worley_return;
-    const bool f2 = ret != WorleyReturn::f1;
-    double* f1s = value_.data();
-    double* f2s = x0_.data();
-    for (std::size_t s = 0; s < o.begin.size(); ++s) {
-        double px[9], dy[9]; // candidates: lattice rows outer, columns inner
+    const std::size_t spans = o.begin.size();
+    span_px_.resize(9 * spans);
+    span_dy_.resize(9 * spans);
+    for (std::size_t s = 0; s < spans; ++s) {
         const std::size_t cols[3] = {o.left[s], o.centre[s], o.right[s]};
         for (int r = 0; r < 3; ++r)
             for (int c = 0; c < 3; ++c) {
-                px[3 * r + c] = o.px[r][cols[c]];
-                dy[3 * r + c] = dy_[r][cols[c]];
+                const std::size_t k = 9 * s + static_cast<std::size_t>(3 * r + c);
+                const double d = std::abs(o.py[r][cols[c]] - y);
+                span_px_[k] = o.px[r][cols[c]];
+                span_dy_[k] = dist == WorleyDistance::euclidean ? d * d : d;
             }
-        worley_span(dist, f2, o.x.data(), o.begin[s], o.end[s], px, dy, f1s, f2s);
     }
-    const bool squared = dist == WorleyDistance::euclidean;
-    switch (ret) {
-    case WorleyReturn::f1:
-        worley_values<WorleyReturn::f1>(f1s, f2s, width_, squared);
-        break;
-    case WorleyReturn::f2:
-        worley_values<WorleyReturn::f2>(f1s, f2s, width_, squared);
-        break;
-    case WorleyReturn::f2_minus_f1:
-        worley_values<WorleyReturn::f2_minus_f1>(f1s, f2s, width_, squared);
-        break;
-    }
-    add_shaped(f1s, o.amplitude);
+    WorleyRow w;
+    w.dist = dist;
+    w.ret = settings_.worley_return;
+    w.xs = o.x.data();
+    w.spans = spans;
+    w.begin = o.begin.data();
+    w.end = o.end.data();
+    w.px = span_px_.data();
+    w.dy = span_dy_.data();
+    w.f1 = value_.data();
+    w.f2 = f2_.data();
+    w.width = width_;
+    kernels_->worley(w);
+    kernels_->add(settings_.fractal, sum_.data(), value_.data(), width_, o.amplitude);
 }
 
 void PointNoiseRows::row(int y, float* out) {
@@ -460,7 +557,7 @@ void PointNoiseRows::row(int y, float* out) {
             add_worley(o, p);
         p *= settings_.lacunarity;
     }
-    finish_row(sum_.data(), total_, width_, out);
+    kernels_->finish(sum_.data(), total_, width_, out);
 }
 
 Grid<float> point_noise_grid(const NoiseSettings& s, std::uint64_t seed, Region region,

@@ -24,13 +24,19 @@ namespace tilegen {
 Grid<float> point_noise_grid(const NoiseSettings& s, std::uint64_t seed, Region region,
                              int threads);
 
+// The kernels a PointNoiseRows runs (two lanes, or four where the processor has AVX2).
+struct PointNoiseKernels;
+
 // The same noise one row at a time over the columns x .. x + width - 1: row(y, out) writes the
 // cells (x.., y) of point_noise_grid's map into out[0 .. width - 1]. Rows may come in any order
 // (consecutive rows reuse Worley's lattice rows). Holds per-row state: one object per thread.
+// wide: run the four-lane (AVX2) kernels where the processor has them (the default; the values
+// are the same bits either way, and tests turn it off to check the two-lane kernels too).
 class PointNoiseRows {
   public:
-    PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x, int width);
+    PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x, int width, bool wide = true);
     void row(int y, float* out);
+    static bool wide_kernels_available(); // AVX2 kernels built in and the processor has AVX2
 
   private:
     struct Octave {
@@ -51,16 +57,17 @@ class PointNoiseRows {
     void add_worley(Octave& o, double y);
     void load_feature_row(const Octave& o, std::int64_t ly, std::vector<double>& px,
                           std::vector<double>& py) const;
-    void add_shaped(const double* n, double amplitude); // sum_ += amplitude * shaped(n)
 
     NoiseSettings settings_;
     int width_ = 0;
+    const PointNoiseKernels* kernels_ = nullptr;
     double total_ = 0; // sum of the octaves' amplitudes
     std::vector<Octave> octaves_;
-    std::vector<double> sum_; // the fractal sum of the row so far
-    // Per-row work arrays (padded): simplex's cell origin and corner gradients, Worley's
-    // distances, the octave's value per cell.
-    std::vector<double> x0_, y0_, fi_, fj_, gx_[3], gy_[3], value_, dy_[3];
+    std::vector<double> sum_;               // the fractal sum of the row so far (padded)
+    std::vector<double> value_;             // one octave's value per column (padded)
+    std::vector<double> f2_;                // Worley: second distance per column (padded)
+    std::vector<double> span_px_, span_dy_; // Worley: each span's nine candidates
+    std::vector<double> scratch_;           // simplex: a chunk's per-column arrays
 };
 
 } // namespace tilegen

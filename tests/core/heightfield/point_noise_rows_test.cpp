@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "core/heightfield/heightfield.hpp"
@@ -71,9 +72,23 @@ std::vector<NoiseSettings> variants() {
     return out;
 }
 
+// The region's rows from a PointNoiseRows with the four-lane kernels (where the processor has
+// them) or the two-lane ones.
+Grid<float> rows_grid(const NoiseSettings& s, std::uint64_t seed, Region r, bool wide) {
+    Grid<float> g(r.width, r.height);
+    PointNoiseRows rows(s, seed, r.x, r.width, wide);
+    for (int y = 0; y < r.height; ++y)
+        rows.row(r.y + y, g.row(y));
+    return g;
+}
+
 } // namespace
 
 TEST_CASE("simplex and Worley rows: every cell has the per-point reference's bits") {
+    const std::string lanes = PointNoiseRows::wide_kernels_available()
+                                  ? "four-lane (AVX2) and two-lane kernels tested"
+                                  : "two-lane kernels tested (no AVX2 here)";
+    MESSAGE(lanes);
     const std::vector<Region> regions = {
         {-40, -25, 97, 61}, // negative coordinates, an odd width
         {5, 7, 1, 9},       // one column
@@ -90,6 +105,7 @@ TEST_CASE("simplex and Worley rows: every cell has the per-point reference's bit
             CAPTURE(r.x);
             CAPTURE(r.width);
             CHECK(differences(point_noise_grid(s, 11, r, 1), s, 11, r) == 0);
+            CHECK(differences(rows_grid(s, 11, r, false), s, 11, r) == 0); // two lanes
         }
         CHECK(point_noise_grid(s, 11, regions[0], 3) == point_noise_grid(s, 11, regions[0], 1));
     }
@@ -105,6 +121,7 @@ TEST_CASE("simplex and Worley rows: wide rows at the benchmark's settings match 
         s.octaves = 5;
         const Region r{-700, 300, 1500, 12};
         CHECK(differences(point_noise_grid(s, 7, r, 2), s, 7, r) == 0);
+        CHECK(differences(rows_grid(s, 7, r, false), s, 7, r) == 0);
     }
 }
 
@@ -119,6 +136,7 @@ TEST_CASE("simplex rows far from the origin (past the fast floor's range) match 
         // x / scale = 2^30 and more: simplex falls back to the reference for those octaves.
         const Region r{(1 << 30) - 5, -((1 << 29) + 3), 12, 4};
         CHECK(differences(point_noise_grid(s, 5, r, 1), s, 5, r) == 0);
+        CHECK(differences(rows_grid(s, 5, r, false), s, 5, r) == 0);
     }
 }
 
