@@ -31,10 +31,21 @@ struct WorleyRow {
     int width = 0;
 };
 
+// A simplex chunk's per-column arrays (kChunk + kPad entries each): cell corners fi, fj and
+// offsets x0, y0 per column; per span of one skewed square, its first column (begin, one more
+// entry) and its four corners' gradients (g: x and y of (i, j), (i + 1, j), (i, j + 1),
+// (i + 1, j + 1)).
+struct SimplexScratch {
+    double *fi = nullptr, *fj = nullptr, *x0 = nullptr, *y0 = nullptr;
+    double* g[8] = {};
+    int* begin = nullptr;
+    std::int64_t* changed = nullptr; // per column: -1 where a new square starts, else 0
+};
+
 // The per-row kernels for one lane count.
 struct PointNoiseKernels {
-    void (*simplex)(std::uint64_t stream, const double* xs, double y, int n, double* const* scratch,
-                    double* out);
+    void (*simplex)(std::uint64_t stream, const double* xs, double y, int n,
+                    const SimplexScratch& w, double* out);
     void (*worley)(const WorleyRow& w);
     void (*add)(Fractal f, double* sums, const double* v, int n, double amplitude);
     void (*finish)(const double* sums, double total, int n, float* out);
@@ -72,7 +83,7 @@ TILEGEN_LANES Vec<N> load(const double* p) {
     std::memcpy(&v, p, sizeof v);
     return v;
 }
-TILEGEN_LANES void store(double* p, Vec<N> v) {
+TILEGEN_LANES void store(double* p, const Vec<N>& v) {
     std::memcpy(p, &v, sizeof v);
 }
 TILEGEN_LANES Vec<N> all(double v) {
@@ -80,30 +91,30 @@ TILEGEN_LANES Vec<N> all(double v) {
 }
 
 // std::min, std::max and std::clamp per lane (the same operand returned on ties: minpd, maxpd).
-TILEGEN_LANES Vec<N> min_of(Vec<N> a, Vec<N> b) {
+TILEGEN_LANES Vec<N> min_of(const Vec<N>& a, const Vec<N>& b) {
     return b < a ? b : a;
 }
-TILEGEN_LANES Vec<N> max_of(Vec<N> a, Vec<N> b) {
+TILEGEN_LANES Vec<N> max_of(const Vec<N>& a, const Vec<N>& b) {
     return a < b ? b : a;
 }
-TILEGEN_LANES Vec<N> clamp_to(Vec<N> v, double lo, double hi) {
+TILEGEN_LANES Vec<N> clamp_to(const Vec<N>& v, double lo, double hi) {
     return v < lo ? all<N>(lo) : (hi < v ? all<N>(hi) : v);
 }
-TILEGEN_LANES Vec<N> abs_of(Vec<N> v) {
+TILEGEN_LANES Vec<N> abs_of(const Vec<N>& v) {
     using Mask = typename Lanes<N>::Mask;
     return reinterpret_cast<Vec<N>>(reinterpret_cast<Mask>(v) & INT64_MAX);
 }
 
 // floor per lane for |v| < 2^31 (callers check): truncation through int32, one less where it
 // rounded up. Converted to int64 it equals std::floor's (-0 comes out as +0, as through int64).
-TILEGEN_LANES Vec<N> floor_small(Vec<N> v) {
+TILEGEN_LANES Vec<N> floor_small(const Vec<N>& v) {
     const Vec<N> t =
         __builtin_convertvector(__builtin_convertvector(v, typename Lanes<N>::Int), Vec<N>);
     return t - (t > v ? all<N>(1.0) : all<N>(0.0));
 }
 
 // sqrt per lane, correctly rounded on every build (a std::sqrt loop stays scalar: errno).
-TILEGEN_LANES Vec<N> square_root(Vec<N> v) {
+TILEGEN_LANES Vec<N> square_root(const Vec<N>& v) {
     Vec<N> r;
 #if defined(__SSE2__)
     for (int i = 0; i < N; i += 2) {
@@ -153,99 +164,111 @@ TILEGEN_LANES void simplex_cells(const double* xs, double y, int n, double* fi, 
     }
 }
 
-// Simplex, pass 2: the gradients of each cell's three corners, (i, j), (i + 1, j) below the
-// diagonal (x0 > y0) or (i, j + 1) above it, and (i + 1, j + 1). Along a row the simplex cell
-// only moves right or down (i and j never decrease), so the skewed square's four corners are
-// hashed when the cell changes, reusing the two it shares with the previous square.
-[[gnu::always_inline]] inline void simplex_gradients(std::uint64_t stream, const double* fi,
-                                                     const double* fj, const double* x0,
-                                                     const double* y0, int n, double* const gx[3],
-                                                     double* const gy[3]) {
+// Simplex, pass 2: the row as spans of columns in one skewed square (i, j) each, and the gradients
+// of each square's corners (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1) into g[0..7] (x and y of
+// each corner, one entry per span). Span s holds columns begin[s] .. begin[s + 1] - 1. Along a row
+// the square only moves right or down (i and j never decrease), so each square hashes the two
+// corners it does not share with the previous one. Returns the number of spans.
+TILEGEN_LANES int simplex_squares(std::uint64_t stream, int n, const SimplexScratch& w) {
+    // Span starts, without a branch per column: a vector pass marks the columns whose square
+    // differs from the previous column's (mask lanes: -1 or 0), then every column is written as a
+    // candidate start and kept (the count moves on) only where marked.
+    for (int c = 1; c < n; c += N) {
+        const auto changed = (load<N>(w.fi + c) != load<N>(w.fi + c - 1)) |
+                             (load<N>(w.fj + c) != load<N>(w.fj + c - 1));
+        std::memcpy(w.changed + c, &changed, sizeof changed);
+    }
+    int spans = 1;
+    w.begin[0] = 0;
+    for (int c = 1; c < n; ++c) {
+        w.begin[spans] = c;
+        spans -= static_cast<int>(w.changed[c]);
+    }
+    w.begin[spans] = n;
     struct Gradient {
         double x = 0, y = 0;
     };
-    Gradient g00, g10, g01, g11; // corners (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)
+    Gradient g00, g10, g01, g11;
     auto load_corner = [stream](std::int64_t i, std::int64_t j, Gradient& g) {
         lattice_gradient(stream, i, j, g.x, g.y);
     };
-    bool have = false;
-    std::int64_t ci = 0, cj = 0;
-    for (int c = 0; c < n; ++c) {
-        const auto i = static_cast<std::int64_t>(fi[c]), j = static_cast<std::int64_t>(fj[c]);
-        if (!have || i != ci || j != cj) {
-            if (have && i == ci + 1 && j == cj) { // one square right
-                g00 = g10;
-                g01 = g11;
-                load_corner(i + 1, j, g10);
-                load_corner(i + 1, j + 1, g11);
-            } else if (have && i == ci && j == cj + 1) { // one square down
-                g00 = g01;
-                g10 = g11;
-                load_corner(i, j + 1, g01);
-                load_corner(i + 1, j + 1, g11);
-            } else {
-                load_corner(i, j, g00);
-                load_corner(i + 1, j, g10);
-                load_corner(i, j + 1, g01);
-                load_corner(i + 1, j + 1, g11);
-            }
-            have = true;
-            ci = i;
-            cj = j;
+    std::int64_t pi = 0, pj = 0;
+    for (int s = 0; s < spans; ++s) {
+        const auto i = static_cast<std::int64_t>(w.fi[w.begin[s]]),
+                   j = static_cast<std::int64_t>(w.fj[w.begin[s]]);
+        if (s > 0 && i == pi + 1 && j == pj) { // one square right
+            g00 = g10;
+            g01 = g11;
+            load_corner(i + 1, j, g10);
+            load_corner(i + 1, j + 1, g11);
+        } else if (s > 0 && i == pi && j == pj + 1) { // one square down
+            g00 = g01;
+            g10 = g11;
+            load_corner(i, j + 1, g01);
+            load_corner(i + 1, j + 1, g11);
+        } else {
+            load_corner(i, j, g00);
+            load_corner(i + 1, j, g10);
+            load_corner(i, j + 1, g01);
+            load_corner(i + 1, j + 1, g11);
         }
-        const Gradient& middle = x0[c] > y0[c] ? g10 : g01;
-        gx[0][c] = g00.x;
-        gy[0][c] = g00.y;
-        gx[1][c] = middle.x;
-        gy[1][c] = middle.y;
-        gx[2][c] = g11.x;
-        gy[2][c] = g11.y;
+        pi = i;
+        pj = j;
+        const Gradient* corners[4] = {&g00, &g10, &g01, &g11};
+        for (int k = 0; k < 4; ++k) {
+            w.g[2 * k][s] = corners[k]->x;
+            w.g[2 * k + 1][s] = corners[k]->y;
+        }
     }
+    return spans;
 }
 
-// Simplex, pass 3: the three corners' contributions (0.5 - |d|^2)^4 * (g . d), where 0.5 - |d|^2 >
-// 0, summed in corner order, times 99 and clamped to [-1, 1]. A corner out of reach adds +0, which
-// leaves the sum as it is (the sum is never -0: it starts at +0 and x + (-x) is +0).
-TILEGEN_LANES void simplex_sums(const double* x0s, const double* y0s, const double* const gxs[3],
-                                const double* const gys[3], int n, double* out) {
-    const SimplexGrid g;
-    const double far = 2.0 * g.unskew;
-    for (int c = 0; c < n; c += N) {
-        const Vec<N> x0 = load<N>(x0s + c), y0 = load<N>(y0s + c);
-        const auto lower = x0 > y0;
-        const Vec<N> si = lower ? all<N>(1.0) : all<N>(0.0), sj = lower ? all<N>(0.0) : all<N>(1.0);
-        const Vec<N> dx[3] = {x0, x0 - si + g.unskew, x0 - 1.0 + far};
-        const Vec<N> dy[3] = {y0, y0 - sj + g.unskew, y0 - 1.0 + far};
-        Vec<N> sum = all<N>(0.0);
-        for (int k = 0; k < 3; ++k) {
-            const Vec<N> f = 0.5 - dx[k] * dx[k] - dy[k] * dy[k];
-            const Vec<N> f2 = f * f;
-            const Vec<N> dot = load<N>(gxs[k] + c) * dx[k] + load<N>(gys[k] + c) * dy[k];
-            sum += f > 0.0 ? f2 * f2 * dot : all<N>(0.0);
+// Simplex, pass 3: per span (its square's gradients held constant), the three corners'
+// contributions (0.5 - |d|^2)^4 * (g . d) where 0.5 - |d|^2 > 0: corners (i, j), then (i + 1, j)
+// below the diagonal (x0 > y0) or (i, j + 1) above it, then (i + 1, j + 1); summed in that order,
+// times 99 and clamped to [-1, 1]. A corner out of reach adds +0, which leaves the sum as it is
+// (the sum is never -0: it starts at +0 and x + (-x) is +0). A span's last group of N columns runs
+// into the next span's columns, which that span then rewrites (or into the padding).
+TILEGEN_LANES void simplex_sums(const SimplexScratch& w, int spans, double* out) {
+    const SimplexGrid grid;
+    const double far = 2.0 * grid.unskew;
+    for (int s = 0; s < spans; ++s) {
+        const Vec<N> g00x = all<N>(w.g[0][s]), g00y = all<N>(w.g[1][s]);
+        const Vec<N> g10x = all<N>(w.g[2][s]), g10y = all<N>(w.g[3][s]);
+        const Vec<N> g01x = all<N>(w.g[4][s]), g01y = all<N>(w.g[5][s]);
+        const Vec<N> g11x = all<N>(w.g[6][s]), g11y = all<N>(w.g[7][s]);
+        for (int c = w.begin[s]; c < w.begin[s + 1]; c += N) {
+            const Vec<N> x0 = load<N>(w.x0 + c), y0 = load<N>(w.y0 + c);
+            const auto lower = x0 > y0;
+            const Vec<N> si = lower ? all<N>(1.0) : all<N>(0.0);
+            const Vec<N> sj = lower ? all<N>(0.0) : all<N>(1.0);
+            const Vec<N> dx[3] = {x0, x0 - si + grid.unskew, x0 - 1.0 + far};
+            const Vec<N> dy[3] = {y0, y0 - sj + grid.unskew, y0 - 1.0 + far};
+            const Vec<N> gx[3] = {g00x, lower ? g10x : g01x, g11x};
+            const Vec<N> gy[3] = {g00y, lower ? g10y : g01y, g11y};
+            Vec<N> sum = all<N>(0.0);
+            for (int k = 0; k < 3; ++k) {
+                const Vec<N> f = 0.5 - dx[k] * dx[k] - dy[k] * dy[k];
+                const Vec<N> f2 = f * f;
+                const Vec<N> dot = gx[k] * dx[k] + gy[k] * dy[k];
+                sum += f > 0.0 ? f2 * f2 * dot : all<N>(0.0);
+            }
+            store<N>(out + c, clamp_to<N>(sum * 99.0, -1.0, 1.0));
         }
-        store<N>(out + c, clamp_to<N>(sum * 99.0, -1.0, 1.0));
     }
 }
 
 // One simplex octave over a chunk of at most kChunk columns (xs: their noise-space x) into out.
-// scratch: ten arrays of kChunk + kPad doubles (fi, fj, x0, y0, then the corners' gx and gy).
 TILEGEN_LANES void simplex_chunk(std::uint64_t stream, const double* xs, double y, int n,
-                                 double* const* scratch, double* out) {
-    double* const fi = scratch[0];
-    double* const fj = scratch[1];
-    double* const x0 = scratch[2];
-    double* const y0 = scratch[3];
-    double* const gx[3] = {scratch[4], scratch[5], scratch[6]};
-    double* const gy[3] = {scratch[7], scratch[8], scratch[9]};
-    simplex_cells<N>(xs, y, n, fi, fj, x0, y0);
-    simplex_gradients(stream, fi, fj, x0, y0, n, gx, gy);
-    simplex_sums<N>(x0, y0, gx, gy, n, out);
+                                 const SimplexScratch& w, double* out) {
+    simplex_cells<N>(xs, y, n, w.fi, w.fj, w.x0, w.y0);
+    simplex_sums<N>(w, simplex_squares<N>(stream, n, w), out);
 }
 
 // Worley, the distance of a candidate feature point at x offset dx from the column (signed) and
 // the row's part dy (dy^2 for Euclidean, else |dy|): squared Euclidean, Manhattan or Chebyshev.
 template <int N, WorleyDistance D>
-[[gnu::always_inline]] inline Vec<N> distance(Vec<N> dx, Vec<N> dy_part) {
+[[gnu::always_inline]] inline Vec<N> distance(const Vec<N>& dx, const Vec<N>& dy_part) {
     if constexpr (D == WorleyDistance::euclidean)
         return dx * dx + dy_part; // |dx| * |dx| is dx * dx
     else if constexpr (D == WorleyDistance::manhattan)
@@ -374,8 +397,8 @@ TILEGEN_LANES void finish_row(const double* sums, double total, int n, float* ou
 // processor has it).
 #define TILEGEN_KERNELS(N, NAME, TARGET)                                                           \
     TARGET void NAME##_simplex(std::uint64_t stream, const double* xs, double y, int n,            \
-                               double* const* scratch, double* out) {                              \
-        simplex_chunk<N>(stream, xs, y, n, scratch, out);                                          \
+                               const SimplexScratch& w, double* out) {                             \
+        simplex_chunk<N>(stream, xs, y, n, w, out);                                                \
     }                                                                                              \
     TARGET void NAME##_worley(const WorleyRow& w) {                                                \
         worley_row<N>(w);                                                                          \
@@ -466,8 +489,11 @@ PointNoiseRows::PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x
     sum_.assign(padded, 0.0);
     value_.assign(padded, 0.0);
     if (s.kind == NoiseKind::worley) f2_.assign(padded, 0.0);
-    if (s.kind == NoiseKind::simplex)
-        scratch_.assign(10 * static_cast<std::size_t>(kChunk + kPad), 0.0);
+    if (s.kind == NoiseKind::simplex) {
+        scratch_.assign(12 * static_cast<std::size_t>(kChunk + kPad), 0.0);
+        span_begin_.assign(static_cast<std::size_t>(kChunk + 1), 0);
+        changed_.assign(static_cast<std::size_t>(kChunk + kPad), 0);
+    }
 }
 
 void PointNoiseRows::add_simplex(const Octave& o, double y) {
@@ -478,12 +504,22 @@ void PointNoiseRows::add_simplex(const Octave& o, double y) {
                 simplex_noise(o.stream, o.x[static_cast<std::size_t>(c)], y);
     } else {
         // A chunk of columns at a time, so that the passes' arrays stay in the L1 cache.
-        double* scratch[10];
-        for (std::size_t k = 0; k < 10; ++k)
-            scratch[k] = scratch_.data() + k * static_cast<std::size_t>(kChunk + kPad);
+        const auto size = static_cast<std::size_t>(kChunk + kPad);
+        double* at = scratch_.data();
+        SimplexScratch w;
+        for (double** array : {&w.fi, &w.fj, &w.x0, &w.y0}) {
+            *array = at;
+            at += size;
+        }
+        for (double*& array : w.g) {
+            array = at;
+            at += size;
+        }
+        w.begin = span_begin_.data();
+        w.changed = changed_.data();
         for (int first = 0; first < width_; first += kChunk)
-            kernels_->simplex(o.stream, o.x.data() + first, y, std::min(kChunk, width_ - first),
-                              scratch, value_.data() + first);
+            kernels_->simplex(o.stream, o.x.data() + first, y, std::min(kChunk, width_ - first), w,
+                              value_.data() + first);
     }
     kernels_->add(settings_.fractal, sum_.data(), value_.data(), width_, o.amplitude);
 }
