@@ -226,9 +226,10 @@ TILEGEN_LANES int simplex_squares(std::uint64_t stream, int n, const SimplexScra
 // Simplex, pass 3: per span (its square's gradients held constant), the three corners'
 // contributions (0.5 - |d|^2)^4 * (g . d) where 0.5 - |d|^2 > 0: corners (i, j), then (i + 1, j)
 // below the diagonal (x0 > y0) or (i, j + 1) above it, then (i + 1, j + 1); summed in that order,
-// times 99 and clamped to [-1, 1]. A corner out of reach adds +0, which leaves the sum as it is
-// (the sum is never -0: it starts at +0 and x + (-x) is +0). A span's last group of N columns runs
-// into the next span's columns, which that span then rewrites (or into the padding).
+// times 99 and clamped to [-1, 1]. A corner out of reach adds +0 or -0, which leaves the sum as it
+// is (the sum is never -0: it starts at +0, +0 + -0 is +0 and x + (-x) is +0). A span's last group
+// of N columns runs into the next span's columns, which that span then rewrites (or into the
+// padding).
 TILEGEN_LANES void simplex_sums(const SimplexScratch& w, int spans, double* out) {
     const SimplexGrid grid;
     const double far = 2.0 * grid.unskew;
@@ -248,10 +249,10 @@ TILEGEN_LANES void simplex_sums(const SimplexScratch& w, int spans, double* out)
             const Vec<N> gy[3] = {g00y, lower ? g10y : g01y, g11y};
             Vec<N> sum = all<N>(0.0);
             for (int k = 0; k < 3; ++k) {
-                const Vec<N> f = 0.5 - dx[k] * dx[k] - dy[k] * dy[k];
+                // Out of reach (f <= 0): f becomes +-0 and the term +-0.
+                const Vec<N> f = max_of<N>(0.5 - dx[k] * dx[k] - dy[k] * dy[k], all<N>(0.0));
                 const Vec<N> f2 = f * f;
-                const Vec<N> dot = gx[k] * dx[k] + gy[k] * dy[k];
-                sum += f > 0.0 ? f2 * f2 * dot : all<N>(0.0);
+                sum += f2 * f2 * (gx[k] * dx[k] + gy[k] * dy[k]);
             }
             store<N>(out + c, clamp_to<N>(sum * 99.0, -1.0, 1.0));
         }
