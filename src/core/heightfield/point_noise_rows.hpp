@@ -5,11 +5,14 @@
 // reference, at its centre: the same double operations in the same order, only regrouped so that
 // loops run over a row (no contraction, no reassociation; selects instead of branches). So a region
 // equals the same window of a larger one, at any thread count, on every build.
-// Cost, per octave and row: lattice points are hashed once per row they are used in (Worley: the
-// three lattice rows around the row, once per lattice column; simplex: the corners of each
-// simplex cell the row crosses), never once per cell; each cell is then straight-line arithmetic
-// on per-row arrays in loops gcc and clang vectorise with plain SSE2 (no square root per candidate:
-// Worley compares squared distances and takes one root per cell at the end).
+// Cost, per octave and row: lattice points are hashed once per row they are used in, never once
+// per cell (Worley: the three lattice rows around the row, once per lattice column and kept while
+// the rows stay; simplex: the two new corners of each skewed square the row crosses). Cells are
+// then straight-line arithmetic on the constants of their span (Worley: the nine candidates of a
+// lattice column; simplex: a square's four gradients), N cells at a time: 2 (SSE2) or, where the
+// processor has AVX2, 4 (kernels compiled for both, chosen at run time; the same IEEE operations
+// per lane, so the same bits). No square root per candidate: Worley compares squared distances
+// and roots the returned one(s) once per cell.
 #pragma once
 
 #include <cstdint>
