@@ -1,9 +1,8 @@
 #include "core/heightfield/point_noise_rows.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "core/hash.hpp"
