@@ -30,13 +30,11 @@ struct WorleyRow {
     int width = 0;
 };
 
-// A simplex chunk's per-column arrays (kChunk + kPad entries each): cell corners fi, fj and
-// offsets x0, y0 per column; per span of one skewed square, its first column (begin, one more
-// entry) and its four corners' gradients (g: x and y of (i, j), (i + 1, j), (i, j + 1),
-// (i + 1, j + 1)).
+// A simplex chunk's per-column arrays (kChunk + kPad entries each): each column's square (fi, fj:
+// its lower corner) and offset x0, y0 from that corner; the spans of columns in one square
+// (begin: each span's first column, and one more entry); and the span starts as lane masks.
 struct SimplexScratch {
     double *fi = nullptr, *fj = nullptr, *x0 = nullptr, *y0 = nullptr;
-    double* g[8] = {};
     int* begin = nullptr;
     std::int64_t* changed = nullptr; // per column: -1 where a new square starts, else 0
 };
@@ -163,15 +161,11 @@ TILEGEN_LANES void simplex_cells(const double* xs, double y, int n, double* fi, 
     }
 }
 
-// Simplex, pass 2: the row as spans of columns in one skewed square (i, j) each, and the gradients
-// of each square's corners (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1) into g[0..7] (x and y of
-// each corner, one entry per span). Span s holds columns begin[s] .. begin[s + 1] - 1. Along a row
-// the square only moves right or down (i and j never decrease), so each square hashes the two
-// corners it does not share with the previous one. Returns the number of spans.
-TILEGEN_LANES int simplex_squares(std::uint64_t stream, int n, const SimplexScratch& w) {
-    // Span starts, without a branch per column: a vector pass marks the columns whose square
-    // differs from the previous column's (mask lanes: -1 or 0), then every column is written as a
-    // candidate start and kept (the count moves on) only where marked.
+// Simplex, pass 2: the row as spans of columns in one skewed square each: span s holds columns
+// begin[s] .. begin[s + 1] - 1. Without a branch per column: a vector pass marks the columns whose
+// square differs from the previous column's (mask lanes: -1 or 0), then every column is written as
+// a candidate start and kept (the count moves on) only where marked. Returns the number of spans.
+TILEGEN_LANES int simplex_spans(int n, const SimplexScratch& w) {
     for (int c = 1; c < n; c += N) {
         const auto changed = (load<N>(w.fi + c) != load<N>(w.fi + c - 1)) |
                              (load<N>(w.fj + c) != load<N>(w.fj + c - 1));
@@ -184,59 +178,70 @@ TILEGEN_LANES int simplex_squares(std::uint64_t stream, int n, const SimplexScra
         spans -= static_cast<int>(w.changed[c]);
     }
     w.begin[spans] = n;
-    struct Gradient {
-        double x = 0, y = 0;
-    };
-    Gradient g00, g10, g01, g11;
-    auto load_corner = [stream](std::int64_t i, std::int64_t j, Gradient& g) {
-        lattice_gradient(stream, i, j, g.x, g.y);
-    };
-    std::int64_t pi = 0, pj = 0;
-    for (int s = 0; s < spans; ++s) {
-        const auto i = static_cast<std::int64_t>(w.fi[w.begin[s]]),
-                   j = static_cast<std::int64_t>(w.fj[w.begin[s]]);
-        if (s > 0 && i == pi + 1 && j == pj) { // one square right
-            g00 = g10;
-            g01 = g11;
-            load_corner(i + 1, j, g10);
-            load_corner(i + 1, j + 1, g11);
-        } else if (s > 0 && i == pi && j == pj + 1) { // one square down
-            g00 = g01;
-            g10 = g11;
-            load_corner(i, j + 1, g01);
-            load_corner(i + 1, j + 1, g11);
-        } else {
-            load_corner(i, j, g00);
-            load_corner(i + 1, j, g10);
-            load_corner(i, j + 1, g01);
-            load_corner(i + 1, j + 1, g11);
-        }
-        pi = i;
-        pj = j;
-        const Gradient* corners[4] = {&g00, &g10, &g01, &g11};
-        for (int k = 0; k < 4; ++k) {
-            w.g[2 * k][s] = corners[k]->x;
-            w.g[2 * k + 1][s] = corners[k]->y;
-        }
-    }
     return spans;
 }
 
-// Simplex, pass 3: per span (its square's gradients held constant), the three corners'
+// The gradients of the corners (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1) of the skewed
+// squares a row crosses, one square after the other. Along a row the square only moves right or
+// down (i and j never decrease), so each square hashes the two corners it does not share with the
+// previous one.
+class SquareCorners {
+  public:
+    explicit SquareCorners(std::uint64_t stream) : stream_(stream) {}
+    void move_to(std::int64_t i, std::int64_t j) {
+        if (have_ && i == i_ + 1 && j == j_) { // one square right
+            g_[0] = g_[1];
+            g_[2] = g_[3];
+            load(i + 1, j, g_[1]);
+            load(i + 1, j + 1, g_[3]);
+        } else if (have_ && i == i_ && j == j_ + 1) { // one square down
+            g_[0] = g_[2];
+            g_[1] = g_[3];
+            load(i, j + 1, g_[2]);
+            load(i + 1, j + 1, g_[3]);
+        } else {
+            for (int k = 0; k < 4; ++k)
+                load(i + (k & 1), j + (k >> 1), g_[k]);
+        }
+        have_ = true;
+        i_ = i;
+        j_ = j;
+    }
+    double x(int corner) const { return g_[corner].x; }
+    double y(int corner) const { return g_[corner].y; }
+
+  private:
+    struct Gradient {
+        double x = 0, y = 0;
+    };
+    void load(std::int64_t i, std::int64_t j, Gradient& g) const {
+        lattice_gradient(stream_, i, j, g.x, g.y);
+    }
+    std::uint64_t stream_;
+    bool have_ = false;
+    std::int64_t i_ = 0, j_ = 0;
+    Gradient g_[4]; // (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)
+};
+
+// Simplex, pass 3: per span (its square's gradients hashed, then held constant), the three corners'
 // contributions (0.5 - |d|^2)^4 * (g . d) where 0.5 - |d|^2 > 0: corners (i, j), then (i + 1, j)
 // below the diagonal (x0 > y0) or (i, j + 1) above it, then (i + 1, j + 1); summed in that order,
 // times 99 and clamped to [-1, 1]. A corner out of reach adds +0 or -0, which leaves the sum as it
 // is (the sum is never -0: it starts at +0, +0 + -0 is +0 and x + (-x) is +0). A span's last group
 // of N columns runs into the next span's columns, which that span then rewrites (or into the
 // padding).
-TILEGEN_LANES void simplex_sums(const SimplexScratch& w, int spans, double* out) {
+TILEGEN_LANES void simplex_sums(std::uint64_t stream, const SimplexScratch& w, int spans,
+                                double* out) {
     const SimplexGrid grid;
     const double far = 2.0 * grid.unskew;
+    SquareCorners square(stream);
     for (int s = 0; s < spans; ++s) {
-        const Vec<N> g00x = all<N>(w.g[0][s]), g00y = all<N>(w.g[1][s]);
-        const Vec<N> g10x = all<N>(w.g[2][s]), g10y = all<N>(w.g[3][s]);
-        const Vec<N> g01x = all<N>(w.g[4][s]), g01y = all<N>(w.g[5][s]);
-        const Vec<N> g11x = all<N>(w.g[6][s]), g11y = all<N>(w.g[7][s]);
+        square.move_to(static_cast<std::int64_t>(w.fi[w.begin[s]]),
+                       static_cast<std::int64_t>(w.fj[w.begin[s]]));
+        const Vec<N> g00x = all<N>(square.x(0)), g00y = all<N>(square.y(0));
+        const Vec<N> g10x = all<N>(square.x(1)), g10y = all<N>(square.y(1));
+        const Vec<N> g01x = all<N>(square.x(2)), g01y = all<N>(square.y(2));
+        const Vec<N> g11x = all<N>(square.x(3)), g11y = all<N>(square.y(3));
         for (int c = w.begin[s]; c < w.begin[s + 1]; c += N) {
             const Vec<N> x0 = load<N>(w.x0 + c), y0 = load<N>(w.y0 + c);
             const auto lower = x0 > y0;
@@ -262,7 +267,7 @@ TILEGEN_LANES void simplex_sums(const SimplexScratch& w, int spans, double* out)
 TILEGEN_LANES void simplex_chunk(std::uint64_t stream, const double* xs, double y, int n,
                                  const SimplexScratch& w, double* out) {
     simplex_cells<N>(xs, y, n, w.fi, w.fj, w.x0, w.y0);
-    simplex_sums<N>(w, simplex_squares<N>(stream, n, w), out);
+    simplex_sums<N>(stream, w, simplex_spans<N>(n, w), out);
 }
 
 // Worley, the distance of a candidate feature point at x offset dx from the column (signed) and
@@ -490,7 +495,7 @@ PointNoiseRows::PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x
     value_.assign(padded, 0.0);
     if (s.kind == NoiseKind::worley) f2_.assign(padded, 0.0);
     if (s.kind == NoiseKind::simplex) {
-        scratch_.assign(12 * static_cast<std::size_t>(kChunk + kPad), 0.0);
+        scratch_.assign(4 * static_cast<std::size_t>(kChunk + kPad), 0.0);
         span_begin_.assign(static_cast<std::size_t>(kChunk + 1), 0);
         changed_.assign(static_cast<std::size_t>(kChunk + kPad), 0);
     }
@@ -509,10 +514,6 @@ void PointNoiseRows::add_simplex(const Octave& o, double y) {
         SimplexScratch w;
         for (double** array : {&w.fi, &w.fj, &w.x0, &w.y0}) {
             *array = at;
-            at += size;
-        }
-        for (double*& array : w.g) {
-            array = at;
             at += size;
         }
         w.begin = span_begin_.data();

@@ -70,7 +70,7 @@ class PointNoiseRows {
     std::vector<double> value_;             // one octave's value per column (padded)
     std::vector<double> f2_;                // Worley: second distance per column (padded)
     std::vector<double> span_px_, span_dy_; // Worley: each span's nine candidates
-    std::vector<double> scratch_;           // simplex: a chunk's per-column and per-span arrays
+    std::vector<double> scratch_;           // simplex: a chunk's per-column arrays
     std::vector<int> span_begin_;           // simplex: a chunk's spans (see SimplexScratch)
     std::vector<std::int64_t> changed_;     // simplex: a chunk's span starts, as lane masks
 };
