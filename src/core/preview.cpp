@@ -45,6 +45,29 @@ std::vector<Rgba> palette_of(std::vector<std::uint32_t> colours) {
     return palette;
 }
 
+// memcpy of a cell's row, with the common sizes (4 to 64 bytes) inlined as fixed-size copies.
+inline void copy_row(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
+    switch (n) {
+    case 4:
+        std::memcpy(dst, src, 4);
+        break;
+    case 8:
+        std::memcpy(dst, src, 8);
+        break;
+    case 16:
+        std::memcpy(dst, src, 16);
+        break;
+    case 32:
+        std::memcpy(dst, src, 32);
+        break;
+    case 64:
+        std::memcpy(dst, src, 64);
+        break;
+    default:
+        std::memcpy(dst, src, n);
+    }
+}
+
 } // namespace
 
 PreviewRenderer::PreviewRenderer(const Map& map, int max_side) : map_(map) {
@@ -320,7 +343,7 @@ void PreviewRenderer::render_cells(int y0, int y1, std::uint8_t* out) const {
                     const std::uint8_t* src = values + static_cast<std::size_t>(v) * tile_row_bytes;
                     const std::uint8_t* kind = kinds + static_cast<std::size_t>(v) * tw;
                     if (var.opaque_rows[static_cast<std::size_t>(v)]) {
-                        std::memcpy(dst, src, tile_row_bytes);
+                        copy_row(dst, src, tile_row_bytes);
                     } else if (indexed) {
                         for (int u = 0; u < tw; ++u)
                             if (kind[u] == 1 || (kind[u] == 2 && transparent[dst[u]]))
