@@ -182,6 +182,12 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
     if (image.color == PngColor::indexed && (image.palette.empty() || image.palette.size() > 256))
         return fail("a palette needs 1 to 256 colours");
     if (image.strip_rows <= 0) return fail("strips need at least one row");
+    if (!image.rows || !image.buffer_bytes) return fail("no pixels to write");
+    // zlib takes a strip in one call: its filtered bytes must fit in 32 bits.
+    if ((static_cast<double>(image.width) * 4 + 1) * std::min(image.strip_rows, image.height) >=
+        4294967295.0)
+        return fail("strips of " + std::to_string(image.strip_rows) + " rows of " +
+                    std::to_string(image.width) + " pixels are too large");
     const int level = std::clamp(options.level, 0, 9);
     const int strips = (image.height + image.strip_rows - 1) / image.strip_rows;
     const int threads = std::clamp(options.threads, 1, std::min(256, strips));
