@@ -272,11 +272,12 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         const MapDefinition* def = find_map(recipe, name);
         if (!def) throw std::logic_error("prepare_world: the recipe defines no map '" + name + "'");
         if (!is_position_based(def->settings.kind)) {
-            diags.push_back(error_at(
-                recipe.path, def->line, def->column,
-                "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
-                    "\", a whole-map algorithm; infinite maps need position-based kinds (harmonic, "
-                    "value, perlin, simplex, worley, profile, white)"));
+            diags.push_back(
+                error_at(recipe.path, def->line, def->column,
+                         "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
+                             "\", a whole-map algorithm; infinite maps and regions need "
+                             "position-based kinds "
+                             "(harmonic, value, perlin, simplex, worley, profile, white)"));
             return std::nullopt;
         }
         for (const auto& m : def->settings.modifiers)
@@ -286,7 +287,7 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         if (pass.until_stable) {
             diags.push_back(error_at(pass.file, pass.line, 1,
                                      "[classes *] runs until the whole map is stable; infinite "
-                                     "maps need a fixed number of runs ([classes N])"));
+                                     "maps and regions need a fixed number of runs ([classes N])"));
             return std::nullopt;
         }
     for (std::size_t c = 0; c < recipe.cleanup.size(); ++c)
@@ -295,13 +296,13 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
             diags.push_back(error_at(recipe.path, at.line, at.column,
                                      "terrain '" + recipe.terrain[c].name +
                                          "' sets min_area or min_width, a clean-up of the whole "
-                                         "map; infinite maps cannot apply it"));
+                                         "map; infinite maps and regions cannot apply it"));
             return std::nullopt;
         }
     if (recipe.rules.legalise) {
         diags.push_back(error_at(recipe.path, 0, 0,
                                  "[rules] legalise rewrites the whole map's classes; infinite maps "
-                                 "cannot apply it"));
+                                 "and regions cannot apply it"));
         return std::nullopt;
     }
     WorldSetup w;
