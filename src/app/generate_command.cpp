@@ -118,7 +118,8 @@ CommandSpec generate_spec() {
          "",
          "write an infinite map: layers as chunks, generated chunk by chunk (position-based kinds "
          "only); the map covers --size (rounded out to whole chunks); thresholds come from the "
-         "first 1024x1024 cells (or the whole size if smaller); objects are not placed"},
+         "first 1024x1024 cells (or the whole size if smaller); objects are placed over the whole "
+         "size at once (as in the finite map: about 1 byte per cell plus 4 per density map)"},
         {{"--region"},
          "X,Y,W,H",
          "write just this window of the map (cells X..X+W-1, Y..Y+H-1; X and Y may be negative) "
@@ -268,14 +269,16 @@ int run_generate(const Args& args) {
             print_diagnostics(diags);
             return kExitInput;
         }
-        if (!project->recipe.objects.empty())
-            print_diagnostics({run_note("objects are not placed in infinite maps")});
+        if (!project->class_passes.empty() && project->recipe.classes.keep_shares)
+            print_diagnostics({run_note("keep_shares needs the whole map: the class shares stay "
+                                        "as the class passes leave them")});
         io::InfiniteMapOptions opts;
         opts.chunk = chunk;
         opts.region = {0, 0, w, h};
         opts.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
         opts.tilesets = tilesets;
+        opts.threads = options.threads;
         const std::vector<MapProperty> props =
             map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
         auto written =
@@ -300,8 +303,9 @@ int run_generate(const Args& args) {
             j.key("seed").value(run_seed).key("infinite").value(true);
             j.key("chunks").value(static_cast<std::uint64_t>(written->chunks));
             j.key("unmatched").value(written->unmatched);
+            j.key("objects").value(static_cast<std::uint64_t>(written->objects));
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
-            write_outputs_json(j, bundle, tilesets, false, png_output);
+            write_outputs_json(j, bundle, tilesets, written->objects > 0, png_output);
             j.end_object();
             std::cout << j.str() << '\n';
         } else {
@@ -323,6 +327,9 @@ int run_generate(const Args& args) {
             print_diagnostics(diags);
             return kExitInput;
         }
+        if (!project->class_passes.empty() && project->recipe.classes.keep_shares)
+            print_diagnostics({run_note("keep_shares needs the whole map: the class shares stay "
+                                        "as the class passes leave them")});
         if (!project->recipe.objects.empty())
             print_diagnostics({run_note("objects are not placed in region windows")});
         std::uint64_t unmatched = 0;
