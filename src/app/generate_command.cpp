@@ -155,6 +155,22 @@ CommandSpec generate_spec() {
     return s;
 }
 
+// The world of an infinite map or a region window (prepare_world), its errors printed; a note when
+// keep_shares, a whole-map stage, cannot run.
+std::optional<WorldSetup> chunked_world(const Project& project, std::uint64_t seed, int width,
+                                        int height, Region sample) {
+    Diagnostics diags;
+    auto world = prepare_world(project, seed, width, height, sample, diags);
+    if (!world) {
+        print_diagnostics(diags);
+        return std::nullopt;
+    }
+    if (!project.class_passes.empty() && project.recipe.classes.keep_shares)
+        print_diagnostics({run_note("keep_shares needs the whole map: the class shares stay as "
+                                    "the class passes leave them")});
+    return world;
+}
+
 int run_generate(const Args& args) {
     const auto t_start = Clock::now();
     const CommandSpec spec = generate_spec();
@@ -264,14 +280,8 @@ int run_generate(const Args& args) {
         const int w = size ? size->first : project->recipe.map.width,
                   h = size ? size->second : project->recipe.map.height;
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
-        auto world = prepare_world(*project, run_seed, w, h, sample, diags);
-        if (!world) {
-            print_diagnostics(diags);
-            return kExitInput;
-        }
-        if (!project->class_passes.empty() && project->recipe.classes.keep_shares)
-            print_diagnostics({run_note("keep_shares needs the whole map: the class shares stay "
-                                        "as the class passes leave them")});
+        auto world = chunked_world(*project, run_seed, w, h, sample);
+        if (!world) return kExitInput;
         io::InfiniteMapOptions opts;
         opts.chunk = chunk;
         opts.region = {0, 0, w, h};
@@ -322,14 +332,8 @@ int run_generate(const Args& args) {
         const int w = size ? size->first : project->recipe.map.width,
                   h = size ? size->second : project->recipe.map.height;
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
-        auto world = prepare_world(*project, run_seed, w, h, sample, diags);
-        if (!world) {
-            print_diagnostics(diags);
-            return kExitInput;
-        }
-        if (!project->class_passes.empty() && project->recipe.classes.keep_shares)
-            print_diagnostics({run_note("keep_shares needs the whole map: the class shares stay "
-                                        "as the class passes leave them")});
+        auto world = chunked_world(*project, run_seed, w, h, sample);
+        if (!world) return kExitInput;
         if (!project->recipe.objects.empty())
             print_diagnostics({run_note("objects are not placed in region windows")});
         std::uint64_t unmatched = 0;
