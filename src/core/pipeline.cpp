@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -198,6 +199,7 @@ std::vector<MapProperty> map_properties(const Project& project, const MapPropert
                          std::to_string(s.x) + "," + std::to_string(s.y) + "," +
                              std::to_string(s.width) + "," + std::to_string(s.height)});
     }
+    if (values.rivers >= 0) props.push_back({"rivers", "int", std::to_string(values.rivers)});
     if (values.thresholds) {
         std::string t;
         for (std::size_t i = 0; i < values.thresholds->size(); ++i)
@@ -217,8 +219,31 @@ ClassGrid classes_with_thresholds(const Recipe& recipe,
                                   const std::vector<std::pair<std::string, Grid<float>>>& maps,
                                   const std::vector<float>& thresholds, int threads,
                                   std::vector<std::uint64_t>* counts) {
-    if (!recipe.classes.biomes)
-        return classify(grid_named(maps, recipe.classes.map), thresholds, threads, counts);
+    if (!recipe.classes.biomes) {
+        const std::uint32_t overlays = overlay_mask(recipe);
+        if (!overlays)
+            return classify(grid_named(maps, recipe.classes.map), thresholds, threads, counts);
+        // Overlay terrains have no band: classify into the bands of the others, then name them.
+        std::vector<ClassId> class_of_band;
+        for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+            if (!recipe.terrain[i].overlay) class_of_band.push_back(static_cast<ClassId>(i));
+        std::vector<std::uint64_t> band_counts(class_of_band.size(), 0);
+        ClassGrid g = classify(grid_named(maps, recipe.classes.map), thresholds, threads,
+                               counts ? &band_counts : nullptr);
+        parallel_for(g.height(), threads, [&](int y0, int y1) {
+            for (int y = y0; y < y1; ++y) {
+                ClassId* row = g.row(y);
+                for (int x = 0; x < g.width(); ++x)
+                    row[x] = class_of_band[row[x]];
+            }
+        });
+        if (counts) {
+            std::fill(counts->begin(), counts->end(), 0);
+            for (std::size_t b = 0; b < class_of_band.size(); ++b)
+                if (class_of_band[b] < counts->size()) (*counts)[class_of_band[b]] = band_counts[b];
+        }
+        return g;
+    }
     const BiomeTable& b = *recipe.classes.biomes;
     const std::size_t row_cuts = b.row_shares.size() - 1;
     const std::vector<float> row_t(thresholds.begin(),
@@ -239,15 +264,14 @@ ClassGrid classes_with_thresholds(const Recipe& recipe,
                           col_t, table, threads, counts);
 }
 
-ClassGrid classes_from_maps(const Recipe& recipe,
-                            const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                            std::vector<float>& thresholds, int threads,
-                            std::vector<std::uint64_t>* counts) {
-    thresholds.clear();
+std::vector<float> thresholds_of_maps(const Recipe& recipe,
+                                      const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                                      int threads) {
+    std::vector<float> thresholds;
     if (!recipe.classes.biomes) {
         std::vector<double> shares;
         for (const auto& c : recipe.terrain)
-            shares.push_back(c.share);
+            if (!c.overlay) shares.push_back(c.share);
         thresholds = thresholds_from_shares(grid_named(maps, recipe.classes.map), shares, threads);
     } else {
         const BiomeTable& b = *recipe.classes.biomes;
@@ -256,12 +280,26 @@ ClassGrid classes_from_maps(const Recipe& recipe,
             thresholds_from_shares(grid_named(maps, b.columns_map), b.column_shares, threads);
         thresholds.insert(thresholds.end(), col.begin(), col.end());
     }
+    return thresholds;
+}
+
+ClassGrid classes_from_maps(const Recipe& recipe,
+                            const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                            std::vector<float>& thresholds, int threads,
+                            std::vector<std::uint64_t>* counts) {
+    thresholds = thresholds_of_maps(recipe, maps, threads);
     return classes_with_thresholds(recipe, maps, thresholds, threads, counts);
 }
 
 std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width,
                                         int scale_height, Region sample, Diagnostics& diags) {
     const Recipe& recipe = project.recipe;
+    if (recipe.rivers) {
+        diags.push_back(error_at(recipe.path, recipe.rivers->line, recipe.rivers->column,
+                                 "[rivers] routes water over the whole map (a whole-map stage); "
+                                 "infinite maps cannot have rivers"));
+        return std::nullopt;
+    }
     // Every map the classes need, and what they combine, must be position-based.
     std::vector<std::string> pending = class_maps(recipe), seen;
     while (!pending.empty()) {
@@ -397,6 +435,7 @@ struct Run {
     Gid error_gid = 0;            // rules -> map
     AutotileResult tiles;         // rules -> map
     bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
+    std::optional<HydrologyResult> hydro; // hydrology -> classes
 };
 
 bool places_objects(const Run& run) {
@@ -409,6 +448,8 @@ std::vector<std::string> maps_needed(const Run& run) {
     const Recipe& recipe = run.project.recipe;
     std::vector<std::string> wanted;
     if (!run.options.classes) wanted = class_maps(recipe);
+    if (!run.options.classes && recipe.rivers && !recipe.rivers->rain.empty())
+        wanted.push_back(recipe.rivers->rain);
     if (places_objects(run))
         for (const ObjectRule& rule : recipe.objects)
             if (!rule.density.empty()) wanted.push_back(rule.density);
@@ -435,6 +476,89 @@ void compute_maps(Run& run) {
             if (name == class_maps(recipe).front()) r.heights = grid;
 }
 
+// hydrology: [rivers] carves the map classes are cut from (hydrology.hpp), with the thresholds
+// read off the uncarved maps (so only cells the carving lowers can change class).
+bool has_rivers(const Run& run) {
+    return run.project.recipe.rivers.has_value() && !run.options.classes;
+}
+Grid<float>& map_named(std::vector<std::pair<std::string, Grid<float>>>& maps,
+                       const std::string& name) {
+    for (auto& [n, g] : maps)
+        if (n == name) return g;
+    throw std::logic_error("map '" + name + "' was not computed");
+}
+std::uint32_t class_mask(const Recipe& recipe, const std::string& symbols) {
+    std::uint32_t m = 0;
+    for (char c : symbols)
+        for (std::size_t i = 0; i < recipe.terrain.size() && i < 32; ++i)
+            if (recipe.terrain[i].symbol == c) m |= 1u << i;
+    return m;
+}
+void route_water(Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    const RiverSettings& settings = *recipe.rivers;
+    GenerateResult& r = run.result;
+    r.thresholds = thresholds_of_maps(recipe, r.maps, run.options.threads);
+    const std::uint32_t into = class_mask(recipe, settings.into);
+    // The class a cell gets from the uncarved maps, one cell at a time.
+    IntoTest is_into;
+    if (!recipe.classes.biomes) {
+        std::vector<ClassId> class_of_band;
+        for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+            if (!recipe.terrain[i].overlay) class_of_band.push_back(static_cast<ClassId>(i));
+        const Grid<float>& g = grid_named(r.maps, recipe.classes.map);
+        is_into = [&g, class_of_band, into, t = r.thresholds](std::uint32_t c) {
+            return ((into >> class_of_band[band_of(g.cells()[c], t)]) & 1u) != 0;
+        };
+    } else {
+        const BiomeTable& b = *recipe.classes.biomes;
+        const std::size_t row_cuts = b.row_shares.size() - 1, ncols = b.column_shares.size();
+        std::vector<float> row_t(r.thresholds.begin(),
+                                 r.thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts));
+        std::vector<float> col_t(r.thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts),
+                                 r.thresholds.end());
+        std::vector<std::uint8_t> into_cell(b.table.size() * ncols, 0);
+        for (std::size_t row = 0; row < b.table.size(); ++row)
+            for (std::size_t col = 0; col < ncols && col < b.table[row].size(); ++col)
+                into_cell[row * ncols + col] =
+                    (class_mask(recipe, std::string(1, b.table[row][col])) & into) != 0;
+        const Grid<float>& rows = grid_named(r.maps, b.rows_map);
+        const Grid<float>& cols = grid_named(r.maps, b.columns_map);
+        is_into = [&rows, &cols, row_t, col_t, ncols, into_cell](std::uint32_t c) {
+            return into_cell[band_of(rows.cells()[c], row_t) * ncols +
+                             band_of(cols.cells()[c], col_t)] != 0;
+        };
+    }
+    Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
+    const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
+    run.hydro = run_hydrology(heights, rain, settings, r.seed, is_into, run.options.keep_details);
+    std::swap(heights, run.hydro->carved); // the map now carved; hydro keeps the uncarved one
+    if (run.options.keep_details) r.heights = heights;
+    r.flow = std::move(run.hydro->flow);
+}
+
+// The overlay cells: lakes, rivers and waterfalls over the cut classes.
+void write_overlay(Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    const RiverSettings& s = *recipe.rivers;
+    GenerateResult& r = run.result;
+    const std::string symbols = terrain_symbols(recipe);
+    const auto id = [&](char c) { return c ? static_cast<int>(symbols.find(c)) : -1; };
+    RiverClasses ids;
+    ids.river = static_cast<ClassId>(id(s.river_symbol));
+    ids.lake = id(s.lake_symbol);
+    ids.waterfall = id(s.waterfall_symbol);
+    ids.into = class_mask(recipe, s.into);
+    ids.waterfall_drop = static_cast<float>(s.waterfall_drop);
+    const std::size_t row_cuts =
+        recipe.classes.biomes ? recipe.classes.biomes->row_shares.size() - 1 : r.thresholds.size();
+    ids.top_band =
+        row_cuts > 0 ? r.thresholds[row_cuts - 1] : std::numeric_limits<float>::infinity();
+    const Grid<float>& carved = grid_named(r.maps, class_maps(recipe).front());
+    r.hydrology = write_rivers(r.classes, *run.hydro, carved, ids);
+    run.hydro.reset();
+}
+
 // classes: the class grid (cut from the maps, or the given one) and the fraction of each class.
 void cut_classes(Run& run) {
     GenerateResult& r = run.result;
@@ -448,6 +572,15 @@ void cut_classes(Run& run) {
     }
     // The cells of each class are counted as they are classified.
     std::vector<std::uint64_t> counts(class_count, 0);
+    if (run.hydro) { // thresholds of the uncarved maps, classes of the carved ones
+        r.classes =
+            classes_with_thresholds(run.project.recipe, r.maps, r.thresholds, run.options.threads);
+        write_overlay(run);
+        r.class_fractions =
+            class_fractions(r.classes, static_cast<int>(class_count), run.options.threads);
+        r.classified_fractions = r.class_fractions;
+        return;
+    }
     r.classes =
         classes_from_maps(run.project.recipe, r.maps, r.thresholds, run.options.threads, &counts);
     r.class_fractions = fractions_of_counts(counts, r.classes.size());
@@ -463,9 +596,9 @@ void run_passes(Run& run) {
     const int class_count = static_cast<int>(run.project.recipe.terrain.size());
     if (run.options.keep_details) r.classes_before_passes = r.classes;
     PassHistory history;
-    r.classes =
-        run_class_passes(std::move(r.classes), run.project.class_passes, class_count,
-                         outside_policy(run.project.recipe), r.seed, run.options.threads, &history);
+    r.classes = run_class_passes(std::move(r.classes), run.project.class_passes, class_count,
+                                 outside_policy(run.project.recipe), r.seed, run.options.threads,
+                                 &history, {0, 0}, overlay_mask(run.project.recipe));
     r.pass_runs = std::move(history.runs);
     r.pass_changed = std::move(history.changed);
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
@@ -483,7 +616,8 @@ bool cleans_up(const Run& run) {
 void clean_up(Run& run) {
     GenerateResult& r = run.result;
     if (run.options.keep_details) r.classes_before_cleanup = r.classes;
-    r.cleanup = clean_up_classes(r.classes, run.project.recipe.cleanup);
+    r.cleanup =
+        clean_up_classes(r.classes, run.project.recipe.cleanup, overlay_mask(run.project.recipe));
     r.class_fractions = class_fractions(
         r.classes, static_cast<int>(run.project.recipe.terrain.size()), run.options.threads);
 }
@@ -493,8 +627,12 @@ void place_sprites(Run& run) {
     GenerateResult& r = run.result;
     // The noise stage computed every density map over the whole class grid (place_objects throws
     // std::logic_error on a missing or smaller one: a bug, never a fallback).
-    r.objects = place_objects(r.classes, r.maps, run.project.recipe.objects, *run.project.sprites,
-                              r.seed, run.options.threads);
+    // Nothing stands on an overlay terrain (rivers, lakes, waterfalls).
+    std::vector<ObjectRule> rules = run.project.recipe.objects;
+    for (ObjectRule& rule : rules)
+        rule.on &= ~overlay_mask(run.project.recipe);
+    r.objects =
+        place_objects(r.classes, r.maps, rules, *run.project.sprites, r.seed, run.options.threads);
 }
 
 // Per rule of the project (file order): the cells it decided, over every layer.
@@ -535,8 +673,18 @@ void legalise_classes(Run& run) {
     resolve_layers(run);
     const int class_count = static_cast<int>(run.project.recipe.terrain.size());
     if (run.options.keep_details) r.classes_before_legalise = r.classes;
+    const std::uint32_t overlays = overlay_mask(run.project.recipe);
+    ClassGrid before;
+    if (overlays) before = r.classes;
     LegaliseResult legal = legalise(std::move(r.classes), r.layers, class_count,
                                     outside_policy(run.project.recipe), {}, run.options.threads);
+    // Overlay cells stay, and no cell becomes one: legalise's changes there are undone.
+    if (overlays) {
+        ClassId* after = legal.classes.cells().data();
+        const ClassId* was = before.cells().data();
+        for (std::size_t i = 0; i < before.size(); ++i)
+            if (((overlays >> was[i]) | (overlays >> after[i])) & 1u) after[i] = was[i];
+    }
     r.classes = std::move(legal.classes);
     r.legalise = legal.report;
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
@@ -589,9 +737,10 @@ void assemble_map(Run& run) {
     map.layers = std::move(run.tiles.layers);
     if (run.project.sprites && !r.objects.empty())
         add_object_layer(map, *run.project.sprites, r.objects);
-    map.properties =
-        map_properties(run.project, {r.seed, map.width, map.height,
-                                     run.options.classes ? nullptr : &r.thresholds, std::nullopt});
+    map.properties = map_properties(
+        run.project,
+        {r.seed, map.width, map.height, run.options.classes ? nullptr : &r.thresholds, std::nullopt,
+         r.hydrology ? static_cast<int>(r.hydrology->rivers.size()) : -1});
 }
 
 struct Stage {
@@ -603,6 +752,7 @@ struct Stage {
 // The pipeline, in order.
 const Stage kStages[] = {
     {"noise", compute_maps, computes_maps},
+    {"hydrology", route_water, has_rivers},
     {"classes", cut_classes},
     {"class_passes", run_passes, has_class_passes},
     {"cleanup", clean_up, cleans_up},

@@ -1,0 +1,342 @@
+#include "core/hydrology/hydrology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "core/hash.hpp"
+#include "core/hydrology/priority_flood.hpp"
+
+namespace tilegen {
+
+namespace {
+
+// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells.
+void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
+    const int w = f.level.width(), h = f.level.height();
+    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
+    Grid<std::uint8_t> seen(w, h, 0);
+    const std::uint16_t* lv = f.level.cells().data();
+    const std::uint16_t* fi = f.filled.cells().data();
+    std::uint8_t* s = seen.cells().data();
+    std::vector<std::uint32_t> region;
+    const std::uint32_t n = static_cast<std::uint32_t>(f.level.size());
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    for (std::uint32_t c = 0; c < n; ++c) {
+        if (fi[c] == lv[c] || s[c]) continue;
+        region.assign(1, c);
+        s[c] = 1;
+        for (std::size_t k = 0; k < region.size(); ++k) {
+            const std::uint32_t p = region[k];
+            const std::uint32_t x = p % uw, y = p / uw;
+            auto visit = [&](std::uint32_t q) {
+                if (s[q] || fi[q] == lv[q]) return;
+                s[q] = 1;
+                region.push_back(q);
+            };
+            if (y > 0) visit(p - uw);
+            if (x > 0) visit(p - 1);
+            if (x + 1 < uw) visit(p + 1);
+            if (y + 1 < static_cast<std::uint32_t>(h)) visit(p + uw);
+        }
+        if (region.size() < static_cast<std::size_t>(min_area)) continue;
+        std::sort(region.begin(), region.end());
+        for (std::uint32_t p : region)
+            out.lake_mask.cells()[p] = 1;
+        out.lakes.push_back(region);
+    }
+}
+
+// The carving and banks shared by both methods: rivers' stems are set; fills carved and banks.
+void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, const IntoTest& is_into,
+                     HydrologyResult& out) {
+    const int w = heights.width(), h = heights.height();
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    out.carved = heights;
+    float* carved = out.carved.cells().data();
+    const float* raw = heights.cells().data();
+    const float depth = static_cast<float>(s.carve);
+    const bool lakes = !out.lake_mask.empty();
+    auto is_lake = [&](std::uint32_t c) { return lakes && out.lake_mask.cells()[c] != 0; };
+    // Running minimum along each stem and past it.
+    for (RiverPath& r : out.rivers) {
+        float prev = std::numeric_limits<float>::infinity();
+        for (std::uint32_t c : r.stem) {
+            prev = std::min(raw[c] - depth, prev);
+            carved[c] = prev;
+        }
+    }
+    // Owner of each river cell (river index).
+    std::unordered_map<std::uint32_t, std::uint32_t> owner;
+    struct StemCell {
+        float carved;
+        std::uint32_t cell, river, index;
+    };
+    std::vector<StemCell> stems;
+    for (std::uint32_t ri = 0; ri < out.rivers.size(); ++ri)
+        for (std::uint32_t i = 0; i < out.rivers[ri].stem.size(); ++i) {
+            const std::uint32_t c = out.rivers[ri].stem[i];
+            owner.emplace(c, ri);
+            stems.push_back({carved[c], c, ri, i});
+        }
+    std::sort(stems.begin(), stems.end(), [](const StemCell& a, const StemCell& b) {
+        return a.carved != b.carved ? a.carved < b.carved : a.cell < b.cell;
+    });
+    // Square offsets of each width, nearest first (Chebyshev ring, then Manhattan, dy, dx).
+    struct Offset {
+        int dx, dy;
+    };
+    std::vector<std::vector<Offset>> squares(static_cast<std::size_t>(s.width_max) + 1);
+    for (int wd = 2; wd <= s.width_max; ++wd) {
+        auto& sq = squares[static_cast<std::size_t>(wd)];
+        for (int dy = -(wd - 1) / 2; dy <= wd / 2; ++dy)
+            for (int dx = -(wd - 1) / 2; dx <= wd / 2; ++dx)
+                if (dx || dy) sq.push_back({dx, dy});
+        std::sort(sq.begin(), sq.end(), [](const Offset& a, const Offset& b) {
+            const auto key = [](const Offset& o) {
+                return std::tuple(std::max(std::abs(o.dx), std::abs(o.dy)),
+                                  std::abs(o.dx) + std::abs(o.dy), o.dy, o.dx);
+            };
+            return key(a) < key(b);
+        });
+    }
+    for (const StemCell& sc : stems) {
+        RiverPath& r = out.rivers[sc.river];
+        const int wd = r.width[sc.index];
+        if (wd < 2) continue;
+        const int x = static_cast<int>(sc.cell % uw), y = static_cast<int>(sc.cell / uw);
+        for (const Offset& o : squares[static_cast<std::size_t>(wd)]) {
+            const int px = x + o.dx, py = y + o.dy;
+            if (px < 0 || py < 0 || px >= w || py >= h) continue;
+            const std::uint32_t p =
+                static_cast<std::uint32_t>(py) * uw + static_cast<std::uint32_t>(px);
+            if (owner.count(p) || is_lake(p) || is_into(p)) continue;
+            // One step towards the stem cell: along the larger offset (x on the diagonal).
+            int dx = o.dx, dy = o.dy;
+            if (std::abs(dx) >= std::abs(dy))
+                dx -= dx > 0 ? 1 : -1;
+            else
+                dy -= dy > 0 ? 1 : -1;
+            const std::uint32_t down =
+                static_cast<std::uint32_t>(y + dy) * uw + static_cast<std::uint32_t>(x + dx);
+            const auto it = owner.find(down);
+            if (it == owner.end() || it->second != sc.river) continue;
+            owner.emplace(p, sc.river);
+            carved[p] = std::max(carved[sc.cell], carved[down]);
+            r.banks.push_back({p, down, sc.index});
+        }
+    }
+    // The valley: cells beside the river lowered by carve / 2.
+    if (depth > 0) {
+        const float half = depth * 0.5f;
+        for (const auto& [c, ri] : owner) {
+            (void)ri;
+            const int x = static_cast<int>(c % uw), y = static_cast<int>(c / uw);
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int px = x + dx, py = y + dy;
+                    if (px < 0 || py < 0 || px >= w || py >= h) continue;
+                    const std::uint32_t p =
+                        static_cast<std::uint32_t>(py) * uw + static_cast<std::uint32_t>(px);
+                    if (owner.count(p) || is_into(p)) continue;
+                    carved[p] = std::min(carved[p], raw[p] - half);
+                }
+        }
+    }
+}
+
+std::uint8_t width_of(float flow, double threshold, double largest, const RiverSettings& s) {
+    double t = 0;
+    if (largest > threshold && flow > threshold)
+        t = std::log(flow / threshold) / std::log(largest / threshold);
+    const int extra = static_cast<int>(std::floor((s.width_max - s.width_min + 1) * t));
+    return static_cast<std::uint8_t>(std::clamp(s.width_min + extra, s.width_min, s.width_max));
+}
+
+int river_count(const RiverSettings& s, std::uint64_t seed) {
+    const std::uint64_t span = static_cast<std::uint64_t>(s.count_max - s.count_min) + 1;
+    return s.count_min + static_cast<int>(hash_values(seed, 0x72697665727321ull) % span);
+}
+
+void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const RiverSettings& s,
+                 std::uint64_t seed, const IntoTest& is_into, bool keep_flow,
+                 HydrologyResult& out) {
+    const int w = heights.width(), h = heights.height();
+    const std::size_t n = heights.size();
+    const FlowField f = priority_flood(quantise_heights(heights));
+    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
+    const bool lakes = !out.lake_mask.empty();
+    auto is_lake = [&](std::int64_t c) {
+        return lakes && out.lake_mask.cells()[static_cast<std::size_t>(c)] != 0;
+    };
+
+    // Flow accumulation: each cell's rain, passed on to the cell it drains into, upstream first.
+    Grid<float> acc_grid = Grid<float>::uninitialised(w, h);
+    float* acc = acc_grid.cells().data();
+    if (rain) {
+        double total = 0;
+        for (float v : rain->cells())
+            total += std::max(v, 0.0f);
+        const float scale = total > 0 ? static_cast<float>(static_cast<double>(n) / total) : 0.0f;
+        const float* rv = rain->cells().data();
+        for (std::size_t i = 0; i < n; ++i)
+            acc[i] = std::max(rv[i], 0.0f) * scale;
+    } else {
+        std::fill_n(acc, n, 1.0f);
+    }
+    const std::uint8_t* down = f.down.cells().data();
+    const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
+    for (std::size_t i = n; i-- > 0;) {
+        const std::uint32_t c = f.order[i];
+        const std::uint8_t d = down[c];
+        if (d & kDrainOff) continue;
+        acc[static_cast<std::int64_t>(c) + offset[d]] += acc[c];
+    }
+
+    // Mouths: land cells with enough flow draining into `into`, a lake or off the map.
+    const float threshold = static_cast<float>(s.threshold);
+    struct Mouth {
+        float flow;
+        std::uint32_t cell;
+    };
+    std::vector<Mouth> mouths;
+    for (std::uint32_t c = 0; c < n; ++c) {
+        if (acc[c] < threshold || is_lake(c)) continue;
+        const std::int64_t t = drain_target(f, c);
+        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
+        if (is_into(c)) continue;
+        mouths.push_back({acc[c], c});
+    }
+    std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
+        return a.flow != b.flow ? a.flow > b.flow : a.cell < b.cell;
+    });
+    const std::size_t wanted =
+        s.has_count ? static_cast<std::size_t>(river_count(s, seed)) : mouths.size();
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    for (const Mouth& m : mouths) {
+        if (out.rivers.size() >= wanted) break;
+        RiverPath r;
+        r.mouth_flow = m.flow;
+        r.end = drain_target(f, m.cell);
+        std::uint32_t cur = m.cell;
+        r.stem.push_back(cur);
+        for (;;) {
+            const std::uint32_t x = cur % uw, y = cur / uw;
+            std::int64_t best = -1;
+            auto consider = [&](std::uint32_t nb) {
+                if (drain_target(f, nb) != cur || acc[nb] < threshold || is_lake(nb) || is_into(nb))
+                    return;
+                if (best < 0 || acc[nb] > acc[best] || (acc[nb] == acc[best] && nb < best))
+                    best = nb;
+            };
+            if (y > 0) consider(cur - uw);
+            if (x > 0) consider(cur - 1);
+            if (x + 1 < uw) consider(cur + 1);
+            if (y + 1 < static_cast<std::uint32_t>(h)) consider(cur + uw);
+            if (best < 0) break;
+            cur = static_cast<std::uint32_t>(best);
+            r.stem.push_back(cur);
+        }
+        if (r.stem.size() < static_cast<std::size_t>(s.min_length)) continue;
+        std::reverse(r.stem.begin(), r.stem.end());
+        out.rivers.push_back(std::move(r));
+    }
+    double largest = 0;
+    for (const RiverPath& r : out.rivers)
+        largest = std::max(largest, static_cast<double>(r.mouth_flow));
+    for (RiverPath& r : out.rivers)
+        for (std::uint32_t c : r.stem)
+            r.width.push_back(width_of(acc[c], s.threshold, largest, s));
+    if (keep_flow) out.flow = std::move(acc_grid);
+}
+
+} // namespace
+
+HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
+                              const RiverSettings& settings, std::uint64_t seed,
+                              const IntoTest& is_into, bool keep_flow) {
+    HydrologyResult out;
+    if (heights.empty()) return out;
+    flow_rivers(heights, rain, settings, seed, is_into, keep_flow, out);
+    carve_and_widen(heights, settings, is_into, out);
+    return out;
+}
+
+RiverOverlay write_rivers(ClassGrid& classes, const HydrologyResult& hydro,
+                          const Grid<float>& carved, const RiverClasses& ids) {
+    RiverOverlay out;
+    const std::uint32_t uw = static_cast<std::uint32_t>(classes.width());
+    ClassId* cls = classes.cells().data();
+    const float* carved_h = carved.cells().data();
+    const bool lakes = !hydro.lake_mask.empty();
+    auto into = [&](std::uint32_t c) { return (ids.into >> cls[c]) & 1u; };
+    auto lake = [&](std::uint32_t c) { return lakes && hydro.lake_mask.cells()[c] != 0; };
+    if (ids.lake >= 0)
+        for (const auto& cells : hydro.lakes) {
+            LakeReport rep{static_cast<int>(cells.front() % uw),
+                           static_cast<int>(cells.front() / uw), 0};
+            for (std::uint32_t c : cells)
+                if (!into(c)) {
+                    cls[c] = static_cast<ClassId>(ids.lake);
+                    ++rep.cells;
+                }
+            if (rep.cells) out.lakes.push_back(rep);
+        }
+    const auto is_river = [&](std::uint32_t c) {
+        return cls[c] == ids.river || (ids.waterfall >= 0 && cls[c] == ids.waterfall);
+    };
+    auto falls = [&](std::uint32_t c, std::int64_t next) {
+        if (next < 0) return false;
+        const float a = carved_h[c], b = carved_h[static_cast<std::size_t>(next)];
+        return (ids.waterfall_drop > 0 && a - b >= ids.waterfall_drop) ||
+               (a >= ids.top_band && b < ids.top_band);
+    };
+    for (const RiverPath& r : hydro.rivers) {
+        // The stem cells written, source first, and the cell where the river ends.
+        std::size_t len = 0;
+        std::int64_t end = r.end;
+        for (std::uint32_t c : r.stem) {
+            if (into(c) || lake(c) || is_river(c)) {
+                end = c;
+                break;
+            }
+            ++len;
+        }
+        if (len == 0) continue;
+        RiverReport rep;
+        rep.length = static_cast<int>(len);
+        rep.ends_in = end < 0 ? -1 : cls[static_cast<std::size_t>(end)];
+        std::vector<bool> fall(len, false);
+        if (ids.waterfall >= 0)
+            for (std::size_t i = 0; i < len; ++i)
+                fall[i] =
+                    falls(r.stem[i], i + 1 < len ? static_cast<std::int64_t>(r.stem[i + 1]) : end);
+        std::unordered_map<std::uint32_t, bool> written;
+        for (std::size_t i = 0; i < len; ++i) {
+            cls[r.stem[i]] = static_cast<ClassId>(fall[i] ? ids.waterfall : ids.river);
+            rep.stem.push_back(r.stem[i]);
+            rep.widths.push_back(r.width[i]);
+            written[r.stem[i]] = true;
+        }
+        // Banks: their stem cell written, and the cell they drain into already part of the river.
+        for (const RiverPath::Bank& bank : r.banks) {
+            if (bank.stem_index >= len || !written.count(bank.down)) continue;
+            if (into(bank.cell) || lake(bank.cell) || is_river(bank.cell)) continue;
+            cls[bank.cell] =
+                static_cast<ClassId>(fall[bank.stem_index] ? ids.waterfall : ids.river);
+            written[bank.cell] = true;
+            rep.banks.push_back(bank);
+        }
+        rep.max_width = r.width[len - 1];
+        rep.source_x = static_cast<int>(r.stem.front() % uw);
+        rep.source_y = static_cast<int>(r.stem.front() / uw);
+        rep.mouth_x = static_cast<int>(r.stem[len - 1] % uw);
+        rep.mouth_y = static_cast<int>(r.stem[len - 1] / uw);
+        rep.end = end;
+        out.rivers.push_back(std::move(rep));
+    }
+    return out;
+}
+
+} // namespace tilegen
