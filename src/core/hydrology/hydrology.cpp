@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "core/hash.hpp"
-#include "core/hydrology/priority_flood.hpp"
+#include "core/hydrology/basin_flood.hpp"
 
 namespace tilegen {
 
@@ -15,11 +15,11 @@ namespace {
 // Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells.
 void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
+    // lake_mask: 0 unseen, 2 seen (a depression too small), 1 lake.
     out.lake_mask = Grid<std::uint8_t>(w, h, 0);
-    Grid<std::uint8_t> seen(w, h, 0);
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
-    std::uint8_t* s = seen.cells().data();
+    std::uint8_t* s = out.lake_mask.cells().data();
     std::vector<std::uint32_t> region;
     const std::uint32_t n = static_cast<std::uint32_t>(f.level.size());
     const std::uint32_t uw = static_cast<std::uint32_t>(w);
@@ -40,12 +40,15 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
             if (x + 1 < uw) visit(p + 1);
             if (y + 1 < static_cast<std::uint32_t>(h)) visit(p + uw);
         }
-        if (region.size() < static_cast<std::size_t>(min_area)) continue;
-        std::sort(region.begin(), region.end());
-        for (std::uint32_t p : region)
-            out.lake_mask.cells()[p] = 1;
+        if (region.size() < static_cast<std::size_t>(min_area)) {
+            for (std::uint32_t p : region)
+                s[p] = 2;
+            continue;
+        }
         out.lakes.push_back(region);
     }
+    for (std::size_t c = 0; c < out.lake_mask.size(); ++c)
+        s[c] = s[c] == 1 ? 1 : 0;
 }
 
 // The carving and banks shared by both methods: rivers' stems are set; fills carved and banks.
@@ -164,35 +167,30 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
                  HydrologyResult& out) {
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    const FlowField f = priority_flood(quantise_heights(heights));
+    const FlowField f = flood_basins(quantise_heights(heights));
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
         return lakes && out.lake_mask.cells()[static_cast<std::size_t>(c)] != 0;
     };
 
-    // Flow accumulation: each cell's rain, passed on to the cell it drains into, upstream first.
-    Grid<float> acc_grid = Grid<float>::uninitialised(w, h);
-    float* acc = acc_grid.cells().data();
+    // Flow accumulation: each cell's rain (its value over the mean, or 1) plus its inflows.
+    Grid<float> acc_grid;
     if (rain) {
         double total = 0;
         for (float v : rain->cells())
             total += std::max(v, 0.0f);
         const float scale = total > 0 ? static_cast<float>(static_cast<double>(n) / total) : 0.0f;
+        Grid<float> weights = Grid<float>::uninitialised(w, h);
         const float* rv = rain->cells().data();
+        float* wv = weights.cells().data();
         for (std::size_t i = 0; i < n; ++i)
-            acc[i] = std::max(rv[i], 0.0f) * scale;
+            wv[i] = std::max(rv[i], 0.0f) * scale;
+        acc_grid = flow_accumulation(f, &weights);
     } else {
-        std::fill_n(acc, n, 1.0f);
+        acc_grid = flow_accumulation(f, nullptr);
     }
-    const std::uint8_t* down = f.down.cells().data();
-    const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
-    for (std::size_t i = n; i-- > 0;) {
-        const std::uint32_t c = f.order[i];
-        const std::uint8_t d = down[c];
-        if (d & kDrainOff) continue;
-        acc[static_cast<std::int64_t>(c) + offset[d]] += acc[c];
-    }
+    const float* acc = acc_grid.cells().data();
 
     // Mouths: land cells with enough flow draining into `into`, a lake or off the map.
     const float threshold = static_cast<float>(s.threshold);

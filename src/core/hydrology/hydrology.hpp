@@ -6,7 +6,7 @@
 // paths (stem cells source first, each draining into the next; width per stem cell; bank cells
 // widening it, each with the neighbour it drains into), the lakes (cells of filled depressions
 // of at least lakes.min_area cells), and with keep_flow the flow accumulation.
-// Method "flow": Priority-Flood (priority_flood.hpp) gives every cell a D4 drainage path to the
+// Method "flow": Priority-Flood (basin_flood.hpp) gives every cell a D4 drainage path to the
 // map edge; flow accumulates along it (rain weighted); a river's mouth is a land cell draining
 // into an `into` cell, a lake or off the map whose flow reaches `threshold`; its stem climbs from
 // the mouth to the upstream neighbour of most flow (ties: lowest cell index) while the flow
@@ -56,7 +56,8 @@ struct RiverPath {
 struct HydrologyResult {
     Grid<float> carved;                            // the heightfield classes are cut from
     std::vector<RiverPath> rivers;                 // in order of mouth flow, largest first
-    std::vector<std::vector<std::uint32_t>> lakes; // cells of each lake, lakes by first cell
+    std::vector<std::vector<std::uint32_t>> lakes; // cells of each lake (its first cell in
+                                                   // reading order first), lakes by first cell
     Grid<std::uint8_t> lake_mask;                  // 1 on lake cells (empty without lakes)
     Grid<float> flow; // flow accumulation (cells of rain), only with keep_flow ("flow" method)
 };
