@@ -476,6 +476,8 @@ void compute_maps(Run& run) {
             if (name == class_maps(recipe).front()) r.heights = grid;
 }
 
+bool cleanup_wanted(const Recipe& recipe);
+
 // hydrology: [rivers] carves the map classes are cut from (hydrology.hpp), with the thresholds
 // read off the uncarved maps (so only cells the carving lowers can change class).
 bool has_rivers(const Run& run) {
@@ -499,39 +501,28 @@ void route_water(Run& run) {
     const RiverSettings& settings = *recipe.rivers;
     GenerateResult& r = run.result;
     r.thresholds = thresholds_of_maps(recipe, r.maps, run.options.threads);
+    // Where rivers may end: the `into` classes of the uncarved maps after the clean-up (a puddle
+    // the clean-up removes ends no river).
     const std::uint32_t into = class_mask(recipe, settings.into);
-    // The class a cell gets from the uncarved maps, one cell at a time.
-    IntoTest is_into;
-    if (!recipe.classes.biomes) {
-        std::vector<ClassId> class_of_band;
-        for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
-            if (!recipe.terrain[i].overlay) class_of_band.push_back(static_cast<ClassId>(i));
-        const Grid<float>& g = grid_named(r.maps, recipe.classes.map);
-        is_into = [&g, class_of_band, into, t = r.thresholds](std::uint32_t c) {
-            return ((into >> class_of_band[band_of(g.cells()[c], t)]) & 1u) != 0;
-        };
-    } else {
-        const BiomeTable& b = *recipe.classes.biomes;
-        const std::size_t row_cuts = b.row_shares.size() - 1, ncols = b.column_shares.size();
-        std::vector<float> row_t(r.thresholds.begin(),
-                                 r.thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts));
-        std::vector<float> col_t(r.thresholds.begin() + static_cast<std::ptrdiff_t>(row_cuts),
-                                 r.thresholds.end());
-        std::vector<std::uint8_t> into_cell(b.table.size() * ncols, 0);
-        for (std::size_t row = 0; row < b.table.size(); ++row)
-            for (std::size_t col = 0; col < ncols && col < b.table[row].size(); ++col)
-                into_cell[row * ncols + col] =
-                    (class_mask(recipe, std::string(1, b.table[row][col])) & into) != 0;
-        const Grid<float>& rows = grid_named(r.maps, b.rows_map);
-        const Grid<float>& cols = grid_named(r.maps, b.columns_map);
-        is_into = [&rows, &cols, row_t, col_t, ncols, into_cell](std::uint32_t c) {
-            return into_cell[band_of(rows.cells()[c], row_t) * ncols +
-                             band_of(cols.cells()[c], col_t)] != 0;
-        };
-    }
+    ClassGrid predicted =
+        classes_with_thresholds(recipe, r.maps, r.thresholds, run.options.threads);
+    if (cleanup_wanted(recipe))
+        (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
+    Grid<std::uint8_t> into_mask =
+        Grid<std::uint8_t>::uninitialised(predicted.width(), predicted.height());
+    parallel_for(predicted.height(), run.options.threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
+            const ClassId* src = predicted.row(y);
+            std::uint8_t* dst = into_mask.row(y);
+            for (int x = 0; x < predicted.width(); ++x)
+                dst[x] = static_cast<std::uint8_t>((into >> src[x]) & 1u);
+        }
+    });
+    predicted = ClassGrid();
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
-    run.hydro = run_hydrology(heights, rain, settings, r.seed, is_into, run.options.keep_details);
+    run.hydro = run_hydrology(heights, rain, settings, r.seed, std::move(into_mask),
+                              run.options.keep_details);
     std::swap(heights, run.hydro->carved); // the map now carved; hydro keeps the uncarved one
     if (run.options.keep_details) r.heights = heights;
     r.flow = std::move(run.hydro->flow);
@@ -548,7 +539,6 @@ void write_overlay(Run& run) {
     ids.river = static_cast<ClassId>(id(s.river_symbol));
     ids.lake = id(s.lake_symbol);
     ids.waterfall = id(s.waterfall_symbol);
-    ids.into = class_mask(recipe, s.into);
     ids.waterfall_drop = static_cast<float>(s.waterfall_drop);
     const std::size_t row_cuts =
         recipe.classes.biomes ? recipe.classes.biomes->row_shares.size() - 1 : r.thresholds.size();
@@ -729,6 +719,12 @@ void add_object_layer(Map& map, const SpriteSheet& sheet,
 // map: the Map from the tile grids, the objects and the run's properties.
 void assemble_map(Run& run) {
     GenerateResult& r = run.result;
+    // What each river ends in, in the final classes (the clean-up may have turned a shore cell
+    // it flows into to water).
+    if (r.hydrology)
+        for (RiverReport& river : r.hydrology->rivers)
+            river.ends_in =
+                river.end < 0 ? -1 : r.classes.cells()[static_cast<std::size_t>(river.end)];
     Map& map = r.map;
     map.width = r.classes.width();
     map.height = r.classes.height();

@@ -52,8 +52,9 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
 }
 
 // The carving and banks shared by both methods: rivers' stems are set; fills carved and banks.
-void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, const IntoTest& is_into,
-                     HydrologyResult& out) {
+void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, HydrologyResult& out) {
+    const std::uint8_t* into = out.into.cells().data();
+    auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::uint32_t uw = static_cast<std::uint32_t>(w);
     out.carved = heights;
@@ -162,9 +163,64 @@ int river_count(const RiverSettings& s, std::uint64_t seed) {
     return s.count_min + static_cast<int>(hash_values(seed, 0x72697665727321ull) % span);
 }
 
-void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const RiverSettings& s,
-                 std::uint64_t seed, const IntoTest& is_into, bool keep_flow,
+// The rivers of one threshold: mouths by flow, each stem climbing to the upstream neighbour of
+// most flow; stems shorter than min_length are skipped; at most `wanted`.
+template <class IntoFn, class LakeFn>
+void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_length,
+                 std::size_t wanted, const IntoFn& is_into, const LakeFn& is_lake,
                  HydrologyResult& out) {
+    const int w = f.down.width(), h = f.down.height();
+    const auto n = static_cast<std::uint32_t>(f.down.size());
+    struct Mouth {
+        float flow;
+        std::uint32_t cell;
+    };
+    std::vector<Mouth> mouths;
+    for (std::uint32_t c = 0; c < n; ++c) {
+        if (acc[c] < threshold || is_lake(c)) continue;
+        const std::int64_t t = drain_target(f, c);
+        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
+        if (is_into(c)) continue;
+        mouths.push_back({acc[c], c});
+    }
+    std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
+        return a.flow != b.flow ? a.flow > b.flow : a.cell < b.cell;
+    });
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    for (const Mouth& m : mouths) {
+        if (out.rivers.size() >= wanted) break;
+        RiverPath r;
+        r.mouth_flow = m.flow;
+        r.end = drain_target(f, m.cell);
+        std::uint32_t cur = m.cell;
+        r.stem.push_back(cur);
+        for (;;) {
+            const std::uint32_t x = cur % uw, y = cur / uw;
+            std::int64_t best = -1;
+            auto consider = [&](std::uint32_t nb) {
+                if (drain_target(f, nb) != cur || acc[nb] < threshold || is_lake(nb) || is_into(nb))
+                    return;
+                if (best < 0 || acc[nb] > acc[best] || (acc[nb] == acc[best] && nb < best))
+                    best = nb;
+            };
+            if (y > 0) consider(cur - uw);
+            if (x > 0) consider(cur - 1);
+            if (x + 1 < uw) consider(cur + 1);
+            if (y + 1 < static_cast<std::uint32_t>(h)) consider(cur + uw);
+            if (best < 0) break;
+            cur = static_cast<std::uint32_t>(best);
+            r.stem.push_back(cur);
+        }
+        if (r.stem.size() < static_cast<std::size_t>(min_length)) continue;
+        std::reverse(r.stem.begin(), r.stem.end());
+        out.rivers.push_back(std::move(r));
+    }
+}
+
+void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const RiverSettings& s,
+                 std::uint64_t seed, bool keep_flow, HydrologyResult& out) {
+    const std::uint8_t* into = out.into.cells().data();
+    auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
     const FlowField f = flood_basins(quantise_heights(heights));
@@ -192,60 +248,23 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     }
     const float* acc = acc_grid.cells().data();
 
-    // Mouths: land cells with enough flow draining into `into`, a lake or off the map.
-    const float threshold = static_cast<float>(s.threshold);
-    struct Mouth {
-        float flow;
-        std::uint32_t cell;
-    };
-    std::vector<Mouth> mouths;
-    for (std::uint32_t c = 0; c < n; ++c) {
-        if (acc[c] < threshold || is_lake(c)) continue;
-        const std::int64_t t = drain_target(f, c);
-        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
-        if (is_into(c)) continue;
-        mouths.push_back({acc[c], c});
-    }
-    std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
-        return a.flow != b.flow ? a.flow > b.flow : a.cell < b.cell;
-    });
-    const std::size_t wanted =
-        s.has_count ? static_cast<std::size_t>(river_count(s, seed)) : mouths.size();
-    const std::uint32_t uw = static_cast<std::uint32_t>(w);
-    for (const Mouth& m : mouths) {
-        if (out.rivers.size() >= wanted) break;
-        RiverPath r;
-        r.mouth_flow = m.flow;
-        r.end = drain_target(f, m.cell);
-        std::uint32_t cur = m.cell;
-        r.stem.push_back(cur);
-        for (;;) {
-            const std::uint32_t x = cur % uw, y = cur / uw;
-            std::int64_t best = -1;
-            auto consider = [&](std::uint32_t nb) {
-                if (drain_target(f, nb) != cur || acc[nb] < threshold || is_lake(nb) || is_into(nb))
-                    return;
-                if (best < 0 || acc[nb] > acc[best] || (acc[nb] == acc[best] && nb < best))
-                    best = nb;
-            };
-            if (y > 0) consider(cur - uw);
-            if (x > 0) consider(cur - 1);
-            if (x + 1 < uw) consider(cur + 1);
-            if (y + 1 < static_cast<std::uint32_t>(h)) consider(cur + uw);
-            if (best < 0) break;
-            cur = static_cast<std::uint32_t>(best);
-            r.stem.push_back(cur);
-        }
-        if (r.stem.size() < static_cast<std::size_t>(s.min_length)) continue;
-        std::reverse(r.stem.begin(), r.stem.end());
-        out.rivers.push_back(std::move(r));
+    // Mouths: land cells with enough flow draining into `into`, a lake or off the map. When
+    // fewer rivers than the count reach min_length, the threshold is halved (not below 1 cell).
+    const std::size_t wanted = s.has_count ? static_cast<std::size_t>(river_count(s, seed))
+                                           : std::numeric_limits<std::size_t>::max();
+    double used = s.threshold;
+    for (;;) {
+        out.rivers.clear();
+        pick_rivers(f, acc, static_cast<float>(used), s.min_length, wanted, is_into, is_lake, out);
+        if (!s.has_count || out.rivers.size() >= wanted || used <= 1) break;
+        used = std::max(1.0, used / 2);
     }
     double largest = 0;
     for (const RiverPath& r : out.rivers)
         largest = std::max(largest, static_cast<double>(r.mouth_flow));
     for (RiverPath& r : out.rivers)
         for (std::uint32_t c : r.stem)
-            r.width.push_back(width_of(acc[c], s.threshold, largest, s));
+            r.width.push_back(width_of(acc[c], used, largest, s));
     if (keep_flow) out.flow = std::move(acc_grid);
 }
 
@@ -253,11 +272,12 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
 
 HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
-                              const IntoTest& is_into, bool keep_flow) {
+                              Grid<std::uint8_t> into, bool keep_flow) {
     HydrologyResult out;
+    out.into = std::move(into);
     if (heights.empty()) return out;
-    flow_rivers(heights, rain, settings, seed, is_into, keep_flow, out);
-    carve_and_widen(heights, settings, is_into, out);
+    flow_rivers(heights, rain, settings, seed, keep_flow, out);
+    carve_and_widen(heights, settings, out);
     return out;
 }
 
@@ -268,7 +288,8 @@ RiverOverlay write_rivers(ClassGrid& classes, const HydrologyResult& hydro,
     ClassId* cls = classes.cells().data();
     const float* carved_h = carved.cells().data();
     const bool lakes = !hydro.lake_mask.empty();
-    auto into = [&](std::uint32_t c) { return (ids.into >> cls[c]) & 1u; };
+    const std::uint8_t* into_mask = hydro.into.cells().data();
+    auto into = [into_mask](std::uint32_t c) { return into_mask[c] != 0; };
     auto lake = [&](std::uint32_t c) { return lakes && hydro.lake_mask.cells()[c] != 0; };
     if (ids.lake >= 0)
         for (const auto& cells : hydro.lakes) {

@@ -1,7 +1,8 @@
 // Hydrology: heightfield -> rivers and lakes that flow downhill, and the carved heightfield.
 // Input: the heightfield classes are cut from, an optional rain map of the same size, the
-// RiverSettings, the seed, and a test telling which cells the classes will make an `into` class
-// (sea, lakes of water: where rivers end), read off the uncarved heightfield.
+// RiverSettings, the seed, and a mask of the cells the classes will make an `into` class (sea,
+// lakes of water: where rivers end), as the uncarved heightfield's classes after the clean-up
+// give them (so a puddle the clean-up removes is no river's end).
 // Output (HydrologyResult): the carved heightfield (what classes are cut from), the rivers as
 // paths (stem cells source first, each draining into the next; width per stem cell; bank cells
 // widening it, each with the neighbour it drains into), the lakes (cells of filled depressions
@@ -31,7 +32,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "core/classes/terrain_classes.hpp"
@@ -60,14 +60,13 @@ struct HydrologyResult {
                                                    // reading order first), lakes by first cell
     Grid<std::uint8_t> lake_mask;                  // 1 on lake cells (empty without lakes)
     Grid<float> flow; // flow accumulation (cells of rain), only with keep_flow ("flow" method)
+    Grid<std::uint8_t> into; // the `into` mask given
 };
 
-// Whether a cell (y * width + x) will be of an `into` class.
-using IntoTest = std::function<bool(std::uint32_t)>;
-
+// `into`: 1 where a cell (y * width + x) will be of an `into` class, else 0; kept in the result.
 HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
-                              const IntoTest& is_into, bool keep_flow = false);
+                              Grid<std::uint8_t> into, bool keep_flow = false);
 
 // The classes rivers and lakes are written as (class ids; -1: none) and what they end in.
 struct RiverClasses {
