@@ -760,6 +760,23 @@ const Stage kStages[] = {
 
 } // namespace
 
+Grid<float> carved_class_map(const Project& project, std::uint64_t seed, int width, int height,
+                             int threads) {
+    GenerateOptions options;
+    options.seed = seed;
+    options.width = width;
+    options.height = height;
+    options.threads = threads;
+    options.keep_details = false;
+    Run run(project, options);
+    run.result.seed = seed;
+    run.width = width;
+    run.height = height;
+    compute_maps(run);
+    route_water(run);
+    return std::move(map_named(run.result.maps, class_maps(project.recipe).front()));
+}
+
 std::vector<std::string> pipeline_stage_names() {
     std::vector<std::string> names;
     for (const Stage& stage : kStages)
@@ -825,6 +842,41 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
                    (*after_cleanup)(x, y));
     if (!result.classes_before_legalise.empty())
         stage_line("legalise", result.classes_before_legalise(x, y), result.classes(x, y));
+    if (result.hydrology && result.classes.contains(x, y))
+        for (std::string& line : hydrology_lines(project, result, x, y))
+            lines.push_back(std::move(line));
+    return lines;
+}
+
+std::vector<std::string> hydrology_lines(const Project& project, const GenerateResult& result,
+                                         int x, int y) {
+    std::vector<std::string> lines;
+    if (!result.hydrology || !result.classes.contains(x, y)) return lines;
+    const std::string symbols = terrain_symbols(project.recipe);
+    const auto cell = static_cast<std::uint32_t>(y * result.classes.width() + x);
+    const auto at = [](int px, int py) {
+        return "(" + std::to_string(px) + ", " + std::to_string(py) + ")";
+    };
+    const auto& rivers = result.hydrology->rivers;
+    for (std::size_t i = 0; i < rivers.size(); ++i) {
+        const RiverReport& r = rivers[i];
+        bool in = std::find(r.stem.begin(), r.stem.end(), cell) != r.stem.end();
+        for (const auto& b : r.banks)
+            in = in || b.cell == cell;
+        if (!in) continue;
+        lines.push_back(
+            "river " + std::to_string(i + 1) + " of " + std::to_string(rivers.size()) +
+            ": source " + at(r.source_x, r.source_y) + ", mouth " + at(r.mouth_x, r.mouth_y) +
+            ", length " + std::to_string(r.length) + ", width up to " +
+            std::to_string(r.max_width) + ", ends in " +
+            (r.ends_in < 0
+                 ? std::string("the map edge")
+                 : "'" + std::string(1, symbols[static_cast<std::size_t>(r.ends_in)]) + "'"));
+    }
+    const RiverSettings& s = *project.recipe.rivers;
+    if (s.lake_symbol && result.classes(x, y) == symbols.find(s.lake_symbol))
+        lines.push_back("lake (a filled depression of at least " + std::to_string(s.lake_min_area) +
+                        " cells)");
     return lines;
 }
 

@@ -118,6 +118,11 @@ void run_timed(std::vector<StageTiming>& timings, std::string stage, Body&& body
          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
 }
 
+// [rivers]: the map classes are cut from, carved by the hydrology (what `tilegen noise` writes),
+// over the whole map. The project must have [rivers] (std::bad_optional_access otherwise).
+Grid<float> carved_class_map(const Project& project, std::uint64_t seed, int width, int height,
+                             int threads);
+
 // The names of the pipeline's stages in order (a stage that does not apply to a run is left out
 // of its timings).
 std::vector<std::string> pipeline_stage_names();
@@ -137,6 +142,12 @@ std::vector<ClassStep> class_history(const Project& project, const GenerateResul
 // kept no details.
 std::vector<std::string> class_change_lines(const Project& project, const GenerateResult& result,
                                             int x, int y);
+
+// [rivers]: the river cell (x, y) belongs to ("river N of M: source (x, y), mouth (x, y), length
+// L, width up to W, ends in 'w'" or "the map edge"), or that it is a lake; empty otherwise. Part
+// of class_change_lines (explain, the viewer's inspector).
+std::vector<std::string> hydrology_lines(const Project& project, const GenerateResult& result,
+                                         int x, int y);
 
 // What neighbours outside the map count as, from [rules] outside.
 OutsidePolicy outside_policy(const Recipe& recipe);
