@@ -436,6 +436,9 @@ struct Run {
     AutotileResult tiles;         // rules -> map
     bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
     std::optional<HydrologyResult> hydro; // hydrology -> classes
+    ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
+    // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
+    std::vector<std::pair<std::uint32_t, ClassId>> river_ends;
 };
 
 bool places_objects(const Run& run) {
@@ -518,7 +521,7 @@ void route_water(Run& run) {
                 dst[x] = static_cast<std::uint8_t>((into >> src[x]) & 1u);
         }
     });
-    predicted = ClassGrid();
+    run.predicted = std::move(predicted);
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
     run.hydro = run_hydrology(heights, rain, settings, r.seed, std::move(into_mask),
@@ -547,6 +550,27 @@ void write_overlay(Run& run) {
     const Grid<float>& carved = grid_named(r.maps, class_maps(recipe).front());
     r.hydrology = write_rivers(r.classes, *run.hydro, carved, ids);
     run.hydro.reset();
+    for (const RiverReport& river : r.hydrology->rivers)
+        if (river.end >= 0) {
+            const auto cell = static_cast<std::uint32_t>(river.end);
+            const ClassId c = run.predicted.cells()[cell];
+            if ((class_mask(recipe, s.into) >> c) & 1u) run.river_ends.push_back({cell, c});
+        }
+    run.predicted = ClassGrid();
+}
+
+// After a stage that rewrites classes: a river's end cell that is no longer of an `into` class
+// (the clean-up kept a shore the prediction merged away) takes the `into` class predicted there,
+// so every river still ends in one.
+void keep_river_ends(Run& run) {
+    if (run.river_ends.empty()) return;
+    const Recipe& recipe = run.project.recipe;
+    std::uint32_t ok = class_mask(recipe, recipe.rivers->into);
+    if (recipe.rivers->lake_symbol)
+        ok |= class_mask(recipe, std::string(1, recipe.rivers->lake_symbol));
+    ClassId* cls = run.result.classes.cells().data();
+    for (const auto& [cell, c] : run.river_ends)
+        if (!((ok >> cls[cell]) & 1u)) cls[cell] = c;
 }
 
 // classes: the class grid (cut from the maps, or the given one) and the fraction of each class.
@@ -589,6 +613,7 @@ void run_passes(Run& run) {
     r.classes = run_class_passes(std::move(r.classes), run.project.class_passes, class_count,
                                  outside_policy(run.project.recipe), r.seed, run.options.threads,
                                  &history, {0, 0}, overlay_mask(run.project.recipe));
+    keep_river_ends(run);
     r.pass_runs = std::move(history.runs);
     r.pass_changed = std::move(history.changed);
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
@@ -608,6 +633,7 @@ void clean_up(Run& run) {
     if (run.options.keep_details) r.classes_before_cleanup = r.classes;
     r.cleanup =
         clean_up_classes(r.classes, run.project.recipe.cleanup, overlay_mask(run.project.recipe));
+    keep_river_ends(run);
     r.class_fractions = class_fractions(
         r.classes, static_cast<int>(run.project.recipe.terrain.size()), run.options.threads);
 }
@@ -676,6 +702,7 @@ void legalise_classes(Run& run) {
             if (((overlays >> was[i]) | (overlays >> after[i])) & 1u) after[i] = was[i];
     }
     r.classes = std::move(legal.classes);
+    keep_river_ends(run);
     r.legalise = legal.report;
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
 }

@@ -61,13 +61,14 @@ void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, Hydrolo
     float* carved = out.carved.cells().data();
     const float* raw = heights.cells().data();
     const float depth = static_cast<float>(s.carve);
+    const float slope = s.method == RiverMethod::agents ? static_cast<float>(s.agent_slope) : 0.0f;
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::uint32_t c) { return lakes && out.lake_mask.cells()[c] != 0; };
     // Running minimum along each stem and past it.
     for (RiverPath& r : out.rivers) {
         float prev = std::numeric_limits<float>::infinity();
         for (std::uint32_t c : r.stem) {
-            prev = std::min(raw[c] - depth, prev);
+            prev = std::min(raw[c] - depth, prev - slope);
             carved[c] = prev;
         }
     }
@@ -268,6 +269,74 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     if (keep_flow) out.flow = std::move(acc_grid);
 }
 
+// River agents (shared/reference/003, 4.4): from a coast cell (a hash of seed and attempt) climb
+// to the highest 4-neighbour while it is higher; the path read from the top is the river, its
+// width growing by one every 1 / widen cells. Attempts whose climb is shorter than min_length, or
+// that start on a cell another river holds, are dropped; at most `count` rivers.
+void agent_rivers(const Grid<float>& heights, const RiverSettings& s, std::uint64_t seed,
+                  HydrologyResult& out) {
+    const int w = heights.width(), h = heights.height();
+    const std::uint32_t uw = static_cast<std::uint32_t>(w),
+                        n = static_cast<std::uint32_t>(heights.size());
+    const std::uint8_t* into = out.into.cells().data();
+    const float* hv = heights.cells().data();
+    auto neighbours = [&](std::uint32_t c, auto&& body) {
+        const std::uint32_t x = c % uw, y = c / uw;
+        if (y > 0) body(c - uw);
+        if (x > 0) body(c - 1);
+        if (x + 1 < uw) body(c + 1);
+        if (y + 1 < static_cast<std::uint32_t>(h)) body(c + uw);
+    };
+    std::vector<std::uint32_t> coast;
+    for (std::uint32_t c = 0; c < n; ++c) {
+        if (into[c]) continue;
+        bool shore = false;
+        neighbours(c, [&](std::uint32_t q) { shore = shore || into[q]; });
+        if (shore) coast.push_back(c);
+    }
+    if (coast.empty()) return;
+    const std::size_t wanted = static_cast<std::size_t>(river_count(s, seed));
+    std::vector<std::uint8_t> taken(n, 0);
+    for (int attempt = 0; attempt < s.agent_attempts && out.rivers.size() < wanted; ++attempt) {
+        const std::uint32_t start =
+            coast[hash_values(seed, 0x6167656e74ull, static_cast<std::uint64_t>(attempt)) %
+                  coast.size()];
+        if (taken[start]) continue;
+        std::vector<std::uint32_t> path{start};
+        std::uint32_t cur = start;
+        for (;;) {
+            std::int64_t best = -1;
+            neighbours(cur, [&](std::uint32_t q) {
+                if (into[q] || taken[q] || hv[q] <= hv[cur]) return;
+                if (best < 0 || hv[q] > hv[best]) best = q;
+            });
+            if (best < 0) break;
+            cur = static_cast<std::uint32_t>(best);
+            path.push_back(cur);
+        }
+        if (path.size() < static_cast<std::size_t>(s.min_length)) continue;
+        RiverPath r;
+        r.stem.assign(path.rbegin(), path.rend());
+        r.mouth_flow = static_cast<float>(path.size());
+        std::int64_t end = -1;
+        neighbours(start, [&](std::uint32_t q) {
+            if (into[q] && end < 0) end = q;
+        });
+        r.end = end;
+        for (std::size_t i = 0; i < r.stem.size(); ++i) {
+            const int grown =
+                s.width_min + static_cast<int>(std::floor(static_cast<double>(i) * s.agent_widen));
+            r.width.push_back(static_cast<std::uint8_t>(std::min(grown, s.width_max)));
+        }
+        // The river and the cells beside it are taken: the next agents keep apart.
+        for (std::uint32_t c : path) {
+            taken[c] = 1;
+            neighbours(c, [&](std::uint32_t q) { taken[q] = 1; });
+        }
+        out.rivers.push_back(std::move(r));
+    }
+}
+
 } // namespace
 
 HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
@@ -276,7 +345,10 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
     HydrologyResult out;
     out.into = std::move(into);
     if (heights.empty()) return out;
-    flow_rivers(heights, rain, settings, seed, keep_flow, out);
+    if (settings.method == RiverMethod::agents)
+        agent_rivers(heights, settings, seed, out);
+    else
+        flow_rivers(heights, rain, settings, seed, keep_flow, out);
     carve_and_widen(heights, settings, out);
     return out;
 }

@@ -167,7 +167,8 @@ void check_map(const Project& project, std::uint64_t seed, Tally& tally) {
 } // namespace
 
 TEST_CASE("rivers: 200 seeds of overworld and archipelago flow downhill into the sea or lakes") {
-    for (const char* name : {"overworld-rivers.toml", "archipelago-rivers.toml"}) {
+    for (const char* name :
+         {"overworld-rivers.toml", "archipelago-rivers.toml", "overworld-agents.toml"}) {
         const auto project = rivers_recipe(name);
         REQUIRE(project);
         Tally tally;
