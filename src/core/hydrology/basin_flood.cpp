@@ -81,14 +81,36 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     };
     std::vector<std::uint32_t> count(65537, 0);
     const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    // A pair is left out when the last pair emitted for the same two basins (along the row for
+    // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
+    // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.
+    std::vector<std::uint32_t> col_a(uw), col_b(uw), col_cost(uw);
     auto each_pair = [&](auto&& body) {
+        std::fill(col_a.begin(), col_a.end(), kNone);
         for (std::uint32_t y = 0; y < static_cast<std::uint32_t>(h); ++y) {
             const std::uint32_t row = y * uw;
+            std::uint32_t row_a = kNone, row_b = kNone, row_cost = 0;
             for (std::uint32_t x = 0; x < uw; ++x) {
                 const std::uint32_t c = row + x;
-                if (x + 1 < uw && basin[c] != basin[c + 1]) body(c, c + 1);
-                if (y + 1 < static_cast<std::uint32_t>(h) && basin[c] != basin[c + uw])
-                    body(c, c + uw);
+                const std::uint32_t a = basin[c];
+                if (x + 1 < uw && a != basin[c + 1]) {
+                    const std::uint32_t b = basin[c + 1], cost = std::max(lv[c], lv[c + 1]);
+                    if (col_a[x] != a || col_b[x] != b || cost < col_cost[x]) {
+                        col_a[x] = a;
+                        col_b[x] = b;
+                        col_cost[x] = cost;
+                        body(c, c + 1);
+                    }
+                }
+                if (y + 1 < static_cast<std::uint32_t>(h) && a != basin[c + uw]) {
+                    const std::uint32_t b = basin[c + uw], cost = std::max(lv[c], lv[c + uw]);
+                    if (row_a != a || row_b != b || cost < row_cost) {
+                        row_a = a;
+                        row_b = b;
+                        row_cost = cost;
+                        body(c, c + uw);
+                    }
+                }
             }
         }
     };
