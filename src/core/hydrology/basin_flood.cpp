@@ -217,6 +217,8 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     for (std::size_t c = 0; c < n; ++c)
         filled[c] = std::max(lv[c], water[basin[c]]);
     f.level = std::move(level);
+    f.basin = std::move(basin_grid);
+    f.basins = basins;
     return f;
 }
 

@@ -12,43 +12,61 @@ namespace tilegen {
 
 namespace {
 
-// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells.
+// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells,
+// found per basin (flood_basins): a basin's raised cells are connected through its descent tree
+// (every cell below a raised one is raised too), so the depressions are the basins' raised parts
+// joined where they touch — sequential passes, no flood fill.
 void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
-    // lake_mask: 0 unseen, 2 seen (a depression too small), 1 lake.
-    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
+    const std::size_t n = f.level.size();
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
-    std::uint8_t* s = out.lake_mask.cells().data();
-    std::vector<std::uint32_t> region;
-    const std::uint32_t n = static_cast<std::uint32_t>(f.level.size());
-    const std::uint32_t uw = static_cast<std::uint32_t>(w);
-    for (std::uint32_t c = 0; c < n; ++c) {
-        if (fi[c] == lv[c] || s[c]) continue;
-        region.assign(1, c);
-        s[c] = 1;
-        for (std::size_t k = 0; k < region.size(); ++k) {
-            const std::uint32_t p = region[k];
-            const std::uint32_t x = p % uw, y = p / uw;
-            auto visit = [&](std::uint32_t q) {
-                if (s[q] || fi[q] == lv[q]) return;
-                s[q] = 1;
-                region.push_back(q);
-            };
-            if (y > 0) visit(p - uw);
-            if (x > 0) visit(p - 1);
-            if (x + 1 < uw) visit(p + 1);
-            if (y + 1 < static_cast<std::uint32_t>(h)) visit(p + uw);
+    const std::uint32_t* basin = f.basin.cells().data();
+    std::vector<std::uint32_t> parent(f.basins), size(f.basins, 0);
+    for (std::uint32_t b = 0; b < f.basins; ++b)
+        parent[b] = b;
+    auto find = [&](std::uint32_t b) {
+        while (parent[b] != b) {
+            parent[b] = parent[parent[b]];
+            b = parent[b];
         }
-        if (region.size() < static_cast<std::size_t>(min_area)) {
-            for (std::uint32_t p : region)
-                s[p] = 2;
-            continue;
+        return b;
+    };
+    auto join = [&](std::uint32_t a, std::uint32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    };
+    for (std::size_t c = 0; c < n; ++c)
+        size[basin[c]] += fi[c] > lv[c] ? 1u : 0u;
+    const std::size_t uw = static_cast<std::size_t>(w);
+    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y)
+        for (std::size_t x = 0; x < uw; ++x) {
+            const std::size_t c = y * uw + x;
+            if (fi[c] == lv[c]) continue;
+            if (x + 1 < uw && fi[c + 1] > lv[c + 1] && basin[c + 1] != basin[c])
+                join(basin[c], basin[c + 1]);
+            if (y + 1 < static_cast<std::size_t>(h) && fi[c + uw] > lv[c + uw] &&
+                basin[c + uw] != basin[c])
+                join(basin[c], basin[c + uw]);
         }
-        out.lakes.push_back(region);
+    std::vector<std::uint64_t> total(f.basins, 0);
+    for (std::uint32_t b = 0; b < f.basins; ++b)
+        total[find(b)] += size[b];
+    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
+    std::uint8_t* mask = out.lake_mask.cells().data();
+    std::vector<std::uint32_t> lake_of(f.basins, 0xffffffffu);
+    for (std::size_t c = 0; c < n; ++c) {
+        if (fi[c] == lv[c]) continue;
+        const std::uint32_t root = find(basin[c]);
+        if (total[root] < static_cast<std::uint64_t>(min_area)) continue;
+        if (lake_of[root] == 0xffffffffu) {
+            lake_of[root] = static_cast<std::uint32_t>(out.lakes.size());
+            out.lakes.emplace_back();
+        }
+        out.lakes[lake_of[root]].push_back(static_cast<std::uint32_t>(c));
+        mask[c] = 1;
     }
-    for (std::size_t c = 0; c < out.lake_mask.size(); ++c)
-        s[c] = s[c] == 1 ? 1 : 0;
 }
 
 // The carving and banks shared by both methods: rivers' stems are set; fills carved and banks.

@@ -33,6 +33,10 @@ struct FlowField {
     Grid<std::uint16_t> filled; // level with every depression filled to its spill level
     Grid<std::uint8_t> down;    // Drain: the 4-neighbour the cell drains to (| kDrainOff: off map)
     std::vector<std::uint32_t> order; // cells (y * width + x) in the order the flood took them
+    // flood_basins only (empty from priority_flood): each cell's drainage basin (0: the cells
+    // draining off the map by descent, else one per pit) and the number of basins.
+    Grid<std::uint32_t> basin;
+    std::uint32_t basins = 0;
 };
 
 // The 16-bit level of each height over the grid's range (all 0 for a flat grid).
