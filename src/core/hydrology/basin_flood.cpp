@@ -117,7 +117,7 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     each_pair([&](std::uint32_t p, std::uint32_t q) { ++count[std::max(lv[p], lv[q]) + 1u]; });
     for (std::size_t i = 1; i < count.size(); ++i)
         count[i] += count[i - 1];
-    std::vector<Pair> pairs(count.back());
+    GridCells<Pair> pairs(count.back()); // pooled like a grid: no fresh pages per run
     each_pair([&](std::uint32_t p, std::uint32_t q) {
         pairs[count[std::max(lv[p], lv[q])]++] = {p, q};
     });
