@@ -45,7 +45,7 @@ bool adjacent(std::int64_t a, std::int64_t b, int w) {
 }
 
 struct Tally {
-    int maps = 0, count_in_range = 0, rivers = 0;
+    int maps = 0, count_in_range = 0, rivers = 0, waterfalls = 0;
 };
 
 void check_map(const Project& project, std::uint64_t seed, Tally& tally) {
@@ -113,6 +113,26 @@ void check_map(const Project& project, std::uint64_t seed, Tally& tally) {
             CHECK(ends_ok(river.end));
             CHECK(river.ends_in == cls(river.end));
         }
+        // Waterfalls: exactly the stem cells at least waterfall_drop above the next cell, or in
+        // the highest band with the next cell below it (and the bank cells they claimed).
+        const std::size_t row_cuts = recipe.classes.biomes
+                                         ? recipe.classes.biomes->row_shares.size() - 1
+                                         : r.thresholds.size();
+        const float top = r.thresholds[row_cuts - 1];
+        const float drop = static_cast<float>(recipe.rivers->waterfall_drop);
+        std::vector<bool> falls(river.stem.size());
+        for (std::size_t i = 0; i < river.stem.size(); ++i) {
+            const std::int64_t next = i + 1 < river.stem.size()
+                                          ? static_cast<std::int64_t>(river.stem[i + 1])
+                                          : river.end;
+            const float a = carved.cells()[river.stem[i]];
+            const float b = next < 0 ? a : carved.cells()[static_cast<std::size_t>(next)];
+            falls[i] = next >= 0 && ((drop > 0 && a - b >= drop) || (a >= top && b < top));
+            CHECK((cls(river.stem[i]) == ids.waterfall) == falls[i]);
+            tally.waterfalls += falls[i] ? 1 : 0;
+        }
+        for (const RiverPath::Bank& b : river.banks)
+            CHECK((cls(b.cell) == ids.waterfall) == falls[b.stem_index]);
         for (const RiverPath::Bank& b : river.banks) {
             CHECK(owner[b.cell] == -1);
             CHECK(owner[b.down] == static_cast<int>(ri)); // drains into its own river
@@ -177,6 +197,7 @@ TEST_CASE("rivers: 200 seeds of overworld and archipelago flow downhill into the
         CAPTURE(name);
         CAPTURE(tally.rivers);
         CHECK(tally.count_in_range * 100 >= tally.maps * 99);
+        CHECK(tally.waterfalls > 0); // the rule is exercised
     }
 }
 
