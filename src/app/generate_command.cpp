@@ -16,7 +16,7 @@
 #include "io/file_source.hpp"
 #include "io/files.hpp"
 #include "io/infinite_writer.hpp"
-#include "io/png.hpp"
+#include "io/png_stream.hpp"
 #include "io/project_loader.hpp"
 #include "io/tmx_writer.hpp"
 
@@ -102,11 +102,16 @@ CommandSpec generate_spec() {
          "external (default): tilesets in their own files beside the map (OUT.tsx or OUT.tsj); "
          "embedded: written inside the map (the images stay beside it)",
          one_of({"external", "embedded"})},
+        {{"--embed-tilesets"},
+         "",
+         "the same as --tilesets embedded (Phaser 3 reads only maps with embedded tilesets)"},
         {{"--json"}, "", "print a JSON summary on stdout"},
     };
     s.constraints = {
         {"--infinite", "--classes", Constraint::excludes, ""},
         {"--size", "--classes", Constraint::excludes, "the class map sets the size"},
+        {"--embed-tilesets", "--tilesets", Constraint::excludes,
+         "--embed-tilesets is --tilesets embedded"},
     };
     s.epilogue = "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
     return s;
@@ -130,9 +135,10 @@ int run_generate(const Args& args) {
     const int chunk = static_cast<int>(cl.integer("--chunk").value_or(16));
     const int threads = static_cast<int>(cl.integer("--threads").value_or(0));
     const double max_memory = cl.real("--max-memory").value_or(kDefaultMemoryLimitGiB);
-    const io::TilesetPlacement tilesets = cl.text("--tilesets") == "embedded"
-                                              ? io::TilesetPlacement::embedded
-                                              : io::TilesetPlacement::external;
+    const io::TilesetPlacement tilesets =
+        cl.text("--tilesets") == "embedded" || cl.flag("--embed-tilesets")
+            ? io::TilesetPlacement::embedded
+            : io::TilesetPlacement::external;
 
     Diagnostics diags;
     auto t0 = Clock::now();
@@ -177,10 +183,15 @@ int run_generate(const Args& args) {
                                          : options.height.value_or(project->recipe.map.height);
         const double tw = project->tileset.manifest.tile_width,
                      th = project->tileset.manifest.tile_height;
-        const double preview =
-            want_png ? std::min(w * tw, 16384.0) * std::min(h * th, 16384.0) * 8 : 0;
-        const double estimate =
-            infinite ? preview + 64e6 : map_memory_estimate(*project, w, h) + preview;
+        // The infinite map's preview is held whole; the finite map's is streamed in strips
+        // (io/png_stream.hpp: at most 2 x threads strips of 64 rows, raw + filtered + deflated).
+        const double side = io::kPreviewMaxSide;
+        const double whole_preview =
+            want_png ? std::min(w * tw, side) * std::min(h * th, side) * 8 : 0;
+        const double streamed_preview =
+            want_png ? 2.0 * options.threads * std::min(w * tw, side) * 64 * 4 * 3 : 0;
+        const double estimate = infinite ? whole_preview + 64e6
+                                         : map_memory_estimate(*project, w, h) + streamed_preview;
         if (!within_memory_limit("generate", estimate, max_memory,
                                  "a " + std::to_string(static_cast<long long>(w)) + "x" +
                                      std::to_string(static_cast<long long>(h)) + " map",
@@ -273,11 +284,21 @@ int run_generate(const Args& args) {
         options.threads; // the layer data is formatted on these threads; same bytes for any count
     output.tilesets = tilesets;
     int reduction = 1;
-    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
-        (want_png &&
-         !io::save_png(png_path, render_map_preview(result.map, 16384, reduction), diags))) {
+    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output)) {
         print_diagnostics(diags);
         return kExitInput;
+    }
+    if (want_png) {
+        // Streamed: rendered and deflated in strips on the run's threads (io/png_stream.hpp).
+        io::PngStreamOptions png_options;
+        png_options.threads = options.threads;
+        const std::optional<int> factor =
+            io::save_preview_png(png_path, result.map, io::kPreviewMaxSide, png_options, diags);
+        if (!factor) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
+        reduction = *factor;
     }
     const double write_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     const double total_ms =

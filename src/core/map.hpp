@@ -48,6 +48,11 @@ struct Atlas {
     std::vector<std::uint32_t> wang_rgb;
     std::vector<std::array<std::uint8_t, 8>> wang;
     int tile_count() const { return static_cast<int>(names.size()); }
+    // The tiles the image holds as Tiled counts them: columns x rows of the image, the empty
+    // cells after the last tile included (a TSX's tilecount; the next tileset's firstgid follows).
+    int image_tile_count() const {
+        return tile_height > 0 ? columns * (image.height() / tile_height) : tile_count();
+    }
 };
 
 struct TileLayer {
@@ -64,6 +69,10 @@ struct SpriteAtlas {
     int columns = 1;
     std::vector<std::string> names; // per cell; size == sprite count
     int sprite_count() const { return static_cast<int>(names.size()); }
+    // The cells the image holds: columns x rows (a TSX's tilecount), see Atlas::image_tile_count.
+    int image_sprite_count() const {
+        return sprite_height > 0 ? columns * (image.height() / sprite_height) : sprite_count();
+    }
 };
 
 // A sprite on top of the ground: drawn with its cell's bottom-left corner at (x, y) pixels (as
@@ -112,5 +121,11 @@ void draw_sprite(const SpriteAtlas& sprites, int index, Image& out, int x, int y
 // factor-th pixel of it (nearest neighbour; factor = the smallest whole number that fits), tile
 // layers only. `factor` is set to the reduction used (1 = full size).
 Image render_map_preview(const Map& map, int max_side, int& factor);
+// render_map_preview's reduction: the smallest whole factor that brings both sides (in pixels)
+// within max_side.
+int preview_factor(const Map& map, int max_side);
+// Pixel (x, y) of the reduced preview at `factor` > 1: the tile layers' pixel at the centre of
+// the factor x factor block, nearest neighbour (what render_map_preview draws there).
+Rgba reduced_preview_pixel(const Map& map, int factor, int x, int y);
 
 } // namespace tilegen

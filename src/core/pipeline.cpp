@@ -707,6 +707,40 @@ void legalise_classes(Run& run) {
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
 }
 
+// shares: cells moved back along class borders so every class keeps its share (class_shares.hpp),
+// after the passes, clean-up and legalise that moved them; after legalise, only moves that keep
+// every cell drawable. The targets: the recipe's shares, or (biome table, or a given class map)
+// the fractions the classes stage produced.
+bool keeps_shares(const Run& run) {
+    return run.project.recipe.classes.keep_shares &&
+           (has_class_passes(run) || cleanup_wanted(run.project.recipe) || legalises(run));
+}
+void keep_shares(Run& run) {
+    GenerateResult& r = run.result;
+    const Recipe& recipe = run.project.recipe;
+    const int class_count = static_cast<int>(recipe.terrain.size());
+    std::vector<double> targets = r.classified_fractions;
+    if (!recipe.classes.biomes && !run.options.classes)
+        for (std::size_t c = 0; c < recipe.terrain.size(); ++c)
+            targets[c] = recipe.terrain[c].share;
+    // Overlay terrains ([rivers]) have no target: their cells are never taken nor given.
+    for (std::size_t c = 0; c < recipe.terrain.size(); ++c)
+        if (recipe.terrain[c].overlay) targets[c] = std::numeric_limits<double>::quiet_NaN();
+    if (run.options.keep_details) r.classes_before_shares = r.classes;
+    std::optional<DrawableCheck> legal;
+    ShareMoveCheck allowed;
+    if (legalises(run)) {
+        legal.emplace(r.layers, class_count, outside_policy(recipe));
+        allowed = [&legal](const ClassGrid& g, int x, int y, ClassId to) {
+            return legal->keeps_drawable(g, x, y, to);
+        };
+    }
+    r.shares =
+        keep_class_shares(r.classes, targets, recipe.cleanup, r.seed, allowed, run.options.threads);
+    keep_river_ends(run);
+    r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
+}
+
 void apply_rules(Run& run) {
     GenerateResult& r = run.result;
     if (!run.options.keep_details) r.maps.clear(); // the maps have done their work: free them
@@ -780,6 +814,7 @@ const Stage kStages[] = {
     {"class_passes", run_passes, has_class_passes},
     {"cleanup", clean_up, cleans_up},
     {"legalise", legalise_classes, legalises},
+    {"shares", keep_shares, keeps_shares},
     {"objects", place_sprites, places_objects},
     {"rules", apply_rules},
     {"map", assemble_map},
@@ -844,10 +879,11 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
     const auto named = [&](ClassId c) {
         return terrain[c].name + " (" + std::string(1, terrain[c].symbol) + ")";
     };
-    const ClassGrid& first = !result.classes_before_passes.empty() ? result.classes_before_passes
-                             : !result.classes_before_cleanup.empty()
-                                 ? result.classes_before_cleanup
-                                 : result.classes_before_legalise;
+    const ClassGrid& first =
+        !result.classes_before_passes.empty()     ? result.classes_before_passes
+        : !result.classes_before_cleanup.empty()  ? result.classes_before_cleanup
+        : !result.classes_before_legalise.empty() ? result.classes_before_legalise
+                                                  : result.classes_before_shares;
     if (first.empty() || !first.contains(x, y)) return lines;
     lines.push_back("classified as " + named(first(x, y)));
     if (!result.classes_before_passes.empty())
@@ -857,18 +893,24 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
             lines.push_back("class pass " + std::move(line));
     // A stage that rewrote the grid: the cell's class before it, and after it (the grid the next
     // such stage started from, or the final one).
-    const ClassGrid* const after_cleanup =
-        result.classes_before_legalise.empty() ? &result.classes : &result.classes_before_legalise;
-    const auto stage_line = [&](const std::string& stage, ClassId before, ClassId after) {
-        lines.push_back(
-            stage + ": " +
-            (before == after ? "keeps " + named(after) : named(before) + " -> " + named(after)));
+    const std::pair<const char*, const ClassGrid*> stages[] = {
+        {"clean-up (min_width, min_area)", &result.classes_before_cleanup},
+        {"legalise", &result.classes_before_legalise},
+        {"shares (keep_shares)", &result.classes_before_shares},
     };
-    if (!result.classes_before_cleanup.empty())
-        stage_line("clean-up (min_width, min_area)", result.classes_before_cleanup(x, y),
-                   (*after_cleanup)(x, y));
-    if (!result.classes_before_legalise.empty())
-        stage_line("legalise", result.classes_before_legalise(x, y), result.classes(x, y));
+    for (std::size_t i = 0; i < std::size(stages); ++i) {
+        const ClassGrid& before = *stages[i].second;
+        if (before.empty()) continue;
+        const ClassGrid* after = &result.classes;
+        for (std::size_t j = i + 1; j < std::size(stages); ++j)
+            if (!stages[j].second->empty()) {
+                after = stages[j].second;
+                break;
+            }
+        const ClassId from = before(x, y), to = (*after)(x, y);
+        lines.push_back(std::string(stages[i].first) + ": " +
+                        (from == to ? "keeps " + named(to) : named(from) + " -> " + named(to)));
+    }
     if (result.hydrology && result.classes.contains(x, y))
         for (std::string& line : hydrology_lines(project, result, x, y))
             lines.push_back(std::move(line));

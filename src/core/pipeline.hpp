@@ -14,6 +14,9 @@
 //   cleanup  [[terrain]] min_width and min_area: thin parts opened, small regions merged (only
 //            when a terrain sets them)
 //   legalise [rules] legalise = true: the class grid rewritten so the tile rules draw every cell
+//   shares   [classes] keep_shares (default true): cells moved back along class borders so every
+//            class keeps its share (only after class passes, clean-up or legalise moved cells;
+//            after legalise only moves that keep every cell drawable)
 //   objects  sprites on top of the classes (only when the recipe scatters objects)
 //   rules    one TileGrid per rule layer by descriptor rules; rule-hit statistics
 //   map      the Map: atlas, tile layers, object layer, map properties
@@ -33,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "core/classes/class_shares.hpp"
 #include "core/classes/terrain_classes.hpp"
 #include "core/hydrology/hydrology.hpp"
 #include "core/map.hpp"
@@ -87,6 +91,10 @@ struct GenerateResult {
     // what the clean-up did.
     ClassGrid classes_before_cleanup;
     CleanupReport cleanup;
+    // The grid keep_shares started from (empty without that stage or without keep_details), and
+    // how many cells it moved.
+    ClassGrid classes_before_shares;
+    ShareReport shares;
     // The grid legalise started from (empty without it or without keep_details), and its report.
     ClassGrid classes_before_legalise;
     LegaliseReport legalise;

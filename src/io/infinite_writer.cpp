@@ -27,6 +27,10 @@ std::optional<InfiniteMapResult> write_infinite_map(
     // What the writer needs besides the chunks: the atlas, the layers' names, the properties.
     Map document;
     document.atlas = world.atlas;
+    // The map's width and height: the size asked for (the layers declare the chunks' bounds), so
+    // loaders that size the world from them (melonJS, Phaser) get the world generated.
+    document.width = options.region.width;
+    document.height = options.region.height;
     for (const LayerRules& layer : world.layers)
         document.layers.push_back({layer.name, {}});
     document.properties = properties;

@@ -81,7 +81,7 @@ std::string atlas_tileset_xml(const Atlas& atlas, const std::string& name,
     std::string out = in + "<tileset" + attributes + " name=\"" + xml_escape(name) +
                       "\" tilewidth=\"" + std::to_string(atlas.tile_width) + "\" tileheight=\"" +
                       std::to_string(atlas.tile_height) + "\" tilecount=\"" +
-                      std::to_string(atlas.tile_count()) + "\" columns=\"" +
+                      std::to_string(atlas.image_tile_count()) + "\" columns=\"" +
                       std::to_string(atlas.columns) + "\">\n";
     out += in + " <image source=\"" + xml_escape(image_file) + "\" width=\"" +
            std::to_string(atlas.image.width()) + "\" height=\"" +
@@ -125,8 +125,9 @@ std::string sprites_tileset_xml(const SpriteAtlas& sprites, const std::string& n
     std::string out = in + "<tileset" + attributes + " name=\"" + xml_escape(name) +
                       "\" tilewidth=\"" + std::to_string(sprites.sprite_width) +
                       "\" tileheight=\"" + std::to_string(sprites.sprite_height) +
-                      "\" tilecount=\"" + std::to_string(sprites.sprite_count()) + "\" columns=\"" +
-                      std::to_string(sprites.columns) + "\" objectalignment=\"bottomleft\">\n";
+                      "\" tilecount=\"" + std::to_string(sprites.image_sprite_count()) +
+                      "\" columns=\"" + std::to_string(sprites.columns) +
+                      "\" objectalignment=\"bottomleft\">\n";
     out += in + " <image source=\"" + xml_escape(image_file) + "\" width=\"" +
            std::to_string(sprites.image.width()) + "\" height=\"" +
            std::to_string(sprites.image.height()) + "\"/>\n";
@@ -195,7 +196,8 @@ void atlas_tileset_json(JsonWriter& j, const Atlas& atlas, const std::string& na
                         const std::string& image_file, int firstgid) {
     j.begin_object();
     tileset_header_json(j, firstgid, name, image_file, atlas.image.width(), atlas.image.height(),
-                        atlas.tile_width, atlas.tile_height, atlas.tile_count(), atlas.columns);
+                        atlas.tile_width, atlas.tile_height, atlas.image_tile_count(),
+                        atlas.columns);
     j.key("tiles").begin_array();
     for (int i = 0; i < atlas.tile_count(); ++i) {
         const TileFacts f = facts_of(atlas, i);
@@ -247,7 +249,7 @@ void sprites_tileset_json(JsonWriter& j, const SpriteAtlas& sprites, const std::
     j.begin_object();
     tileset_header_json(j, firstgid, name, image_file, sprites.image.width(),
                         sprites.image.height(), sprites.sprite_width, sprites.sprite_height,
-                        sprites.sprite_count(), sprites.columns);
+                        sprites.image_sprite_count(), sprites.columns);
     j.key("objectalignment").value("bottomleft");
     j.key("tiles").begin_array();
     for (int i = 0; i < sprites.sprite_count(); ++i) {
@@ -312,7 +314,7 @@ class MapWriter {
               const MapOutputOptions& options, const MapChunks* chunks)
         : sink_(sink), map_(map), options_(options), chunks_(chunks),
           format_(tmx_bundle_paths(map_path).format), names_(tileset_names(map_path)),
-          objects_(has_objects(map)), sprite_firstgid_(map.atlas.tile_count() + 1),
+          objects_(has_objects(map)), sprite_firstgid_(map.atlas.image_tile_count() + 1),
           embedded_(options.tilesets == TilesetPlacement::embedded) {}
 
     void write() {
@@ -323,8 +325,9 @@ class MapWriter {
     }
 
   private:
-    int map_width() const { return chunks_ ? chunks_->chunk : map_.width; }
-    int map_height() const { return chunks_ ? chunks_->chunk : map_.height; }
+    // Infinite maps too: the size asked for (each layer declares the chunks' bounds).
+    int map_width() const { return map_.width; }
+    int map_height() const { return map_.height; }
     int layer_width() const { return chunks_ ? chunks_->region.width : map_.width; }
     int layer_height() const { return chunks_ ? chunks_->region.height : map_.height; }
     int next_layer_id() const {

@@ -7,6 +7,7 @@
 #include <set>
 #include <toml++/toml.h>
 
+#include "core/recipe/recipe.hpp"
 #include "core/toml_reader.hpp"
 
 namespace tilegen::paint {
@@ -146,17 +147,18 @@ std::vector<Rgba> default_decoration_colors(Decoration d) {
 }
 
 void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& terrains) {
-    r.reject_unknown_keys(
-        t, "terrain",
-        {"name", "symbol", "height", "style", "palette", "density", "weight", "variant"});
+    r.reject_unknown_keys(t, "terrain",
+                          {"name", "symbol", "height", "style", "palette", "density", "weight",
+                           "variant", "draws_as", "own_rims"});
     Terrain terrain;
     r.read_tile_name(t, "name", "terrain", "[[terrain]]", terrain.name);
     if (r.require(t, "symbol", "[[terrain]]"))
         if (const auto v = r.string(t, "symbol", "terrain")) {
-            if (v->size() != 1 ||
-                !(((*v)[0] >= 'a' && (*v)[0] <= 'z') || ((*v)[0] >= 'A' && (*v)[0] <= 'Z')))
+            if (v->size() != 1 || !is_valid_symbol((*v)[0]))
                 r.error(TomlReader::where(t, "symbol"),
-                        "'symbol' must be one ASCII letter, got \"" + *v + "\"");
+                        "'symbol' must be one printable character other than ? ! [ ] @ * # / \\ "
+                        "(e.g. \"g\" or \"~\"), got \"" +
+                            *v + "\"");
             else
                 terrain.symbol = (*v)[0];
         }
@@ -173,12 +175,69 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
                                      {"flags", Style::flags},
                                      {"void", Style::void_},
                                      {"rocky", Style::rocky},
-                                     {"leafy", Style::leafy}});
+                                     {"leafy", Style::leafy},
+                                     {"flow", Style::flow},
+                                     {"falls", Style::falls}});
     r.require(t, "palette", "[[terrain]]", " (3 to 5 colours, darkest first)");
     r.read_colors(t, "palette", "terrain", 3, 5, terrains, terrain.palette);
     terrain.density = r.number(t, "density", "terrain", terrain.density, 0.0, 1.0);
     terrain.weight = r.number_above(t, "weight", "terrain", terrain.weight, 0.0, 1000.0);
     terrains.push_back(std::move(terrain));
+}
+
+// `draws_as` of terrain i (read once every terrain is known: it may name a later one).
+void read_draws_as(Reader& r, const toml::table& t, std::vector<Terrain>& terrains, std::size_t i) {
+    const auto name = r.string(t, "draws_as", "terrain");
+    if (!name) return;
+    const auto where = TomlReader::where(t, "draws_as");
+    const int target = terrain_index(terrains, *name);
+    Terrain& me = terrains[i];
+    if (target < 0) {
+        r.error(where, "'draws_as': no terrain named '" + *name + "'");
+        return;
+    }
+    if (static_cast<std::size_t>(target) == i) {
+        r.error(where, "'draws_as': a terrain cannot draw as itself");
+        return;
+    }
+    me.draws_as = target;
+}
+
+void read_own_rims(Reader& r, const toml::table& t, Terrain& terrain) {
+    terrain.own_rims = r.boolean(t, "own_rims", "terrain", terrain.own_rims);
+    if (terrain.own_rims && terrain.draws_as < 0)
+        r.error(TomlReader::where(t, "own_rims"),
+                "'own_rims' needs 'draws_as' (it is for overlay terrains)");
+}
+
+// An overlay's height lies above its draws_as terrain and below every terrain without draws_as
+// above that one, so the layering the other terrains see does not change.
+void check_draws_as(Reader& r, const toml::array& nodes, const std::vector<Terrain>& terrains) {
+    for (std::size_t i = 0; i < terrains.size(); ++i) {
+        const Terrain& me = terrains[i];
+        if (me.draws_as < 0) continue;
+        const toml::table& t = *nodes[i].as_table();
+        const auto where = TomlReader::where(t, "draws_as");
+        const Terrain& as = terrains[static_cast<std::size_t>(me.draws_as)];
+        if (as.draws_as >= 0) {
+            r.error(where, "'draws_as': '" + as.name + "' draws as '" +
+                               terrains[static_cast<std::size_t>(as.draws_as)].name +
+                               "' itself; name a terrain without draws_as");
+            continue;
+        }
+        const Terrain* next = nullptr; // the lowest terrain without draws_as above `as`
+        for (const Terrain& o : terrains)
+            if (o.draws_as < 0 && o.height > as.height && (!next || o.height < next->height))
+                next = &o;
+        if (me.height <= as.height || (next && me.height >= next->height))
+            r.error(
+                TomlReader::where(t, "height"),
+                "'height' of '" + me.name + "' (" + std::to_string(me.height) +
+                    ") must lie above '" + as.name + "' (" + std::to_string(as.height) + ")" +
+                    (next ? " and below '" + next->name + "' (" + std::to_string(next->height) + ")"
+                          : std::string()) +
+                    ": it draws as '" + as.name + "'");
+    }
 }
 
 void read_variants(Reader& r, const toml::table& t, const std::vector<Terrain>& terrains,
@@ -323,6 +382,32 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     pairs.push_back(std::move(p));
 }
 
+// Every pair of a terrain without draws_as over terrain A is repeated over each overlay drawn as A
+// with own_rims (same geometry and lines, the overlay's texture), unless the description has that
+// pair already.
+void derive_overlay_pairs(Description& d) {
+    const std::size_t explicit_pairs = d.pairs.size();
+    for (std::size_t o = 0; o < d.terrains.size(); ++o) {
+        const int as = d.terrains[o].draws_as;
+        if (as < 0 || !d.terrains[o].own_rims) continue;
+        for (std::size_t i = 0; i < explicit_pairs; ++i) {
+            const Pair& p = d.pairs[i];
+            if (p.lower != as || d.terrains[static_cast<std::size_t>(p.upper)].draws_as >= 0)
+                continue;
+            const bool declared = std::any_of(
+                d.pairs.begin(), d.pairs.begin() + static_cast<std::ptrdiff_t>(explicit_pairs),
+                [&](const Pair& q) {
+                    return q.upper == p.upper && q.lower == static_cast<int>(o);
+                });
+            if (declared) continue;
+            Pair copy = p;
+            copy.lower = static_cast<int>(o);
+            copy.derived_from = static_cast<int>(i);
+            d.pairs.push_back(copy);
+        }
+    }
+}
+
 void read_rules_output(Reader& r, const toml::table& t, const Description& d,
                        std::vector<RulesOutput>& out) {
     r.reject_unknown_keys(t, "rules", {"path", "terrains"});
@@ -436,8 +521,10 @@ void check_unique_names(Reader& r, const toml::table& root, const Description& d
     }
     const toml::array* pair_nodes = root.contains("pair") ? root.get("pair")->as_array() : nullptr;
     for (std::size_t i = 0; i < d.pairs.size(); ++i) {
+        const int node =
+            d.pairs[i].derived_from >= 0 ? d.pairs[i].derived_from : static_cast<int>(i);
         for (const RimTile& tile : rim_tiles(d, d.pairs[i]))
-            add(tile.name, (*pair_nodes)[i].source());
+            add(tile.name, (*pair_nodes)[static_cast<std::size_t>(node)].source());
     }
 }
 
@@ -500,6 +587,13 @@ std::optional<Description> parse_description(std::string_view text, const std::s
             read_terrain_basics(r, *n.as_table(), d.terrains);
         for (std::size_t i = 0; i < terrains->size(); ++i)
             read_variants(r, *(*terrains)[i].as_table(), d.terrains, d.terrains[i]);
+        if (r.ok()) {
+            for (std::size_t i = 0; i < terrains->size(); ++i) {
+                read_draws_as(r, *(*terrains)[i].as_table(), d.terrains, i);
+                read_own_rims(r, *(*terrains)[i].as_table(), d.terrains[i]);
+            }
+            check_draws_as(r, *terrains, d.terrains);
+        }
     }
     if (!r.ok()) return std::nullopt;
 
@@ -524,8 +618,9 @@ std::optional<Description> parse_description(std::string_view text, const std::s
         if (pairs->size() > 32) r.error(*pairs, "at most 32 pairs");
         for (const toml::node& n : *pairs)
             read_pair(r, *n.as_table(), d, d.pairs);
+        derive_overlay_pairs(d);
         if (!d.rules.empty())
-            for (std::size_t i = 0; i < d.pairs.size(); ++i)
+            for (std::size_t i = 0; i < pairs->size(); ++i)
                 if (d.pairs[i].set != RimSet::blob)
                     r.error((*pairs)[i], "rules can only be written for pairs with set = \"blob\"; "
                                          "write the rules of a \"basic\" set by hand");

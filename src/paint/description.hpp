@@ -9,7 +9,7 @@
 //   [error]                                       the red error tile
 //   [[rules]] path, terrains                      rules files to write (also a single [rules]
 //   table)
-//   [[terrain]] name, symbol, height, style, palette, density, weight
+//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as, own_rims
 //   [[terrain.variant]] name, weight, decoration, count, colors
 //   [[pair]] upper, lower, set, rim_depth, wobble, wobble_period, corner_radius, upper_lines,
 //   lower_lines,
@@ -40,6 +40,10 @@ enum class Style {
     void_,  // a pit: near black, darker towards nothing, a few faint specks ("void")
     rocky,  // rock tops: lumpy patches, small boulders with light tops, cracks
     leafy,  // forest floor: dark mottled ground with small leaf clusters
+    flow,   // river water: soft light and dark currents and many thin light streaks, brighter
+            // than "waves" (no dark troughs)
+    falls,  // a waterfall: vertical streaks of foam and water falling down the tile (seamless
+            // top to bottom, so a column of cells reads as one fall)
 };
 
 // A decoration drawn on a variant tile, kept 2 px away from the tile border (so borders equal the
@@ -86,8 +90,10 @@ struct Variant {
 };
 
 struct Terrain {
-    std::string name;  // base tile name: [A-Za-z0-9_-]+; required
-    char symbol = '?'; // class symbol used in rules: one ASCII letter, unique; required
+    std::string name; // base tile name: [A-Za-z0-9_-]+; required
+    // Class symbol used in rules: one printable ASCII character a recipe accepts as a terrain
+    // symbol (not whitespace nor ? ! [ ] @ * # / \), e.g. "g" or "~"; unique; required.
+    char symbol = '?';
     int height = 0; // layering: higher terrains draw lower ones as rims; unique; range -1000..1000
     Style style =
         Style::grain; // "blades", "grain", "waves", "flags", "void", "rocky", "leafy"; required
@@ -95,6 +101,24 @@ struct Terrain {
     double density = 0.5; // how many marks (blades, grains, crests) the texture has; range 0..1
     double weight = 1.0;  // rule weight of the base tile among its variants; range (0, 1000]
     std::vector<Variant> variants; // [[terrain.variant]]; 0..8
+    // `draws_as = "NAME"`: an overlay terrain (river, lake, waterfall) that the other terrains draw
+    // like terrain NAME (index here; -1 = none, the default). Its height must lie above NAME's and
+    // below every terrain without draws_as that is above NAME (e.g. water 0, lake 1, river 2,
+    // waterfall 3, sand 4), so the layering the other terrains see is unchanged: they draw their
+    // NAME rims next to it (grass beside a lake draws its water bank, foam and all), and its own
+    // pairs draw what lies below it (a river mouth blending into the sea, foam at a waterfall's
+    // foot). NAME must not itself have draws_as. The overlays' tiles (base, variants, and the
+    // rims of every pair with an overlay as upper or lower terrain) come after all other tiles in
+    // the image, so adding overlays keeps every other tile's index.
+    int draws_as = -1;
+    // `own_rims = true` (needs draws_as; default false): every [[pair]] of a terrain without
+    // draws_as over NAME is repeated over this overlay (same rim geometry and lines, this
+    // overlay's texture; Pair::derived_from) unless the description declares that pair itself,
+    // so the overlay's water runs on into the banks the land draws (grass-river-n beside
+    // grass-water-n). Without it the banks show NAME's texture: fine for an overlay of NAME's
+    // colours. Each such overlay adds a distinct lower texture to the rules: more tiles, and more
+    // cases for `tilegen check` to enumerate.
+    bool own_rims = false;
 };
 
 struct Pair {
@@ -126,6 +150,9 @@ struct Pair {
     Face face = Face::none;         // "none" (default), "cliff", "bricks"
     int face_depth = 0;             // px; > 0 when face is not "none"
     std::vector<Rgba> face_palette; // 3..5 shades, darkest first; required with a face
+    // -1 for a pair of the description; else the index of the pair this one repeats over an
+    // overlay terrain (see Terrain::draws_as). Not a key.
+    int derived_from = -1;
 };
 
 struct ErrorTile {

@@ -80,6 +80,16 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
         out += std::string(k ? " <" : "") + " " + d.terrains[order[k]].name + " (" +
                d.terrains[order[k]].symbol + ")";
     out += ".\n";
+    for (std::size_t k : order) {
+        const int as = d.terrains[k].draws_as;
+        if (as < 0) continue;
+        const std::string& as_name = d.terrains[static_cast<std::size_t>(as)].name;
+        out += "# " + d.terrains[k].name + " (" + d.terrains[k].symbol +
+               ") is an overlay drawn like " + as_name +
+               (d.terrains[k].own_rims ? ": the terrains above draw their " + as_name +
+                                             " rims over it in its own texture.\n"
+                                       : ".\n");
+    }
     out += "# A cell of a higher terrain draws the lower terrain's texture as a rim along the "
            "sides where its\n"
            "# neighbour is lower, so the cell of the lower terrain next to it stays plain:\n";

@@ -24,6 +24,10 @@ std::string tileset_manifest(const PaintedTileset& tileset, std::string_view ima
 // With several pairs, lowest lower terrain first, pair j's rules come right before pair j+1's for
 // each blob case and accept as lower only terrains below pair j+1's lower terrain: the rim shows
 // the texture of the highest pair whose lower terrain is at or below the highest lower neighbour.
+// Overlay terrains (draws_as) take part like any other terrain, at their own heights: with the
+// pairs repeated over them (grass-river beside grass-water) the terrains above draw the same rims
+// next to them as next to the terrain they draw as; their own pairs draw what lies below them (a
+// river beside the sea draws the water rim: the mouth).
 std::string rules_text(const Description& d, const RulesOutput& output, std::string_view source);
 // The same for all terrains.
 std::string rules_text(const Description& d, std::string_view source);

@@ -333,6 +333,59 @@ void texture_leafy(ShadeCanvas& c, std::uint64_t key, double density) {
     });
 }
 
+// Value noise in [0,1) on an anisotropic lattice (cell_x by cell_y px), wrapping every `period`
+// px on both axes (cell_x and cell_y divide it): streaks stretched along one axis, still seamless.
+double stretched_noise(std::uint64_t key, std::uint64_t stream, double x, double y, int cell_x,
+                       int cell_y, int period) {
+    const int nx = std::max(1, period / cell_x), ny = std::max(1, period / cell_y);
+    const double fx = x / cell_x, fy = y / cell_y;
+    const int ix = static_cast<int>(std::floor(fx)), iy = static_cast<int>(std::floor(fy));
+    auto smooth = [](double t) { return t * t * (3.0 - 2.0 * t); };
+    const double tx = smooth(fx - ix), ty = smooth(fy - iy);
+    auto at = [&](int i, int j) { return hash_unit(key, stream, wrap(i, nx), wrap(j, ny)); };
+    const double top = at(ix, iy) + (at(ix + 1, iy) - at(ix, iy)) * tx;
+    const double bottom = at(ix, iy + 1) + (at(ix + 1, iy + 1) - at(ix, iy + 1)) * tx;
+    return top + (bottom - top) * ty;
+}
+
+// River water: broad dithered currents (lighter and darker), many thin light streaks with a
+// bright head and no dark trough, and a few glints.
+void texture_flow(ShadeCanvas& c, std::uint64_t key, double density) {
+    paint_patches(c, key, 8, 0.66, 0.24, 0.08);
+    scatter_marks(c.size(), key, 8, 3, density, [&](int x, int y, double shape) {
+        const int len = shape < 0.4 ? 3 : (shape < 0.8 ? 4 : 5);
+        for (int i = 0; i < len; ++i)
+            c.at(x + i, y) = std::max(c.get(x + i, y), 0) + 1;
+        c.at(x + len - 1, y) = 2;
+    });
+    for (int y = 0; y < c.size(); ++y)
+        for (int x = 0; x < c.size(); ++x)
+            if (hash_unit(key, kPixel, x, y) < 0.012 * density) c.at(x, y) = 2;
+}
+
+// A waterfall: columns of water falling straight down; the streaks come from a noise stretched
+// along y (a lattice cell 2 px wide and a whole tile tall, plus a finer octave), so foam and light
+// run in long vertical strokes with darker water between them. Seamless on both axes.
+void texture_falls(ShadeCanvas& c, std::uint64_t key, double density) {
+    const int n = c.size();
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const double v = 0.7 * stretched_noise(key, kNoiseCoarse, x + 0.5, y + 0.5, 2, n, n) +
+                             0.3 * stretched_noise(key, kNoiseFine, x + 0.5, y + 0.5, 1, n / 2, n);
+            const double t = 0.04 * dither2(x, y);
+            int s = 0;
+            if (v > 0.74 - 0.2 * density + t)
+                s = 2;
+            else if (v > 0.52 + t)
+                s = 1;
+            else if (v < 0.2 - t)
+                s = -2;
+            else if (v < 0.36 - t)
+                s = -1;
+            c.at(x, y) = s;
+        }
+}
+
 // Makes a canvas invariant under quarter turns about the tile centre: every pixel takes the shade
 // of the pixel of its orbit in the top-left quadrant.
 void symmetrize(ShadeCanvas& c) {
@@ -774,6 +827,12 @@ Image paint_texture(const Description& d, const Terrain& t, std::uint64_t key) {
     case Style::leafy:
         texture_leafy(c, key, t.density);
         break;
+    case Style::flow:
+        texture_flow(c, key, t.density);
+        break;
+    case Style::falls:
+        texture_falls(c, key, t.density);
+        break;
     }
     if (d.symmetric) symmetrize(c);
     Image img(n, n);
@@ -883,22 +942,38 @@ Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced)
 
 PaintedTileset paint_tileset(const Description& d) {
     std::vector<std::pair<std::string, Image>> tiles; // in slot order; "" = empty slot
-    for (std::size_t t = 0; t < d.terrains.size(); ++t) {
-        tiles.emplace_back(d.terrains[t].name, paint_base(d, static_cast<int>(t)));
-        for (std::size_t v = 0; v < d.terrains[t].variants.size(); ++v)
-            tiles.emplace_back(d.terrains[t].variants[v].name,
-                               paint_variant(d, static_cast<int>(t), static_cast<int>(v)));
-    }
-    if (d.error.include) tiles.emplace_back(d.error.name, paint_error(d));
-    for (const Pair& pair : d.pairs) {
-        const std::vector<RimTile> rims = rim_tiles(d, pair);
-        const std::size_t columns = static_cast<std::size_t>(d.columns);
-        if (tiles.size() % columns + rims.size() >
-            columns) // a fresh row unless the rest of this one holds them
+    const std::size_t columns = static_cast<std::size_t>(d.columns);
+    auto fresh_row_unless_fits = [&](std::size_t count) {
+        if (tiles.size() % columns + count > columns)
             while (tiles.size() % columns != 0)
                 tiles.emplace_back("", Image());
-        for (const RimTile& tile : rims)
-            tiles.emplace_back(tile.name, paint_transition(d, pair, tile.mask));
+    };
+    // Terrains without draws_as and their pairs first, then the overlays (draws_as) and theirs:
+    // adding overlays keeps every other tile's slot.
+    for (const bool overlays : {false, true}) {
+        bool first = true;
+        for (std::size_t t = 0; t < d.terrains.size(); ++t) {
+            if ((d.terrains[t].draws_as >= 0) != overlays) continue;
+            if (overlays && first) // the overlays start a row of their own
+                while (tiles.size() % columns != 0)
+                    tiles.emplace_back("", Image());
+            first = false;
+            tiles.emplace_back(d.terrains[t].name, paint_base(d, static_cast<int>(t)));
+            for (std::size_t v = 0; v < d.terrains[t].variants.size(); ++v)
+                tiles.emplace_back(d.terrains[t].variants[v].name,
+                                   paint_variant(d, static_cast<int>(t), static_cast<int>(v)));
+        }
+        if (!overlays && d.error.include) tiles.emplace_back(d.error.name, paint_error(d));
+        for (const Pair& pair : d.pairs) {
+            const bool with_overlay =
+                d.terrains[static_cast<std::size_t>(pair.upper)].draws_as >= 0 ||
+                d.terrains[static_cast<std::size_t>(pair.lower)].draws_as >= 0;
+            if (with_overlay != overlays) continue;
+            const std::vector<RimTile> rims = rim_tiles(d, pair);
+            fresh_row_unless_fits(rims.size());
+            for (const RimTile& tile : rims)
+                tiles.emplace_back(tile.name, paint_transition(d, pair, tile.mask));
+        }
     }
     PaintedTileset out;
     out.tile_size = d.tile_size;

@@ -86,7 +86,9 @@ Image turn_image(const Image& img);
 
 // Everything, laid out as: first row(s) the base tiles, each followed by its variants, then the
 // error tile (unless excluded); then each pair's rim tiles in rim_tiles() order, starting a fresh
-// row unless they all fit in the rest of the current one.
+// row unless they all fit in the rest of the current one. Overlay terrains (draws_as) and the pairs
+// with an overlay as upper or lower terrain are left out of that and laid out the same way after
+// it, starting on a fresh row: adding overlays to a description keeps every other tile's slot.
 PaintedTileset paint_tileset(const Description& d);
 
 } // namespace tilegen::paint

@@ -14,6 +14,7 @@
 
 #include "core/hash.hpp"
 #include "io/png.hpp"
+#include "io/png_stream.hpp"
 #include "io/tmx_writer.hpp"
 #include "viewer/bitmap_font.hpp"
 #include "viewer/generator.hpp"
@@ -126,7 +127,8 @@ struct ExportResult {
                           std::to_string(map.width * map.atlas.tile_width) + "x" +
                           std::to_string(map.height * map.atlas.tile_height) + " px is too large"};
     try {
-        if (!io::save_png(png, render_map(map), diags))
+        // generate's preview, streamed (io/png_stream.hpp): the same bytes generate writes.
+        if (!io::save_preview_png(png, map, io::kPreviewMaxSide, {}, diags))
             return {false, diags.empty() ? "export failed" : format_diagnostic(diags.front())};
     } catch (const std::bad_alloc&) {
         return {true, "exported " + tmx.generic_string() + "; PNG: out of memory"};

@@ -156,6 +156,61 @@ TEST_CASE("bad usage: exit 2") {
     CHECK(run_tilegen("--version").out.find("tilegen ") == 0);
 }
 
+TEST_CASE("an infinite map's width and height are the size asked for; its layers span the chunks") {
+    Fixture f;
+    const std::string recipe = (test::source_dir() / "samples" / "meadows.toml").string();
+    for (const char* out : {"inf.tmx", "inf.tmj"}) {
+        CAPTURE(out);
+        auto r = f.tilegen("generate " + recipe + " --size 40x30 --infinite --png none -o " + out);
+        REQUIRE(r.exit_code == 0);
+        const std::string map = read_text(f.dir / out);
+        if (std::string(out).ends_with(".tmx")) {
+            CHECK(map.find("width=\"40\" height=\"30\" tilewidth") != std::string::npos);
+            CHECK(map.find("name=\"ground\" width=\"48\" height=\"32\"") != std::string::npos);
+        } else {
+            CHECK(map.find("\"height\":30,\"infinite\":true") != std::string::npos);
+            CHECK(map.ends_with("\"width\":40}\n"));
+        }
+    }
+}
+
+TEST_CASE("tilecount is columns x rows of the image, and the objects tileset's firstgid follows it "
+          "(TMX and TMJ)") {
+    Fixture f;
+    for (const char* out : {"o.tmx", "o.tmj"}) {
+        CAPTURE(out);
+        auto r = f.tilegen(std::string("generate --size 24x16 --png none -o ") + out);
+        REQUIRE(r.exit_code == 0);
+        const bool json = std::string(out).ends_with(".tmj");
+        Diagnostics d;
+        auto atlas = io::load_image(f.dir / "o-tiles.png", d);
+        auto sprites = io::load_image(f.dir / "o-objects.png", d);
+        REQUIRE(atlas);
+        REQUIRE(sprites);
+        const std::string tsx = read_text(f.dir / (json ? "o.tsj" : "o.tsx"));
+        const std::string objects = read_text(f.dir / (json ? "o-objects.tsj" : "o-objects.tsx"));
+        const auto number_after = [](const std::string& text, const std::string& key) {
+            const auto p = text.find(key);
+            REQUIRE(p != std::string::npos);
+            return std::stoi(text.substr(p + key.size()));
+        };
+        const std::string count_key = json ? "\"tilecount\":" : "tilecount=\"";
+        const std::string columns_key = json ? "\"columns\":" : "columns=\"";
+        const std::string height_key = json ? "\"tileheight\":" : "tileheight=\"";
+        const int tiles = number_after(tsx, count_key);
+        CHECK(tiles ==
+              number_after(tsx, columns_key) * (atlas->height() / number_after(tsx, height_key)));
+        CHECK(number_after(objects, count_key) ==
+              number_after(objects, columns_key) *
+                  (sprites->height() / number_after(objects, height_key)));
+        const std::string map = read_text(f.dir / out);
+        const std::string second = json ? "\"firstgid\":" : "firstgid=\"";
+        const auto first = map.find(second);
+        REQUIRE(first != std::string::npos);
+        CHECK(number_after(map.substr(first + 1), second) == tiles + 1);
+    }
+}
+
 TEST_CASE("image targets are packed into the map's atlas, after the tileset's tiles and before the "
           "error tile") {
     Fixture f;
@@ -171,7 +226,9 @@ TEST_CASE("image targets are packed into the map's atlas, after the tileset's ti
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const std::string tsx = read_text(f.dir / "i.tsx");
-    CHECK(tsx.find("tilecount=\"6\"") != std::string::npos); // 4 tiles, the image, the error tile
+    // 4 tiles, the image, the error tile: 6 tiles in 2 rows of the tileset's 4 columns; the
+    // tilecount is what the image holds (Tiled's count), 8.
+    CHECK(tsx.find("tilecount=\"8\" columns=\"4\"") != std::string::npos);
     CHECK(tsx.find("value=\"art/rock.png\"") != std::string::npos);
     auto atlas = io::load_image(f.dir / "i-tiles.png", d);
     REQUIRE(atlas);

@@ -432,6 +432,32 @@ TEST_CASE("tilegen generate: TMX/TMJ x finite/infinite x external/embedded tiles
     CHECK(bad.err.find("--tilesets takes external or embedded, not 'inside'") != std::string::npos);
 }
 
+TEST_CASE("--embed-tilesets writes what --tilesets embedded writes: a map with no external "
+          "tileset reference (TMX and TMJ)") {
+    Fixture f;
+    for (const char* ext : {"tmx", "tmj"}) {
+        CAPTURE(ext);
+        const std::string a = std::string("a.") + ext, b = std::string("b.") + ext;
+        REQUIRE(f.generate("map.toml --png none -o " + a + " --tilesets embedded").exit_code == 0);
+        REQUIRE(f.generate("map.toml --png none -o " + b + " --embed-tilesets").exit_code == 0);
+        // The same document but for the file names (the map's and the tileset's name follow it).
+        const auto named_x = [](std::string text, const std::string& stem) {
+            for (std::size_t p = text.find(stem); p != std::string::npos; p = text.find(stem, p))
+                text.replace(p, stem.size(), "X");
+            return text;
+        };
+        const std::string first = named_x(read_text(f.dir / a), "\"a"),
+                          second = named_x(read_text(f.dir / b), "\"b");
+        CHECK(first == second);
+        CHECK(second.find("source=\"X.ts") == std::string::npos);
+        CHECK(second.find("\"source\"") == std::string::npos);
+        CHECK(second.find("-tiles.png") != std::string::npos);
+        CHECK_FALSE(fs::exists(f.dir / (std::string("b.ts") + (ext[2] == 'x' ? "x" : "j"))));
+    }
+    auto both = f.generate("map.toml -o c.tmx --embed-tilesets --tilesets external");
+    CHECK(both.exit_code == 2);
+}
+
 TEST_CASE("class maps read back from maps with embedded tilesets, finite and infinite") {
     Fixture f;
     write_text(f.dir / "drawn.txt", "wwwwwwww\nwwgggwww\nwggggggw\nwwggggww\nwwwwwwww\n");

@@ -32,13 +32,13 @@ std::optional<Project> sample(const std::string& name) {
 
 TEST_CASE("the pipeline runs the stages of README's diagram, in order, each timed once") {
     // README "How it works": heightfield (noise) -> hydrology -> classes -> class passes ->
-    // clean-up -> legalise -> objects on top -> rules -> map.
+    // clean-up -> legalise -> shares -> objects on top -> rules -> map.
     CHECK(pipeline_stage_names() == std::vector<std::string>{"noise", "hydrology", "classes",
                                                              "class_passes", "cleanup", "legalise",
-                                                             "objects", "rules", "map"});
+                                                             "shares", "objects", "rules", "map"});
     // The shipped overworld has no [classes] sections (that stage does not apply) and sets
-    // min_area (the clean-up does).
-    const std::vector<std::string> diagram{"noise",   "classes", "cleanup",
+    // min_area (the clean-up does, and keep_shares after it).
+    const std::vector<std::string> diagram{"noise",   "classes", "cleanup", "shares",
                                            "objects", "rules",   "map"};
 
     auto overworld = sample("overworld.toml"); // scatters objects
@@ -171,8 +171,8 @@ TEST_CASE("class passes rewrite the classified grid before objects and tiles; th
         }
 }
 
-TEST_CASE("class_change_lines: classified, each pass, the clean-up and legalise, ending in the "
-          "final class") {
+TEST_CASE("class_change_lines: classified, each pass, the clean-up, legalise and keep_shares, "
+          "ending in the final class") {
     for (const char* name : {"caverns.toml", "pairwise.toml", "overworld.toml"}) {
         CAPTURE(name);
         auto project = sample(name);
@@ -197,7 +197,8 @@ TEST_CASE("class_change_lines: classified, each pass, the clean-up and legalise,
                 const auto lines = class_change_lines(*project, result, x, y);
                 const std::size_t stages = project->class_passes.size() +
                                            (result.classes_before_cleanup.empty() ? 0 : 1) +
-                                           (result.classes_before_legalise.empty() ? 0 : 1);
+                                           (result.classes_before_legalise.empty() ? 0 : 1) +
+                                           (result.classes_before_shares.empty() ? 0 : 1);
                 REQUIRE(lines.size() == 1 + stages);
                 CHECK(lines.front() == "classified as " + named(classified(x, y)));
                 const std::string& last = lines.back();

@@ -1,5 +1,5 @@
-// The shipped samples mark their blockers (water, deep water, rock, pits, walls) walkable = false,
-// and their map statistics do not depend on the thread count.
+// The shipped samples mark their blockers (water, deep water, rivers, lakes, waterfalls, rock,
+// pits, walls) walkable = false, and their map statistics do not depend on the thread count.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,7 +17,8 @@ using namespace tilegen;
 namespace fs = std::filesystem;
 
 TEST_CASE("every sample marks exactly its blockers as not walkable") {
-    const std::set<std::string> blockers = {"deep", "water", "rock", "pit", "wall"};
+    const std::set<std::string> blockers = {"deep", "water", "rock", "pit",
+                                            "wall", "river", "lake", "waterfall"};
     int samples = 0;
     for (const auto& e : fs::directory_iterator(test::source_dir() / "samples")) {
         if (e.path().extension() != ".toml") continue;

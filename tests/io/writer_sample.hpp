@@ -140,6 +140,8 @@ inline std::vector<WriterCase> writer_cases() {
         return io::write_tmx_bundle(writer_sample_map(true), dir / c.map_file, diags, options);
     WriterSampleChunks chunks;
     Map header = writer_sample_map(false, 0, 0);
+    header.width = 13; // the size asked for (inside the chunks' 16 x 8), as the map's size
+    header.height = 7;
     return io::write_tmx_bundle(header, dir / c.map_file, diags, options, &chunks.chunks);
 }
 

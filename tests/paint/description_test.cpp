@@ -214,7 +214,8 @@ TEST_CASE("paint: descriptions: a UTF-8 byte order mark is skipped") {
         CHECK(bad[0].line == (symbol ? 4 : 1));
         CHECK(bad[0].column == (symbol ? 10 : 13));
         CHECK(format_diagnostic(bad[0]).starts_with(
-            symbol ? "d.toml:4:10: error: 'symbol' must be one ASCII letter"
+            symbol ? "d.toml:4:10: error: 'symbol' must be one printable character other than ? ! "
+                     "[ ] @ * # / \\"
                    : "d.toml:1:13: error: 'tile_size' is 7"));
     }
 }

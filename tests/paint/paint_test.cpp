@@ -533,7 +533,7 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"ss\"\nheight = 0\nstyle = \"grain\"\npalette = "
          "[\"#000000\", "
          "\"#808080\", \"#ffffff\"]\n",
-         3, 10, "'symbol' must be one ASCII letter"},
+         3, 10, "'symbol' must be one printable character other than ? ! [ ] @ * # / \\"},
         {"[[terrain]]\nname = \"sand\"\nsymbol = \"s\"\nheight = 0\nstyle = \"grain\"\npalette = "
          "[\"#000000\", "
          "\"#808080\"]\n",

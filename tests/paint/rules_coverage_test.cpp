@@ -54,7 +54,7 @@ TEST_CASE("paint: the shipped rules files are the ones we expect") {
     for (const char* p : {"rules/overworld.rules", "rules/overworld-full.rules", "rules/cave.rules",
                           "rules/two-terrain-17.rules", "rules/two-terrain-rotated.rules"})
         CHECK_MESSAGE(paths.count(p) == 1, p);
-    CHECK(tp::symbols_by_height(tp::description("overworld")) == "Dwsdgfr");
+    CHECK(tp::symbols_by_height(tp::description("overworld")) == "Dwo~=sdgfr");
     CHECK(tp::symbols_by_height(tp::description("cave")) == "pwfW");
 }
 
@@ -127,12 +127,14 @@ TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact
                     return d.terrains[static_cast<std::size_t>(a->lower)].height <
                            d.terrains[static_cast<std::size_t>(b->lower)].height;
                 });
+                auto seen = [&](int k) {
+                    return terrain_of(n.cells[static_cast<std::size_t>(
+                                          kHoodIndex[static_cast<std::size_t>(k)])])
+                        .height;
+                };
                 BlobMask m = 0;
                 for (int k = 0; k < 8; ++k)
-                    if (terrain_of(n.cells[static_cast<std::size_t>(
-                                       kHoodIndex[static_cast<std::size_t>(k)])])
-                            .height < t.height)
-                        m |= bit(k);
+                    if (seen(k) < t.height) m |= bit(k);
                 m = reduce_blob(m);
                 std::string expected = t.name;
                 if (!pairs.empty() && m != 0) {
@@ -140,11 +142,7 @@ TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact
                     // neighbour.
                     int highest = -100000;
                     for (int k = 0; k < 8; ++k)
-                        if (m & bit(k))
-                            highest = std::max(
-                                highest, terrain_of(n.cells[static_cast<std::size_t>(
-                                                        kHoodIndex[static_cast<std::size_t>(k)])])
-                                             .height);
+                        if (m & bit(k)) highest = std::max(highest, seen(k));
                     std::size_t j = 0;
                     for (std::size_t i = 0; i < pairs.size(); ++i)
                         if (d.terrains[static_cast<std::size_t>(pairs[i]->lower)].height <= highest)
@@ -176,22 +174,30 @@ TEST_CASE("paint: rules text for a subset and for several pairs of one upper ter
         }
         return false;
     };
-    CHECK(
-        has_rule(full, "[Dws][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-sand-nw"));
-    CHECK(
-        has_rule(full, "[Dwsd][!Dwsd][!Dwsd] [!Dwsd]g[!Dwsd] [!Dwsd][!Dwsd][!Dwsd] grass-dirt-nw"));
-    CHECK(has_rule(full, "rr[Dwsd] rrr rrr rock-dirt-ne"));
-    CHECK(has_rule(full, "rr[Dwsdg] rrr rrr rock-grass-ne"));
+    CHECK(has_rule(full, "[Dwo~=s][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
+                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-sand-nw"));
+    CHECK(has_rule(full, "[Dwo~=sd][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
+                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-dirt-nw"));
+    CHECK(has_rule(full, "[Dwo~=][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
+                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-river-nw"));
+    CHECK(has_rule(full, "rr[Dwo~=sd] rrr rrr rock-dirt-ne"));
+    CHECK(has_rule(full, "rr[Dwo~=sdg] rrr rrr rock-grass-ne"));
     CHECK(has_rule(full, "rr!r rrr rrr rock-forest-ne"));
-    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dwsd] (forest or rock count "
-                    "as same: they draw "
-                    "their own rims):\n#     a water rim when every lower neighbour is [Dw]\n#     "
-                    "else a sand rim "
-                    "when every lower neighbour is [Dws]\n#     else a dirt rim.\n") !=
-          std::string::npos);
-    CHECK(full.find("# Layering, lowest first: deep (D) < water (w) < sand (s) < dirt (d) < grass "
-                    "(g) < forest (f) "
+    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dwo~=sd] (forest or rock "
+                    "count as same: they draw their own rims):\n"
+                    "#     a water rim when every lower neighbour is [Dwo]\n"
+                    "#     else a river rim when every lower neighbour is [Dwo~=]\n"
+                    "#     else a sand rim when every lower neighbour is [Dwo~=s]\n"
+                    "#     else a dirt rim.\n") != std::string::npos);
+    CHECK(full.find("# Layering, lowest first: deep (D) < water (w) < lake (o) < river (~) < "
+                    "waterfall (=) < sand (s) < dirt (d) < grass (g) < forest (f) "
                     "< rock (r).\n") != std::string::npos);
+    CHECK(full.find("# river (~) is an overlay drawn like water: the terrains above draw their "
+                    "water rims over it in its own texture.\n") != std::string::npos);
+    CHECK(full.find("# lake (o) is an overlay drawn like water.\n") != std::string::npos);
+    // The river's own cells: a water rim (the mouth) where the sea is, else a lake rim.
+    CHECK(has_rule(full, "[!Dwo][!Dwo]? [!Dwo]~[Dw] [!Dwo][!Dwo]? river-water-e"));
+    CHECK(has_rule(full, "[!Dwo][!Dwo]? [!Dwo]~[Dwo] [!Dwo][!Dwo]? river-lake-e"));
     // The three-terrain file knows nothing of the others.
     const std::string three = rules_text(d, d.rules[0], "paint.toml");
     for (const char* other : {"deep", "dirt", "forest", "rock"})

@@ -336,8 +336,9 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
 
     // [classes] and [biomes]
     if (const toml::table* classes = reader.table(root, "classes", "")) {
-        reader.reject_unknown_keys(*classes, "classes", {"map"});
+        reader.reject_unknown_keys(*classes, "classes", {"map", "keep_shares"});
         recipe.classes.map = reader.string(*classes, "map", "classes", "elevation");
+        recipe.classes.keep_shares = reader.boolean(*classes, "keep_shares", "classes", true);
         recipe.classes.position = position_of(TomlReader::where(*classes, "map"));
         if (!find_map(recipe, recipe.classes.map))
             reader.error(TomlReader::where(*classes, "map"),

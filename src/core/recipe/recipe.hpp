@@ -50,6 +50,9 @@ struct ClassSettings {
     SourcePosition position;
     std::optional<BiomeTable>
         biomes; // when set, classes come from the table and [[terrain]] shares are unused
+    bool keep_shares = true; // after class passes and clean-up moved cells between classes, move
+                             // cells back along class borders so every class keeps its share
+                             // (class_shares.hpp); default true
 };
 
 struct RuleFileRef {

@@ -493,3 +493,49 @@ LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers
 }
 
 } // namespace tilegen
+
+namespace tilegen {
+
+struct DrawableCheck::Impl {
+    Impl(const std::vector<LayerRules>& layers, int class_count, OutsidePolicy outside_policy)
+        : undrawing(undrawing_rules(layers)), radius(rule_radius(layers)),
+          reach(std::max(1, radius)), outside(outside_policy),
+          oracle(layers, undrawing, radius, class_count, nullptr) {}
+    std::vector<std::vector<std::uint8_t>> undrawing;
+    int radius, reach;
+    OutsidePolicy outside;
+    Oracle oracle;
+};
+
+DrawableCheck::DrawableCheck(const std::vector<LayerRules>& layers, int class_count,
+                             OutsidePolicy outside)
+    : impl_(std::make_unique<Impl>(layers, class_count, outside)) {}
+
+DrawableCheck::~DrawableCheck() = default;
+
+bool DrawableCheck::keeps_drawable(const ClassGrid& classes, int x, int y, ClassId to) {
+    Impl& m = *impl_;
+    // Reads through the outside policy, with (x, y) read as `to` when `changed`. A clamped read
+    // of an outside cell that lands on (x, y) sees the change too, as the rules would.
+    const auto reader = [&](bool changed) {
+        return [&, changed](int cx, int cy) {
+            if (!classes.contains(cx, cy)) {
+                if (m.outside.fixed_class) return *m.outside.fixed_class;
+                cx = std::clamp(cx, 0, classes.width() - 1);
+                cy = std::clamp(cy, 0, classes.height() - 1);
+            }
+            return changed && cx == x && cy == y ? to : classes(cx, cy);
+        };
+    };
+    for (int dy = -m.reach; dy <= m.reach; ++dy)
+        for (int dx = -m.reach; dx <= m.reach; ++dx) {
+            const int cx = x + dx, cy = y + dy;
+            if (!classes.contains(cx, cy)) continue;
+            if (!m.oracle.drawable_at(cx, cy, reader(true)) &&
+                m.oracle.drawable_at(cx, cy, reader(false)))
+                return false;
+        }
+    return true;
+}
+
+} // namespace tilegen

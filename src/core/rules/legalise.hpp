@@ -43,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/classes/terrain_classes.hpp"
@@ -79,5 +80,22 @@ Grid<std::uint8_t> drawable_cells(const ClassGrid& classes, const std::vector<La
 [[nodiscard]] LegaliseResult legalise(ClassGrid classes, const std::vector<LayerRules>& layers,
                                       int class_count, OutsidePolicy outside,
                                       LegaliseSettings settings = {}, int threads = 1);
+
+// Whether changing one cell keeps the grid as drawable as it was: used by later stages that edit a
+// legal grid (keep_shares after legalise). Single-threaded; remembers neighbourhoods it has seen.
+class DrawableCheck {
+  public:
+    DrawableCheck(const std::vector<LayerRules>& layers, int class_count, OutsidePolicy outside);
+    ~DrawableCheck();
+    DrawableCheck(const DrawableCheck&) = delete;
+    DrawableCheck& operator=(const DrawableCheck&) = delete;
+    // True when setting cell (x, y) of `classes` to `to` leaves drawable every cell within the
+    // rules' radius (at least 1) of it that is drawable now.
+    bool keeps_drawable(const ClassGrid& classes, int x, int y, ClassId to);
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 } // namespace tilegen

@@ -90,6 +90,17 @@ TEST_CASE("rules.legalise: true turns legalisation on") {
     CHECK(r->rules.legalise);
 }
 
+TEST_CASE("classes.keep_shares: on by default, false turns it off") {
+    Diagnostics d;
+    auto on = parse_recipe(kGood, "r.toml", d);
+    REQUIRE(on);
+    CHECK(on->classes.keep_shares);
+    auto off =
+        parse_recipe(with("[rules]", "[classes]\nkeep_shares = false\n\n[rules]"), "r.toml", d);
+    REQUIRE(off);
+    CHECK_FALSE(off->classes.keep_shares);
+}
+
 TEST_CASE("terrain keys min_area and min_width: per class, off by default") {
     Diagnostics d;
     auto r = parse_recipe(with("share = 0.4", "share = 0.4\nmin_area = 65536\nmin_width = 64"),
@@ -155,6 +166,8 @@ TEST_CASE("bad recipes: message and line:column") {
          "'rules.legalise' must be true or false, not an integer"},
         {with("outside = \"w\"", "outside = \"w\"\nlegalise = \"yes\""), 25, 12,
          "'rules.legalise' must be true or false, not a string"},
+        {with("[rules]", "[classes]\nkeep_shares = 1\n[rules]"), 23, 15,
+         "'classes.keep_shares' must be true or false, not an integer"},
         {with("files = [\"a.rules\", \"b.rules\"]", "files = \"a.rules\""), 23, 9,
          "'rules.files' must be an array"},
         {with("files = [\"a.rules\", \"b.rules\"]", "files = []"), 23, 9, "'rules.files' is empty"},
