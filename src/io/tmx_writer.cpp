@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <string>
 #include <string_view>
 
 #include "core/json_writer.hpp"
@@ -159,11 +158,7 @@ void properties_json(JsonWriter& j, const std::vector<MapProperty>& props) {
     j.key("properties").begin_array();
     for (const MapProperty& p : props) {
         j.begin_object();
-        j.key("name").value(p.name).key("type").value(p.type).key("value");
-        if (p.type == "int") // Tiled reads int values as numbers
-            j.value(static_cast<std::int64_t>(std::stoll(p.value)));
-        else
-            j.value(p.value);
+        j.key("name").value(p.name).key("type").value(p.type).key("value").value(p.value);
         j.end_object();
     }
     j.end_array();
