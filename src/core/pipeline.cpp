@@ -310,11 +310,12 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         const MapDefinition* def = find_map(recipe, name);
         if (!def) throw std::logic_error("prepare_world: the recipe defines no map '" + name + "'");
         if (!is_position_based(def->settings.kind)) {
-            diags.push_back(error_at(
-                recipe.path, def->line, def->column,
-                "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
-                    "\", a whole-map algorithm; infinite maps need position-based kinds (harmonic, "
-                    "value, perlin, simplex, worley, profile, white)"));
+            diags.push_back(
+                error_at(recipe.path, def->line, def->column,
+                         "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
+                             "\", a whole-map algorithm; infinite maps and regions need "
+                             "position-based kinds "
+                             "(harmonic, value, perlin, simplex, worley, profile, white)"));
             return std::nullopt;
         }
         for (const auto& m : def->settings.modifiers)
@@ -324,7 +325,7 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         if (pass.until_stable) {
             diags.push_back(error_at(pass.file, pass.line, 1,
                                      "[classes *] runs until the whole map is stable; infinite "
-                                     "maps need a fixed number of runs ([classes N])"));
+                                     "maps and regions need a fixed number of runs ([classes N])"));
             return std::nullopt;
         }
     for (std::size_t c = 0; c < recipe.cleanup.size(); ++c)
@@ -333,13 +334,13 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
             diags.push_back(error_at(recipe.path, at.line, at.column,
                                      "terrain '" + recipe.terrain[c].name +
                                          "' sets min_area or min_width, a clean-up of the whole "
-                                         "map; infinite maps cannot apply it"));
+                                         "map; infinite maps and regions cannot apply it"));
             return std::nullopt;
         }
     if (recipe.rules.legalise) {
         diags.push_back(error_at(recipe.path, 0, 0,
                                  "[rules] legalise rewrites the whole map's classes; infinite maps "
-                                 "cannot apply it"));
+                                 "and regions cannot apply it"));
         return std::nullopt;
     }
     WorldSetup w;
@@ -371,16 +372,13 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
     return w;
 }
 
-std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
-                                      std::uint64_t& unmatched) {
+ClassGrid world_classes(const Project& project, const WorldSetup& world, Region area) {
     const Recipe& recipe = project.recipe;
-    const int r = world.radius;
-    const Region padded{chunk.x - r, chunk.y - r, chunk.width + 2 * r, chunk.height + 2 * r};
     // The class passes see `pass_reach` cells further: classes are cut over that margin too, the
     // passes run over it (choices hashed at world coordinates), and the margin is dropped.
     const int reach = world.pass_reach;
-    const Region seen{padded.x - reach, padded.y - reach, padded.width + 2 * reach,
-                      padded.height + 2 * reach};
+    const Region seen{area.x - reach, area.y - reach, area.width + 2 * reach,
+                      area.height + 2 * reach};
     std::vector<std::pair<std::string, Grid<float>>> maps;
     for (const std::string& name : class_maps(recipe))
         maps.emplace_back(name, compute_map(recipe, name, world.seed, world.scale_width,
@@ -390,8 +388,56 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
         const ClassGrid passed = run_class_passes(
             std::move(classes), project.class_passes, static_cast<int>(recipe.terrain.size()),
             world.outside, world.seed, 1, nullptr, {seen.x, seen.y});
-        classes = crop(passed, Region{reach, reach, padded.width, padded.height});
+        classes = crop(passed, Region{reach, reach, area.width, area.height});
     }
+    return classes;
+}
+
+std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world, int width,
+                                        int height, int threads) {
+    const Recipe& recipe = project.recipe;
+    if (!project.sprites || recipe.objects.empty()) return {};
+    const Region area{0, 0, width, height};
+    const ClassGrid classes = world_classes(project, world, area);
+    NamedMaps maps;
+    for (const ObjectRule& rule : recipe.objects)
+        if (!rule.density.empty() && std::none_of(maps.begin(), maps.end(), [&](const auto& m) {
+                return m.first == rule.density;
+            }))
+            maps.emplace_back(rule.density,
+                              compute_map(recipe, rule.density, world.seed, world.scale_width,
+                                          world.scale_height, area, threads));
+    return place_objects(classes, maps, recipe.objects, *project.sprites, world.seed, threads);
+}
+
+// The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
+// sprite's bottom-left at its footprint's bottom-left).
+void add_object_layer(Map& map, const SpriteSheet& sheet,
+                      const std::vector<PlacedObject>& objects) {
+    map.sprites.image = sheet.image;
+    map.sprites.sprite_width = sheet.sprite_width;
+    map.sprites.sprite_height = sheet.sprite_height;
+    map.sprites.columns = sheet.columns;
+    map.sprites.names.assign(
+        static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
+    for (const SpriteInfo& info : sheet.sprites)
+        map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
+    ObjectLayer layer;
+    layer.objects.reserve(objects.size());
+    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
+    for (const PlacedObject& o : objects) {
+        const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
+        layer.objects.push_back({info.index, o.x * tw, (o.y + info.footprint_h) * th});
+    }
+    map.object_layers.push_back(std::move(layer));
+}
+
+std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
+                                      std::uint64_t& unmatched) {
+    const Recipe& recipe = project.recipe;
+    const int r = world.radius;
+    const Region padded{chunk.x - r, chunk.y - r, chunk.width + 2 * r, chunk.height + 2 * r};
+    const ClassGrid classes = world_classes(project, world, padded);
     AutotileResult tiles = autotile(classes, world.layers, static_cast<int>(recipe.terrain.size()),
                                     world.outside, world.seed, world.error_gid);
     std::vector<Grid<Gid>> out;
@@ -753,28 +799,6 @@ void apply_rules(Run& run) {
     r.layer_unmatched = std::move(run.tiles.layer_unmatched);
     r.first_unmatched = std::move(run.tiles.first_unmatched);
     r.decisions = std::move(run.tiles.decisions);
-}
-
-// The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
-// sprite's bottom-left at its footprint's bottom-left).
-void add_object_layer(Map& map, const SpriteSheet& sheet,
-                      const std::vector<PlacedObject>& objects) {
-    map.sprites.image = sheet.image;
-    map.sprites.sprite_width = sheet.sprite_width;
-    map.sprites.sprite_height = sheet.sprite_height;
-    map.sprites.columns = sheet.columns;
-    map.sprites.names.assign(
-        static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
-    for (const SpriteInfo& info : sheet.sprites)
-        map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
-    ObjectLayer layer;
-    layer.objects.reserve(objects.size());
-    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
-    for (const PlacedObject& o : objects) {
-        const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
-        layer.objects.push_back({info.index, o.x * tw, (o.y + info.footprint_h) * th});
-    }
-    map.object_layers.push_back(std::move(layer));
 }
 
 // map: the Map from the tile grids, the objects and the run's properties.

@@ -215,6 +215,18 @@ struct WorldSetup {
 [[nodiscard]] std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed,
                                                       int scale_width, int scale_height,
                                                       Region sample, Diagnostics& diags);
+// The classes of `area` of the world, after the class passes: what generate_chunk draws.
+ClassGrid world_classes(const Project& project, const WorldSetup& world, Region area);
+// The objects of the world's cells [0, width) x [0, height), placed over that whole area at once
+// (its classes and density maps in memory: about 1 byte per cell plus 4 per density map) by the
+// finite map's placer: with the same classes (a map within the threshold sample) they are the
+// finite map's objects. Empty without [[objects]].
+std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world, int width,
+                                        int height, int threads = 1);
+// The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
+// sprite's bottom-left at its footprint's bottom-left), as one more object layer.
+void add_object_layer(Map& map, const SpriteSheet& sheet, const std::vector<PlacedObject>& objects);
+
 // One tile grid per layer for the chunk; `unmatched` counts cells no rule matched.
 std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
                                       std::uint64_t& unmatched);
