@@ -297,7 +297,7 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
     if (recipe.rivers) {
         diags.push_back(error_at(recipe.path, recipe.rivers->line, recipe.rivers->column,
                                  "[rivers] routes water over the whole map (a whole-map stage); "
-                                 "infinite maps cannot have rivers"));
+                                 "infinite maps and --region windows cannot have rivers"));
         return std::nullopt;
     }
     // Every map the classes need, and what they combine, must be position-based.

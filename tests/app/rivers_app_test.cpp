@@ -92,12 +92,18 @@ TEST_CASE("rivers: noise writes the carved heightfield the classes are cut from"
     CHECK(changed > 0);
 }
 
-TEST_CASE("rivers: --infinite and noise --region refuse a recipe with [rivers]") {
+TEST_CASE(
+    "rivers: --infinite, generate --region and noise --region refuse a recipe with [rivers]") {
     TempDir dir;
     auto inf = run_tilegen("generate " + recipe() + " --infinite -o " +
                            shell_quote((dir / "i.tmx").string()));
     CHECK(inf.exit_code == 1);
     CHECK(inf.err.find("error: [rivers] routes water over the whole map") != std::string::npos);
+    auto window = run_tilegen("generate " + recipe() + " --region 0,0,32,32 -o " +
+                              shell_quote((dir / "w.tmx").string()));
+    CHECK(window.exit_code == 1);
+    CHECK(window.err.find("infinite maps and --region windows cannot have rivers") !=
+          std::string::npos);
     auto part = run_tilegen("noise " + recipe() + " --region 0,0,10,10 -o " +
                             shell_quote((dir / "p.png").string()));
     CHECK(part.exit_code == 1);
