@@ -470,6 +470,29 @@ int run_generate(const Args& args) {
             j.key("rounds").value(static_cast<std::uint64_t>(l.rounds));
             j.end_object();
         }
+        if (result.hydrology) {
+            // [rivers]: docs/hydrology.md
+            const std::string symbols = terrain_symbols(project->recipe);
+            j.key("rivers").begin_array();
+            for (const RiverReport& r : result.hydrology->rivers) {
+                j.begin_object();
+                j.key("source").begin_array().value(r.source_x).value(r.source_y).end_array();
+                j.key("mouth").begin_array().value(r.mouth_x).value(r.mouth_y).end_array();
+                j.key("length").value(r.length).key("max_width").value(r.max_width);
+                j.key("ends_in").value(
+                    r.ends_in < 0 ? std::string("edge")
+                                  : std::string(1, symbols[static_cast<std::size_t>(r.ends_in)]));
+                j.end_object();
+            }
+            j.end_array();
+            j.key("lakes").begin_array();
+            for (const LakeReport& l : result.hydrology->lakes) {
+                j.begin_object();
+                j.key("x").value(l.x).key("y").value(l.y).key("cells").value(l.cells);
+                j.end_object();
+            }
+            j.end_array();
+        }
         j.key("objects").begin_object();
         if (project->sprites) {
             std::vector<std::uint64_t> counts(project->sprites->sprites.size(), 0);
