@@ -9,7 +9,8 @@
 //   [error]                                       the red error tile
 //   [[rules]] path, terrains                      rules files to write (also a single [rules]
 //   table)
-//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as, own_rims
+//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as, own_rims, group,
+//               bridge
 //   [[terrain.variant]] name, weight, decoration, count, colors
 //   [[pair]] upper, lower, set, rim_depth, wobble, wobble_period, corner_radius, upper_lines,
 //   lower_lines,
@@ -119,6 +120,23 @@ struct Terrain {
     // colours. Each such overlay adds a distinct lower texture to the rules: more tiles, and more
     // cases for `tilegen check` to enumerate.
     bool own_rims = false;
+    // `group = N`: the tile layout group (range 0..8; default 0, or 1 with draws_as). The tiles of
+    // group 0 (terrains, their variants, the error tile, then the pairs' rims) come first, then
+    // those of group 1 on a fresh row, and so on; a pair's rims belong to the higher group of its
+    // two terrains. Terrains added to a finished tileset take a new group, so every existing tile
+    // keeps its index (the road and bridge of the overworld are group 2, after the rivers).
+    int group = 0;
+    // `bridge = ["water", "river", ...]`: this terrain is a bridge (a wooden deck with rails) over
+    // the named terrains (the spanned terrains; indices here; empty = not a bridge, the default).
+    // A bridge has no base texture (`style` is optional and unused), no variants, no draws_as and
+    // no pairs, and must be the highest terrain, so every other terrain sees it as its own level
+    // and draws no rim against it. Its cells pick one of 8 tiles from their 4 neighbours (see
+    // bridge_tiles): the deck runs east-west (rails along the north and south edges) when more of
+    // its east and west neighbours than of its north and south ones are not spanned (land, a road,
+    // the bridge), north-south when fewer; on a tie it follows the neighbouring bridge cells
+    // (east-west when at least as many bridge cells lie east and west as north and south). An end
+    // (posts and a sill) is drawn on a side whose neighbour is neither spanned nor the bridge.
+    std::vector<int> bridge;
 };
 
 struct Pair {
@@ -233,5 +251,21 @@ struct RimTile {
     std::uint8_t mask = 0;
 };
 std::vector<RimTile> rim_tiles(const Description& d, const Pair& pair);
+
+// The 8 tiles of a bridge terrain, in painting order: NAME-ew, NAME-ew-w, NAME-ew-e, NAME-ew-w-e
+// (deck running east-west; ends where the bridge meets land on the west, east or both sides), then
+// NAME-ns, NAME-ns-n, NAME-ns-s, NAME-ns-n-s (each the east-west tile turned a quarter
+// clockwise: its west end becomes the north end).
+struct BridgeTile {
+    std::string name;
+    bool north_south = false; // the deck runs north-south
+    bool end_a = false;       // an end on the west (north-south: north) side
+    bool end_b = false;       // an end on the east (north-south: south) side
+};
+std::vector<BridgeTile> bridge_tiles(const Terrain& bridge);
+
+// The bridge tile of a cell from its 4 neighbours, each 0 = spanned (water), 1 = the bridge,
+// 2 = anything else (land, road): the rule Terrain::bridge describes; index into bridge_tiles().
+int bridge_tile_for(int n, int e, int s, int w);
 
 } // namespace tilegen::paint
