@@ -501,6 +501,10 @@ void read_sprite(Reader& r, const toml::table& t, const Description& d, std::vec
                                {"rock", Shape::rock},
                                {"bush", Shape::bush},
                                {"stalagmite", Shape::stalagmite},
+                               {"town", Shape::town},
+                               {"village", Shape::village},
+                               {"cave", Shape::cave},
+                               {"tent", Shape::tent},
                                {"crystal", Shape::crystal}});
     if (const toml::array* a = r.array(t, "footprint", "sprite")) {
         const auto cells = [&](std::size_t i) {

@@ -195,6 +195,12 @@ enum class Shape {
     bush,       // a low round clump of leaves, optional berries
     stalagmite, // a tapering cone of banded rock
     crystal,    // a cluster of prismatic crystals with glints
+    // Places (issue 17). palette = roof (tent: canvas, cave: rock) shades, trunk = walls (tent:
+    // poles), accents = [door and window dark, window light] (tent: [flag]).
+    town,    // three houses with hipped roofs, doors and windows, the nearest in front
+    village, // a house and a small hut
+    cave,    // a dungeon entrance: a crag of rock with a dark arched mouth at its foot
+    tent,    // a start: a canvas tent on poles with a pennant
 };
 
 struct Sprite {

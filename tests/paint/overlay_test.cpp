@@ -324,3 +324,64 @@ TEST_CASE("paint: golden river map (tests/data/river-art): every cell matched, t
     REQUIRE(r.exit_code == 0);
     CHECK(r.out.find("\"unmatched\":0") != std::string::npos);
 }
+
+TEST_CASE("paint: golden road map (tests/data/road-art): every cell matched, the road and bridge "
+          "tiles where worked out by hand") {
+    const fs::path src = test::source_dir();
+    const fs::path dir = src / "tests" / "data" / "road-art";
+    Diagnostics diags;
+    const auto recipe =
+        parse_recipe(test::read_text(src / "samples" / "overworld.toml"), "overworld.toml", diags);
+    REQUIRE(recipe);
+    const std::string symbols = terrain_symbols(*recipe);
+    SymbolTable table;
+    for (std::size_t i = 0; i < symbols.size(); ++i)
+        table[symbols[i]] = static_cast<int>(i);
+    const auto classes =
+        parse_class_map(test::read_text(dir / "classes.txt"), "classes.txt", table, diags);
+    const auto rules = parse_rules(test::read_text(src / "rules" / "overworld-full.rules"),
+                                   "overworld-full.rules", table, diags);
+    for (const auto& e : diags)
+        FAIL_CHECK(format_diagnostic(e));
+    REQUIRE(classes);
+    const std::vector<Rule> ordered = order_by_specificity(rules);
+    auto decided = [&](int x, int y) {
+        const int r = first_match(*classes, x, y, ordered, OutsidePolicy{});
+        REQUIRE(r >= 0);
+        const Target& t = ordered[static_cast<std::size_t>(r)].targets.front();
+        return t.kind == Target::Kind::error ? std::string("@error") : t.name;
+    };
+    int unmatched = 0, road_cells = 0, bridge_cells = 0;
+    for (int y = 0; y < classes->height(); ++y)
+        for (int x = 0; x < classes->width(); ++x) {
+            const std::string name = decided(x, y);
+            unmatched += name == "@error" ? 1 : 0;
+            const char c = symbols[(*classes)(x, y)];
+            CAPTURE(x);
+            CAPTURE(y);
+            if (c == '+') { // a road cell shows the road: plain, or its own rim over a lower one
+                ++road_cells;
+                CHECK(name.rfind("road", 0) == 0);
+            }
+            if (c == 'H') {
+                ++bridge_cells;
+                CHECK(name.rfind("bridge-", 0) == 0);
+            }
+        }
+    CHECK(unmatched == 0);
+    CHECK(road_cells > 80);
+    CHECK(bridge_cells == 10);
+    std::istringstream expected(test::read_text(dir / "expected.txt"));
+    int checked = 0;
+    for (std::string line; std::getline(expected, line);) {
+        line = line.substr(0, line.find('#'));
+        std::istringstream words(line);
+        int x = 0, y = 0;
+        std::string name;
+        if (!(words >> x >> y >> name)) continue;
+        CAPTURE(line);
+        CHECK(decided(x, y) == name);
+        ++checked;
+    }
+    CHECK(checked >= 20);
+}
