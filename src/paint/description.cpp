@@ -149,7 +149,7 @@ std::vector<Rgba> default_decoration_colors(Decoration d) {
 void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& terrains) {
     r.reject_unknown_keys(t, "terrain",
                           {"name", "symbol", "height", "style", "palette", "density", "weight",
-                           "variant", "draws_as", "own_rims", "group", "bridge"});
+                           "variant", "draws_as", "own_rims", "group", "bridge", "ruts"});
     Terrain terrain;
     r.read_tile_name(t, "name", "terrain", "[[terrain]]", terrain.name);
     if (r.require(t, "symbol", "[[terrain]]"))
@@ -182,6 +182,9 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
     r.read_colors(t, "palette", "terrain", 3, 5, terrains, terrain.palette);
     terrain.density = r.number(t, "density", "terrain", terrain.density, 0.0, 1.0);
     terrain.weight = r.number_above(t, "weight", "terrain", terrain.weight, 0.0, 1000.0);
+    terrain.ruts = r.boolean(t, "ruts", "terrain", terrain.ruts);
+    if (terrain.ruts && t.contains("bridge"))
+        r.error(TomlReader::where(t, "ruts"), "a bridge has no ruts");
     terrains.push_back(std::move(terrain));
 }
 
@@ -559,6 +562,10 @@ void check_unique_names(Reader& r, const toml::table& root, const Description& d
         if (!t.bridge.empty())
             for (const BridgeTile& b : bridge_tiles(t))
                 add(b.name, where(i));
+        if (t.ruts) {
+            add(t.name + "-ruts-ns", where(i));
+            add(t.name + "-ruts-ew", where(i));
+        }
         const toml::array* variant_nodes =
             (*terrain_nodes)[i].as_table()->contains("variant")
                 ? (*terrain_nodes)[i].as_table()->get("variant")->as_array()
@@ -680,6 +687,13 @@ std::optional<Description> parse_description(std::string_view text, const std::s
                     r.error((*pairs)[i], "rules can only be written for pairs with set = \"blob\"; "
                                          "write the rules of a \"basic\" set by hand");
     }
+    for (std::size_t i = 0; i < d.terrains.size(); ++i)
+        if (d.terrains[i].ruts && std::none_of(d.pairs.begin(), d.pairs.end(), [&](const Pair& p) {
+                return p.upper == static_cast<int>(i);
+            }))
+            r.error(TomlReader::where(*(*terrains)[i].as_table(), "ruts"),
+                    "'ruts' needs a [[pair]] with '" + d.terrains[i].name +
+                        "' as upper (the ruts replace its plain blob case)");
     if (const toml::table* o = r.table(root, "objects", "")) {
         r.reject_unknown_keys(*o, "objects", {"image", "sprite_width", "sprite_height", "columns"});
         Objects objects;

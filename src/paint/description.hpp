@@ -10,7 +10,7 @@
 //   [[rules]] path, terrains                      rules files to write (also a single [rules]
 //   table)
 //   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as, own_rims, group,
-//               bridge
+//               bridge, ruts
 //   [[terrain.variant]] name, weight, decoration, count, colors
 //   [[pair]] upper, lower, set, rim_depth, wobble, wobble_period, corner_radius, upper_lines,
 //   lower_lines,
@@ -137,6 +137,13 @@ struct Terrain {
     // (east-west when at least as many bridge cells lie east and west as north and south). An end
     // (posts and a sill) is drawn on a side whose neighbour is neither spanned nor the bridge.
     std::vector<int> bridge;
+    // `ruts = true` (default false; needs a [[pair]] with this terrain as upper, so it has blob
+    // rules): two more tiles, NAME-ruts-ns and NAME-ruts-ew (after its variants): the base texture
+    // with two wheel ruts running the length of the tile. A plain cell (no lower neighbour) whose
+    // north and south neighbours are this terrain or a bridge and whose east and west ones are
+    // neither shows NAME-ruts-ns (turned: -ew), so a straight road shows continuous ruts; bends,
+    // junctions and ends show the plain tile and its variants.
+    bool ruts = false;
 };
 
 struct Pair {

@@ -211,6 +211,22 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
         section_titles.emplace_back(lines.size(), t.name + " over " + title +
                                                       ": the 47 blob cases (" + lower_cell +
                                                       " = lower neighbour)");
+        if (t.ruts) {
+            // A straight run: plain (every neighbour same), the run's terrain (or a bridge) on two
+            // opposite sides, neither on the other two. Same specificity as the plain case, before
+            // it.
+            std::vector<char> run{t.symbol}, not_run = lower_symbols;
+            for (std::size_t o : order)
+                if (!d.terrains[o].bridge.empty()) run.push_back(d.terrains[o].symbol);
+            not_run.insert(not_run.end(), run.begin(), run.end());
+            const std::string on = symbol_set(run, false), off = symbol_set(not_run, true);
+            lines.push_back(
+                {{same_cell + on + same_cell, off + me + off, same_cell + on + same_cell},
+                 t.name + "-ruts-ns"});
+            lines.push_back(
+                {{same_cell + off + same_cell, on + me + on, same_cell + off + same_cell},
+                 t.name + "-ruts-ew"});
+        }
         for (BlobMask m : blob_cases()) {
             for (std::size_t j = 0; j < pairs.size(); ++j) {
                 if (m == 0 && j > 0) break;

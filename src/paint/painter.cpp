@@ -940,6 +940,29 @@ Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced)
     return img;
 }
 
+Image paint_ruts(const Description& d, int terrain, bool north_south) {
+    const Terrain& t = d.terrains[static_cast<std::size_t>(terrain)];
+    const Ramp ramp{t.palette};
+    Image img = paint_base(d, terrain);
+    const int n = d.tile_size;
+    const std::uint64_t key = hash_values(terrain_key(d, t), kDecoration, hash_string("ruts"));
+    // Two tracks a cart's width apart: a dark groove with a lit far lip, worn lighter in places;
+    // the same at every position along the run, so straight runs of cells continue.
+    for (const int at : {n / 4, n - n / 4 - 1})
+        for (int i = 0; i < n; ++i) {
+            auto put = [&](int across, Rgba c) {
+                if (north_south)
+                    img.set(across, i, c);
+                else
+                    img.set(i, across, c);
+            };
+            const double h = hash_unit(key, kPixel, at, i);
+            put(at, h < 0.2 ? ramp.shade(0) : ramp.shade(-1));
+            if (h > 0.35) put(at + 1, ramp.shade(1));
+        }
+    return img;
+}
+
 Image paint_bridge(const Description& d, int terrain, const BridgeTile& tile) {
     const Terrain& t = d.terrains[static_cast<std::size_t>(terrain)];
     const Ramp ramp{t.palette};
@@ -1041,6 +1064,10 @@ PaintedTileset paint_tileset(const Description& d) {
             for (std::size_t v = 0; v < terrain.variants.size(); ++v)
                 tiles.emplace_back(terrain.variants[v].name,
                                    paint_variant(d, static_cast<int>(t), static_cast<int>(v)));
+            if (terrain.ruts)
+                for (const bool ns : {true, false})
+                    tiles.emplace_back(terrain.name + (ns ? "-ruts-ns" : "-ruts-ew"),
+                                       paint_ruts(d, static_cast<int>(t), ns));
         }
         if (group == 0 && d.error.include) tiles.emplace_back(d.error.name, paint_error(d));
         for (const Pair& pair : d.pairs) {

@@ -85,6 +85,10 @@ Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced)
 // turned a quarter clockwise.
 Image paint_bridge(const Description& d, int terrain, const BridgeTile& tile);
 
+// A terrain's rut tile (Terrain::ruts): its base texture with two wheel ruts running north-south
+// (or east-west), the same at every position along them.
+Image paint_ruts(const Description& d, int terrain, bool north_south);
+
 // A quarter turn clockwise of a mask (n -> e -> s -> w) and of a square image.
 BlobMask turn_mask(BlobMask m);
 Image turn_image(const Image& img);

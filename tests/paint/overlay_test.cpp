@@ -252,8 +252,8 @@ TEST_CASE("paint: overlay tiles come after every other tile: without them the ti
     // Each group starts a fresh row: every pixel of the smaller tileset is in the larger one.
     check_prefix(a, r);
     check_prefix(r, b);
-    for (const char* name : {"road", "road-pebbles", "bridge-ew", "bridge-ns-n-s", "grass-road-n",
-                             "rock-road-s", "road-dirt-w", "road-river-n"})
+    for (const char* name : {"road", "road-pebbles", "road-ruts-ns", "bridge-ew", "bridge-ns-n-s",
+                             "grass-road-n", "rock-road-s", "road-dirt-w", "road-river-n"})
         CHECK_MESSAGE(std::count(b.names.begin() + static_cast<long>(r.names.size()), b.names.end(),
                                  std::string(name)) == 1,
                       name);

@@ -195,7 +195,7 @@ TEST_CASE("paint: the overworld description paints the named tiles") {
     const PaintedTileset ts = paint_tileset(d);
     int expected = 1; // the error tile
     for (const auto& t : d.terrains)
-        expected += t.bridge.empty() ? 1 + static_cast<int>(t.variants.size())
+        expected += t.bridge.empty() ? 1 + static_cast<int>(t.variants.size()) + (t.ruts ? 2 : 0)
                                      : static_cast<int>(bridge_tiles(t).size());
     CHECK(d.pairs.size() >= 8);
     CHECK(ts.tile_count() == expected + 46 * static_cast<int>(d.pairs.size()));

@@ -102,6 +102,8 @@ TEST_CASE("paint: bad group and bridge values: message and line:column") {
          "bridge =", "a bridge cannot have 'draws_as'"},
         {w + g + bridge(5) + "[[pair]]\nupper = \"bridge\"\nlower = \"water\"\n", "\"bridge\"",
          "upper =", "has no pairs"},
+        {w + terrain("grass", "g", 2, "ruts = true\n"), "true", "ruts", "'ruts' needs a [[pair]]"},
+        {w + terrain("grass", "g", 2, "ruts = 1\n"), "1\n", "ruts", "'terrain.ruts' must be"},
     };
     for (const Bad& b : cases) {
         CAPTURE(b.text);
@@ -219,4 +221,30 @@ TEST_CASE("paint: the overworld's objects sheet has the place sprites") {
     const auto town = std::find_if(d.sprites.begin(), d.sprites.end(),
                                    [](const Sprite& s) { return s.name == "town"; });
     CHECK(town->footprint_w * town->footprint_h >= 4);
+}
+
+TEST_CASE("paint: rut tiles are the base texture with two ruts along the run") {
+    const Description& d = tp::description("overworld");
+    int road = -1;
+    for (std::size_t i = 0; i < d.terrains.size(); ++i)
+        if (d.terrains[i].ruts) road = static_cast<int>(i);
+    REQUIRE(road >= 0);
+    const int n = d.tile_size;
+    const Image base = paint_base(d, road);
+    const Image ns = paint_ruts(d, road, true), ew = paint_ruts(d, road, false);
+    auto in_rut = [&](int across) {
+        return across == n / 4 || across == n / 4 + 1 || across == n - n / 4 - 1 ||
+               across == n - n / 4;
+    };
+    int rut_pixels = 0;
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            if (!in_rut(x)) CHECK(ns.get(x, y) == base.get(x, y));
+            if (!in_rut(y)) CHECK(ew.get(x, y) == base.get(x, y));
+            rut_pixels += ns.get(x, y) != base.get(x, y) ? 1 : 0;
+        }
+    CHECK(rut_pixels >= n); // the ruts run the whole length
+    // The groove is never lighter than the base shade: it reads as a track.
+    for (int y = 0; y < n; ++y)
+        CHECK(ns.get(n / 4, y) != d.terrains[static_cast<std::size_t>(road)].palette.back());
 }
