@@ -96,8 +96,8 @@ struct Terrain {
     // symbol (not whitespace nor ? ! [ ] @ * # / \), e.g. "g" or "~"; unique; required.
     char symbol = '?';
     int height = 0; // layering: higher terrains draw lower ones as rims; unique; range -1000..1000
-    Style style =
-        Style::grain; // "blades", "grain", "waves", "flags", "void", "rocky", "leafy"; required
+    Style style = Style::grain; // "blades", "grain", "waves", "flags", "void", "rocky", "leafy",
+                                // "flow", "falls"; required (not for a bridge)
     std::vector<Rgba> palette; // 3..5 shades, darkest first; required
     double density = 0.5; // how many marks (blades, grains, crests) the texture has; range 0..1
     double weight = 1.0;  // rule weight of the base tile among its variants; range (0, 1000]
