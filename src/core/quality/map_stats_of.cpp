@@ -44,13 +44,12 @@ MapStats map_stats_of(const Project& project, const GenerateResult& result, int 
     const Recipe& recipe = project.recipe;
     std::vector<double> targets = share_targets(recipe, result);
     const std::uint32_t overlays = overlay_mask(recipe);
-    MapStats stats = compute_map_stats(overlays ? joined_overlays(result.classes, recipe.terrain)
-                                                : result.classes,
-                                       walkable_flags(recipe.terrain), targets, result.unmatched,
-                                       threads);
+    MapStats stats = compute_map_stats(
+        overlays ? joined_overlays(result.classes, recipe.terrain) : result.classes,
+        walkable_flags(recipe.terrain), targets, result.unmatched, threads);
     if (overlays) { // the class fractions of the grid itself (the joined grid moved overlays)
-        const auto fractions = class_fractions(result.classes,
-                                               static_cast<int>(recipe.terrain.size()), threads);
+        const auto fractions =
+            class_fractions(result.classes, static_cast<int>(recipe.terrain.size()), threads);
         for (std::size_t c = 0; c < fractions.size() && c < stats.class_fractions.size(); ++c)
             stats.class_fractions[c] = fractions[c];
     }
