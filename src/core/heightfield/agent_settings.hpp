@@ -66,7 +66,8 @@ struct AgentSettings {
 };
 
 // Thermal erosion: material slides from a cell to lower 4-neighbours where the drop exceeds `talus`
-// (a synchronous update: half the excess of the steepest drop moves, split by excess).
+// (a synchronous update: half the excess of the steepest drop over 0.9·talus moves, split over the
+// steep neighbours by their excess, so drops settle a little below the talus).
 struct ThermalSettings {
     double talus = 0.01; // steepest stable drop between neighbours (height per cell); default 0.01,
                          // range 0..1

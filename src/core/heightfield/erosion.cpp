@@ -15,7 +15,9 @@ ErosionTotals thermal_erosion(Grid<float>& g, const ThermalSettings& s, int thre
     const int w = g.width(), h = g.height();
     if (w == 0 || h == 0) return totals;
     constexpr int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
-    const float talus = static_cast<float>(s.talus);
+    // Drops steeper than the talus settle to 0.9 of it (a little below, so slopes come to rest
+    // instead of creeping towards the talus for ever).
+    const float talus = static_cast<float>(s.talus), rest = 0.9f * talus;
     // out[4 i + k]: material moving from cell i to its neighbour k in this iteration.
     std::vector<float> out(static_cast<std::size_t>(w) * h * 4);
     Grid<float> next = Grid<float>::uninitialised(w, h);
@@ -31,8 +33,10 @@ ErosionTotals thermal_erosion(Grid<float>& g, const ThermalSettings& s, int thre
                         const int nx = x + dx[k], ny = y + dy[k];
                         excess[k] = 0;
                         if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-                        const float d = v - g(nx, ny) - talus;
-                        if (d > 0) excess[k] = d, sum += d, most = std::max(most, d);
+                        const float drop = v - g(nx, ny);
+                        if (drop <= talus) continue;
+                        const float d = drop - rest;
+                        excess[k] = d, sum += d, most = std::max(most, d);
                     }
                     float* o = &out[(static_cast<std::size_t>(y) * w + x) * 4];
                     // Half the steepest excess moves, split in proportion to the excesses.
