@@ -156,7 +156,7 @@ void ridges(const RidgeAgents& r, bool foothills, std::uint64_t stream, std::uin
             double sea_level, const std::vector<float>& coast_distance, Map m) {
     const int reach =
         std::min(64, r.width + static_cast<int>(std::ceil((r.altitude - sea_level) / r.slope)));
-    const float min_coast = static_cast<float>(r.width + 3);
+    const float min_coast = static_cast<float>(std::max(r.width + 3, (reach * 2) / 3));
     auto ok = [&](int x, int y) {
         return m.inside(x, y) && coast_distance[static_cast<std::size_t>(y) * m.w + x] >= min_coast;
     };

@@ -128,9 +128,9 @@ TEST_CASE("agents: the number of separate ridges follows the number of mountain 
     for (int n = 1; n <= 5; ++n) {
         auto d = agents_def();
         AgentSettings& a = d.settings.agents;
-        a.coastline.budget = 0.5;
+        a.coastline.budget = 0.6; // room inland for five ridges
         a.mountain.agents = n;
-        a.mountain.steps = 40;
+        a.mountain.steps = 30;
         a.mountain.width = 1;
         const float threshold = static_cast<float>((a.sea_level + a.mountain.altitude) / 2);
         double sum = 0;
