@@ -118,17 +118,19 @@ std::vector<unsigned char> coastline(const CoastlineAgents& c, std::uint64_t see
             return (c.repulsor * dr - c.attractor * da) / (r * r) - c.edge * pen * pen +
                    c.compact * around;
         };
-        const double hx = leaf.x + 0.5, hy = leaf.y + 0.5; // home: the seed point's centre
+        double hx = leaf.x + 0.5, hy = leaf.y + 0.5; // home: the seed point's centre
+        const double reach = r + 8; // rays longer than the agent's own blob cross others' land
         for (long long t = 0; t < leaf.tokens && raised < static_cast<long long>(w) * h; ++t) {
             // Candidates: the first sea cell along rays from home in hashed directions; the best
-            // scoring is raised (four rays a token, more when rays leave the map).
+            // scoring is raised (four rays a token; rays leaving the map or running longer than
+            // `reach` over land find nothing).
+            const auto ut = static_cast<std::uint64_t>(t) + 2;
             int bx = -1, by = -1, found = 0;
             double best = -std::numeric_limits<double>::infinity();
-            for (std::uint64_t k = 0; k < 24 && found < 4; ++k) {
-                const double a = unit(seed, kCoast, leaf.id, static_cast<std::uint64_t>(t) + 2, k) *
-                                 2 * std::numbers::pi;
+            for (std::uint64_t k = 0; k < 16 && found < 4; ++k) {
+                const double a = unit(seed, kCoast, leaf.id, ut, k) * 2 * std::numbers::pi;
                 const double dx = std::cos(a), dy = std::sin(a);
-                for (double d = 0;; d += 1) {
+                for (double d = 0; d <= reach; d += 1) {
                     const int x = static_cast<int>(std::floor(hx + dx * d)),
                               y = static_cast<int>(std::floor(hy + dy * d));
                     if (x < 0 || y < 0 || x >= w || y >= h) break;
@@ -140,7 +142,23 @@ std::vector<unsigned char> coastline(const CoastlineAgents& c, std::uint64_t see
                     }
                 }
             }
+            // Home deep in land: search along hashed directions for the coast and move home
+            // there (the sea cell found is raised).
+            for (std::uint64_t k = 0; k < 8 && bx < 0; ++k) {
+                const double a = unit(seed, kCoast, leaf.id, ut, 100 + k) * 2 * std::numbers::pi;
+                const double dx = std::cos(a), dy = std::sin(a);
+                for (double d = 0;; d += 1) {
+                    const int x = static_cast<int>(std::floor(hx + dx * d)),
+                              y = static_cast<int>(std::floor(hy + dy * d));
+                    if (x < 0 || y < 0 || x >= w || y >= h) break;
+                    if (!is_land(x, y)) {
+                        bx = x, by = y;
+                        break;
+                    }
+                }
+            }
             if (bx < 0) break; // land all round to the edges
+            if (found == 0) hx = bx + 0.5, hy = by + 0.5;
             land[static_cast<std::size_t>(by) * w + bx] = 1;
             ++raised;
         }
