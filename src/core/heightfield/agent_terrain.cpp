@@ -336,7 +336,10 @@ Grid<float> agent_terrain(const AgentSettings& s, std::uint64_t seed, int width,
             const double v = land[i]
                                  ? sl + 0.01 + std::min(0.2, s.coastline.rise * (to_sea[i] - 1))
                                  : sl - 0.01 - (sl - 0.05) * std::min(1.0, (to_land[i] - 1) / 24.0);
-            g(x, y) = static_cast<float>(v);
+            // A small hashed texture (±0.001) so that percentile classes find no ties on the flat
+            // sea floor and the even rise inland.
+            const double jitter = unit_double(hash_position(hash_values(seed, kCoast), x, y)) - 0.5;
+            g(x, y) = static_cast<float>(v + 0.002 * jitter);
         }
     Map m{width, height, g};
     ridges(s.mountain, true, kMountain, seed, sl, to_sea, m);
