@@ -46,7 +46,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     recipe.name = std::filesystem::path(path).stem().string();
     reader.reject_unknown_keys(root, "",
                                {"map", "noise", "maps", "classes", "biomes", "terrain", "rules",
-                                "tileset", "objects", "output"});
+                                "tileset", "objects", "output", "places", "roads", "constraints"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -327,6 +327,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             }
         }
     }
+
+    recipe.places = parse_places_recipe(reader, root, recipe.terrain);
 
     // combine references and cycles
     for (const MapDefinition& def : recipe.maps)

@@ -18,6 +18,7 @@
 #include "core/diagnostic.hpp"
 #include "core/heightfield/heightfield.hpp"
 #include "core/objects/object_placement.hpp"
+#include "core/recipe/places_parser.hpp"
 
 namespace tilegen {
 
@@ -94,6 +95,7 @@ struct Recipe {
     RulesSettings rules;
     TilesetSettings tileset;
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
+    PlacesRecipe places; // [[places]], [roads], [constraints] (places_parser.hpp; issue 17)
     OutputSettings output;
 };
 
