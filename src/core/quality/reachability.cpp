@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 
 namespace tilegen {
 
@@ -52,6 +53,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
                            const std::vector<std::uint8_t>& protect, Router& router) {
+    (void)router; // connect runs its own single search (one tree of routes); kept for the API
     ReachReport report;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
@@ -115,51 +117,101 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             else
                 g.cost[i] = pass;
         }
-        std::vector<std::uint8_t> target(n, 0);
-        bool any = false;
-        for (std::size_t r = 0; r < count; ++r)
-            if (!merged[r] && big(r))
-                for (std::uint32_t c : border[r]) {
-                    target[c] = 1;
-                    any = true;
-                }
-        std::vector<std::uint32_t> sources = border[main];
-        auto merge = [&](std::int32_t r) {
-            if (merged[r]) return;
-            merged[r] = 1;
-            for (std::uint32_t c : border[r]) {
-                target[c] = 0;
-                sources.push_back(c);
-            }
+        // One Dijkstra from the main region's border (binary heap keyed by distance, then cell
+        // index). Reaching a cell of another big region carves the route back to the regions
+        // already joined and joins that region: its border cells enter at the distance it was
+        // reached at, so the routes form one tree, and the interior of joined regions is never
+        // explored.
+        constexpr std::uint32_t kInf = 0xFFFFFFFFu;
+        constexpr std::uint8_t kRoot = 0xFF;
+        std::vector<std::uint32_t> dist(n, kInf);
+        std::vector<std::uint8_t> parent(n, kRoot);
+        std::vector<std::uint64_t> heap;
+        const auto push = [&](std::uint32_t d, std::uint32_t c) {
+            heap.push_back((static_cast<std::uint64_t>(d) << 32) | c);
+            std::push_heap(heap.begin(), heap.end(), std::greater<>());
         };
-        while (any) {
-            std::sort(sources.begin(), sources.end());
-            sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-            Route route = router.route(g, sources, target);
-            if (!route.found) break;
-            for (std::size_t i = 0; i < route.cells.size(); ++i) {
-                const std::uint32_t c = route.cells[i];
-                ClassId& cell = classes.cells()[c];
-                if (route.bridged[i]) {
-                    cell = roads.bridge_class;
-                    g.span[c] = 0;
-                    g.cost[c] = kBlocked; // no later bridge crosses it
-                    ++report.carved;
-                    continue;
+        const auto join = [&](std::int32_t r, std::uint32_t d) {
+            merged[r] = 1;
+            for (std::uint32_t c : border[r])
+                if (d < dist[c]) {
+                    dist[c] = d;
+                    parent[c] = kRoot;
+                    push(d, c);
                 }
-                if (!walk(cell)) {
-                    cell = roads.road_class;
-                    g.cost[c] = one;
-                    ++report.carved;
+        };
+        join(main, 0);
+        constexpr int kDx[4] = {1, -1, 0, 0};
+        constexpr int kDy[4] = {0, 0, 1, -1};
+        const auto joined_cell = [&](std::uint32_t c) {
+            const std::int32_t l = regions.label[c];
+            return l >= 0 && merged[l];
+        };
+        while (!heap.empty()) {
+            std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+            const std::uint64_t top = heap.back();
+            heap.pop_back();
+            const auto d = static_cast<std::uint32_t>(top >> 32);
+            const auto c = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
+            if (d != dist[c]) continue;
+            const std::int32_t l = regions.label[c];
+            if (l >= 0 && !merged[l] && big(l)) {
+                // Carve the route back to a joined cell.
+                std::uint32_t k = c;
+                while (parent[k] != kRoot) {
+                    const int dir = parent[k] & 3, len = parent[k] >> 2;
+                    int x = static_cast<int>(k % w), y = static_cast<int>(k / w);
+                    for (int i = 0; i < len; ++i) {
+                        x -= kDx[dir];
+                        y -= kDy[dir];
+                        const auto b = static_cast<std::uint32_t>(y * w + x);
+                        if (classes.cells()[b] != roads.bridge_class) {
+                            classes.cells()[b] = roads.bridge_class;
+                            g.span[b] = 0;
+                            g.cost[b] = kBlocked;
+                            ++report.carved;
+                        }
+                    }
+                    x -= kDx[dir];
+                    y -= kDy[dir];
+                    k = static_cast<std::uint32_t>(y * w + x);
+                    ClassId& cell = classes.cells()[k];
+                    if (!walk(cell)) {
+                        cell = roads.road_class;
+                        ++report.carved;
+                    }
                 }
-                if (regions.label[c] >= 0)
-                    merge(regions.label[c]);
-                else
-                    sources.push_back(c);
+                join(l, d);
+                continue;
             }
-            any = false;
-            for (std::size_t r = 0; r < count && !any; ++r)
-                any = !merged[r] && big(r);
+            const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+            const bool from_water = g.span[c] != 0;
+            for (int dir = 0; dir < 4; ++dir) {
+                int nx = x + kDx[dir], ny = y + kDy[dir];
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                auto nc = static_cast<std::uint32_t>(ny * w + nx);
+                int k = 0;
+                std::uint32_t extra = 0;
+                if (g.span[nc]) {
+                    if (from_water) continue;
+                    while (k < g.max_bridge && g.span[nc]) {
+                        ++k;
+                        nx += kDx[dir];
+                        ny += kDy[dir];
+                        if (nx < 0 || ny < 0 || nx >= w || ny >= h) break;
+                        nc = static_cast<std::uint32_t>(ny * w + nx);
+                    }
+                    if (nx < 0 || ny < 0 || nx >= w || ny >= h || g.span[nc]) continue;
+                    extra = static_cast<std::uint32_t>(k) * g.bridge_cost;
+                }
+                if (g.cost[nc] == kBlocked || joined_cell(nc)) continue;
+                const std::uint32_t nd = d + extra + g.cost[nc];
+                if (nd < dist[nc]) {
+                    dist[nc] = nd;
+                    parent[nc] = static_cast<std::uint8_t>(dir | (k << 2));
+                    push(nd, nc);
+                }
+            }
         }
     }
     // Fill: under connect the big regions left; under fill every other region.

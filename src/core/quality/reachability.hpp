@@ -6,11 +6,13 @@
 // Output: the grid rewritten in place and a report. Regions are 4-connected sets of walkable cells;
 // a region is big when it has at least min_region cells. The main region holds the first walkable
 // start cell.
-// Policies: connect — while a big region is not the main one, route (route.hpp) from the main
-// region's border cells to the nearest cell of another big region over blockers (pass_cost per
-// blocker cell, bridges over bridge_over classes as for roads, never through avoid classes or
-// protected cells) and carve the route: spans become bridge_class, blocker cells road_class (a
-// pass); big regions no route reaches are filled. fill — every region but the main one is filled.
+// Policies: connect — one Dijkstra (binary heap, ties by cell index) grows from the main region's
+// border over blockers (pass_cost per blocker cell, straight bridges over bridge_over classes as
+// for roads (route.hpp), never through avoid classes or protected cells); reaching a cell of
+// another big region carves the route back (spans become bridge_class, blocker cells road_class:
+// a pass) and joins that region (its border enters at the distance it was reached at), so the
+// routes form one tree and joined interiors are never explored; big regions no route reaches are
+// filled. fill — every region but the main one is filled.
 // reseed — nothing is changed. Filling turns a region's cells into the blocker class most common
 // among its outside 4-neighbours (ties: lowest class id). Small regions are left as secrets under
 // connect. Invariant: after connect or fill, exactly one big region (the main one) remains, unless

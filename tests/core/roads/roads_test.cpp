@@ -93,7 +93,7 @@ TEST_CASE("route: exact least cost and valid moves, against a textbook Dijkstra"
         g.width = w;
         g.height = h;
         g.max_bridge = static_cast<int>(seed % 5);
-        g.bridge_cost = 1 + seed % 40;
+        g.bridge_cost = static_cast<std::uint32_t>(1 + seed % 40);
         for (int i = 0; i < w * h; ++i) {
             const std::uint64_t r = hash_values(seed, i);
             const int kind = static_cast<int>(r % 10);
