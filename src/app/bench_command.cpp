@@ -10,6 +10,7 @@
 #include "core/json_writer.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
+#include "io/png_stream.hpp"
 #include "io/tmx_writer.hpp"
 
 namespace tilegen::app {
@@ -31,12 +32,14 @@ CommandSpec bench_spec() {
     s.summary = "Time the pipeline stage by stage (median, min, ns per cell, peak memory).";
     s.operands = "[RECIPE]";
     s.about =
-        R"(Runs the whole pipeline (noise, classes, every rule layer, the map, the TMX in CSV) K times
-after one warm-up run and prints, per stage, the median and minimum time, nanoseconds per cell, and
-the peak memory of the process. Without RECIPE, the built-in default overworld.
+        R"(Runs the whole pipeline (noise, classes, every rule layer, the map, the TMX in CSV, the PNG
+preview) K times after one warm-up run and prints, per stage, the median and minimum time,
+nanoseconds per cell, and the peak memory of the process. Without RECIPE, the built-in default
+overworld.
 The "tmx" stage is the writer `tilegen generate` uses (layer data and objects formatted in chunks on
 N threads, streamed out in order) into a sink that counts the bytes and discards them: nothing is
-written to disk and the TMX text is never held in memory.
+written to disk and the TMX text is never held in memory. The "png" stage is generate's preview
+(at most 16384 pixels a side, rendered and deflated in strips on N threads) into such a sink.
 )";
     s.options = {
         {{"--size"}, "WxH", "map size in cells (default 1024x1024)", cell_size()},
@@ -73,7 +76,7 @@ int run_bench(const Args& args) {
 
     std::map<std::string, std::vector<double>> samples;
     std::vector<std::string> order;
-    std::size_t tmx_bytes = 0;
+    std::size_t tmx_bytes = 0, png_bytes = 0;
     for (int run = 0; run <= repeat; ++run) {
         GenerateResult result = generate_map(*project, options);
         // The pipeline's stages, then the writer, timed by the same runner.
@@ -88,6 +91,21 @@ int run_bench(const Args& args) {
             io::write_map(sink, result.map, "bench.tmx", output);
             tmx_bytes = sink.bytes;
         });
+        bool png_ok = true;
+        Diagnostics png_diags;
+        run_timed(timings, "png", [&] {
+            io::CountingSink sink;
+            io::PngStreamOptions png_options;
+            png_options.threads = options.threads;
+            png_ok = io::write_preview_png(sink, result.map, io::kPreviewMaxSide, png_options,
+                                           "bench.png", png_diags)
+                         .has_value();
+            png_bytes = sink.bytes;
+        });
+        if (!png_ok) {
+            print_diagnostics(png_diags);
+            return kExitInput;
+        }
         if (run == 0) continue; // warm-up
         double total = 0;
         for (const auto& t : timings) {
@@ -123,6 +141,7 @@ int run_bench(const Args& args) {
         j.key("bytes_per_cell").value(peak / cells);
         j.key("tmx_bytes").value(static_cast<std::uint64_t>(tmx_bytes));
         j.key("tmx_encoding").value("csv");
+        j.key("png_bytes").value(static_cast<std::uint64_t>(png_bytes));
         j.end_object();
         std::cout << j.str() << "\n";
     } else {
@@ -138,6 +157,8 @@ int run_bench(const Args& args) {
         const double tmx = static_cast<double>(tmx_bytes);
         std::printf("tmx %.1f MiB of CSV (%.2f bytes per cell), streamed and discarded\n",
                     tmx / 1048576.0, tmx / cells);
+        std::printf("png %.1f MiB (the preview generate writes), streamed and discarded\n",
+                    static_cast<double>(png_bytes) / 1048576.0);
         std::printf("peak memory %.1f MiB (%.1f bytes per cell)\n", peak / 1048576.0, peak / cells);
     }
     return kExitOk;

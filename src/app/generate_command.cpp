@@ -16,7 +16,7 @@
 #include "io/file_source.hpp"
 #include "io/files.hpp"
 #include "io/infinite_writer.hpp"
-#include "io/png.hpp"
+#include "io/png_stream.hpp"
 #include "io/project_loader.hpp"
 #include "io/tmx_writer.hpp"
 
@@ -102,6 +102,32 @@ void write_places_json(JsonWriter& j, const Project& project, const GenerateResu
 } // namespace
 
 // Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
+// "X,Y,W,H" -> the region (W, H >= 1, every number within the map coordinate range).
+std::optional<Region> parse_region(const std::string& text) {
+    std::array<long long, 4> v{};
+    std::size_t at = 0;
+    for (int i = 0; i < 4; ++i) {
+        if (i > 0) {
+            if (at >= text.size() || text[at] != ',') return std::nullopt;
+            ++at;
+        }
+        const std::size_t start = at;
+        if (at < text.size() && text[at] == '-') ++at;
+        while (at < text.size() && text[at] >= '0' && text[at] <= '9')
+            ++at;
+        if (at == start || (at == start + 1 && text[start] == '-') || at - start > 10)
+            return std::nullopt;
+        v[static_cast<std::size_t>(i)] = std::stoll(text.substr(start, at - start));
+    }
+    if (at != text.size()) return std::nullopt;
+    constexpr long long kLimit = 1LL << 30;
+    for (long long n : v)
+        if (n < -kLimit || n > kLimit) return std::nullopt;
+    if (v[2] < 1 || v[3] < 1 || v[2] > 65536 || v[3] > 65536) return std::nullopt;
+    return Region{static_cast<int>(v[0]), static_cast<int>(v[1]), static_cast<int>(v[2]),
+                  static_cast<int>(v[3])};
+}
+
 CommandSpec generate_spec() {
     CommandSpec s;
     s.name = "generate";
@@ -146,7 +172,17 @@ CommandSpec generate_spec() {
          "",
          "write an infinite map: layers as chunks, generated chunk by chunk (position-based kinds "
          "only); the map covers --size (rounded out to whole chunks); thresholds come from the "
-         "first 1024x1024 cells (or the whole size if smaller); objects are not placed"},
+         "first 1024x1024 cells (or the whole size if smaller); objects are placed over the whole "
+         "size at once (as in the finite map: about 1 byte per cell plus 4 per density map)"},
+        {{"--region"},
+         "X,Y,W,H",
+         "write just this window of the map (cells X..X+W-1, Y..Y+H-1; X and Y may be negative) "
+         "as a finite map, the same tiles as the --infinite map of --size has there: thresholds "
+         "from the same sample, noise scales from --size. Position-based recipes only, no "
+         "objects; cut a world too big for one machine into region jobs (README, \"Maps larger "
+         "than one machine\")",
+         custom("X,Y,W,H: four whole numbers, W and H at least 1",
+                [](const std::string& v) { return parse_region(v).has_value(); })},
         {{"--chunk"},
          "N",
          "chunk side for --infinite (default 16, 1..1024)",
@@ -164,11 +200,29 @@ CommandSpec generate_spec() {
     s.constraints = {
         {"--infinite", "--classes", Constraint::excludes, ""},
         {"--size", "--classes", Constraint::excludes, "the class map sets the size"},
+        {"--region", "--infinite", Constraint::excludes, ""},
+        {"--region", "--classes", Constraint::excludes, ""},
         {"--embed-tilesets", "--tilesets", Constraint::excludes,
          "--embed-tilesets is --tilesets embedded"},
     };
     s.epilogue = "Exit codes: 0 success, 1 bad input, 2 bad usage.\n";
     return s;
+}
+
+// The world of an infinite map or a region window (prepare_world), its errors printed; a note when
+// keep_shares, a whole-map stage, cannot run.
+std::optional<WorldSetup> chunked_world(const Project& project, std::uint64_t seed, int width,
+                                        int height, Region sample) {
+    Diagnostics diags;
+    auto world = prepare_world(project, seed, width, height, sample, diags);
+    if (!world) {
+        print_diagnostics(diags);
+        return std::nullopt;
+    }
+    if (!project.class_passes.empty() && project.recipe.classes.keep_shares)
+        print_diagnostics({run_note("keep_shares needs the whole map: the class shares stay as "
+                                    "the class passes leave them")});
+    return world;
 }
 
 int run_generate(const Args& args) {
@@ -186,6 +240,8 @@ int run_generate(const Args& args) {
     if (auto n = cl.integer("--seed")) seed = static_cast<std::uint64_t>(*n);
     const std::optional<std::pair<int, int>> size = cl.size("--size");
     const bool json = cl.flag("--json"), infinite = cl.flag("--infinite");
+    const std::optional<Region> region =
+        cl.text("--region") ? parse_region(*cl.text("--region")) : std::nullopt;
     const int chunk = static_cast<int>(cl.integer("--chunk").value_or(16));
     const int threads = static_cast<int>(cl.integer("--threads").value_or(0));
     const double max_memory = cl.real("--max-memory").value_or(kDefaultMemoryLimitGiB);
@@ -237,10 +293,15 @@ int run_generate(const Args& args) {
                                          : options.height.value_or(project->recipe.map.height);
         const double tw = project->tileset.manifest.tile_width,
                      th = project->tileset.manifest.tile_height;
-        const double preview =
-            want_png ? std::min(w * tw, 16384.0) * std::min(h * th, 16384.0) * 8 : 0;
-        const double estimate =
-            infinite ? preview + 64e6 : map_memory_estimate(*project, w, h) + preview;
+        // The infinite map's preview is held whole; the finite map's is streamed in strips
+        // (io/png_stream.hpp: at most 2 x threads strips of 64 rows, raw + filtered + deflated).
+        const double side = io::kPreviewMaxSide;
+        const double whole_preview =
+            want_png ? std::min(w * tw, side) * std::min(h * th, side) * 8 : 0;
+        const double streamed_preview =
+            want_png ? 2.0 * options.threads * std::min(w * tw, side) * 64 * 4 * 3 : 0;
+        const double estimate = infinite ? whole_preview + 64e6
+                                         : map_memory_estimate(*project, w, h) + streamed_preview;
         if (!within_memory_limit("generate", estimate, max_memory,
                                  "a " + std::to_string(static_cast<long long>(w)) + "x" +
                                      std::to_string(static_cast<long long>(h)) + " map",
@@ -273,19 +334,15 @@ int run_generate(const Args& args) {
         const int w = size ? size->first : project->recipe.map.width,
                   h = size ? size->second : project->recipe.map.height;
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
-        auto world = prepare_world(*project, run_seed, w, h, sample, diags);
-        if (!world) {
-            print_diagnostics(diags);
-            return kExitInput;
-        }
-        if (!project->recipe.objects.empty())
-            print_diagnostics({run_note("objects are not placed in infinite maps")});
+        auto world = chunked_world(*project, run_seed, w, h, sample);
+        if (!world) return kExitInput;
         io::InfiniteMapOptions opts;
         opts.chunk = chunk;
         opts.region = {0, 0, w, h};
         opts.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
         opts.tilesets = tilesets;
+        opts.threads = options.threads;
         const std::vector<MapProperty> props =
             map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
         auto written =
@@ -310,13 +367,85 @@ int run_generate(const Args& args) {
             j.key("seed").value(run_seed).key("infinite").value(true);
             j.key("chunks").value(static_cast<std::uint64_t>(written->chunks));
             j.key("unmatched").value(written->unmatched);
+            j.key("objects").value(static_cast<std::uint64_t>(written->objects));
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
-            write_outputs_json(j, bundle, tilesets, false, png_output);
+            write_outputs_json(j, bundle, tilesets, written->objects > 0, png_output);
             j.end_object();
             std::cout << j.str() << '\n';
         } else {
             std::cerr << "wrote " << tmx_path.string() << " (infinite, " << written->chunks
                       << " chunks)" << (want_png ? " and " + png_path.string() : std::string())
+                      << "\n";
+        }
+        return kExitOk;
+    }
+
+    if (region) {
+        // One window of the map, generated as the infinite map's chunks are (position-based).
+        const std::uint64_t run_seed = seed.value_or(project->recipe.map.seed);
+        const int w = size ? size->first : project->recipe.map.width,
+                  h = size ? size->second : project->recipe.map.height;
+        const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
+        auto world = chunked_world(*project, run_seed, w, h, sample);
+        if (!world) return kExitInput;
+        if (!project->recipe.objects.empty())
+            print_diagnostics({run_note("objects are not placed in region windows")});
+        std::uint64_t unmatched = 0;
+        std::vector<Grid<Gid>> tiles = generate_chunk(*project, *world, *region, unmatched);
+        Map window;
+        window.width = region->width;
+        window.height = region->height;
+        window.atlas = world->atlas;
+        for (std::size_t k = 0; k < tiles.size(); ++k)
+            window.layers.push_back({world->layers[k].name, std::move(tiles[k])});
+        window.properties = map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
+        window.properties.push_back({"region", "string",
+                                     std::to_string(region->x) + "," + std::to_string(region->y) +
+                                         "," + std::to_string(region->width) + "," +
+                                         std::to_string(region->height)});
+        io::MapOutputOptions output;
+        output.encoding =
+            *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
+        output.threads = options.threads;
+        output.tilesets = tilesets;
+        if (!io::write_tmx_bundle(window, tmx_path, diags, output)) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
+        if (want_png) {
+            io::PngStreamOptions png_options;
+            png_options.threads = options.threads;
+            if (!io::save_preview_png(png_path, window, io::kPreviewMaxSide, png_options, diags)) {
+                print_diagnostics(diags);
+                return kExitInput;
+            }
+        }
+        if (unmatched > 0)
+            print_diagnostics(
+                {run_warning(std::to_string(unmatched) + " cells matched no rule (error tile)")});
+        const double total_ms =
+            std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+        if (json) {
+            JsonWriter j;
+            j.begin_object();
+            j.key("width").value(region->width).key("height").value(region->height);
+            j.key("seed").value(run_seed);
+            j.key("region")
+                .begin_array()
+                .value(region->x)
+                .value(region->y)
+                .value(region->width)
+                .value(region->height)
+                .end_array();
+            j.key("unmatched").value(unmatched);
+            j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
+            write_outputs_json(j, io::tmx_bundle_paths(tmx_path), tilesets, false, png_output);
+            j.end_object();
+            std::cout << j.str() << '\n';
+        } else {
+            std::cerr << "wrote " << tmx_path.string() << " (region " << region->x << ","
+                      << region->y << " " << region->width << "x" << region->height << ", seed "
+                      << run_seed << ")" << (want_png ? " and " + png_path.string() : std::string())
                       << "\n";
         }
         return kExitOk;
@@ -343,11 +472,21 @@ int run_generate(const Args& args) {
         options.threads; // the layer data is formatted on these threads; same bytes for any count
     output.tilesets = tilesets;
     int reduction = 1;
-    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output) ||
-        (want_png &&
-         !io::save_png(png_path, render_map_preview(result.map, 16384, reduction), diags))) {
+    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output)) {
         print_diagnostics(diags);
         return kExitInput;
+    }
+    if (want_png) {
+        // Streamed: rendered and deflated in strips on the run's threads (io/png_stream.hpp).
+        io::PngStreamOptions png_options;
+        png_options.threads = options.threads;
+        const std::optional<int> factor =
+            io::save_preview_png(png_path, result.map, io::kPreviewMaxSide, png_options, diags);
+        if (!factor) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
+        reduction = *factor;
     }
     const double write_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     const double total_ms =
@@ -394,6 +533,29 @@ int run_generate(const Args& args) {
             j.key("undrawable").value(l.undrawable).key("changed").value(l.changed);
             j.key("rounds").value(static_cast<std::uint64_t>(l.rounds));
             j.end_object();
+        }
+        if (result.hydrology) {
+            // [rivers]: docs/hydrology.md
+            const std::string symbols = terrain_symbols(project->recipe);
+            j.key("rivers").begin_array();
+            for (const RiverReport& r : result.hydrology->rivers) {
+                j.begin_object();
+                j.key("source").begin_array().value(r.source_x).value(r.source_y).end_array();
+                j.key("mouth").begin_array().value(r.mouth_x).value(r.mouth_y).end_array();
+                j.key("length").value(r.length).key("max_width").value(r.max_width);
+                j.key("ends_in").value(
+                    r.ends_in < 0 ? std::string("edge")
+                                  : std::string(1, symbols[static_cast<std::size_t>(r.ends_in)]));
+                j.end_object();
+            }
+            j.end_array();
+            j.key("lakes").begin_array();
+            for (const LakeReport& l : result.hydrology->lakes) {
+                j.begin_object();
+                j.key("x").value(l.x).key("y").value(l.y).key("cells").value(l.cells);
+                j.end_object();
+            }
+            j.end_array();
         }
         j.key("objects").begin_object();
         if (project->sprites) {

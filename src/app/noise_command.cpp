@@ -109,8 +109,20 @@ int run_noise(const Args& args) {
         print_diagnostics(diags);
         return kExitInput;
     }
-    const Grid<float> g =
-        compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h, r, resolve_threads(0));
+    // With [rivers], the map classes are cut from is carved along the rivers: a whole-map stage.
+    const bool carved = recipe.rivers && name == class_maps(recipe).front();
+    if (carved && region && (r.x != 0 || r.y != 0 || r.width != w || r.height != h)) {
+        diags.push_back(error_at(recipe.path, recipe.rivers->line, recipe.rivers->column,
+                                 "[rivers] carves map '" + name +
+                                     "' over the whole map (a whole-map stage); --region cannot "
+                                     "compute a window of it alone"));
+        print_diagnostics(diags);
+        return kExitInput;
+    }
+    const Grid<float> g = carved ? carved_class_map(*project, seed.value_or(recipe.map.seed), w, h,
+                                                    resolve_threads(0))
+                                 : compute_map(recipe, name, seed.value_or(recipe.map.seed), w, h,
+                                               r, resolve_threads(0));
     if (!io::write_heightfield(*out_arg, g, diags)) {
         print_diagnostics(diags);
         return kExitInput;

@@ -50,41 +50,48 @@ Image render_map(const Map& map) {
     return out;
 }
 
-Image render_map_preview(const Map& map, int max_side, int& factor) {
-    const Atlas& atlas = map.atlas;
-    const int tw = atlas.tile_width, th = atlas.tile_height;
-    const long long full_w = static_cast<long long>(map.width) * tw,
-                    full_h = static_cast<long long>(map.height) * th;
-    factor = 1;
+int preview_factor(const Map& map, int max_side) {
+    const long long full_w = static_cast<long long>(map.width) * map.atlas.tile_width,
+                    full_h = static_cast<long long>(map.height) * map.atlas.tile_height;
+    int factor = 1;
     while ((full_w + factor - 1) / factor > max_side || (full_h + factor - 1) / factor > max_side)
         ++factor;
+    return factor;
+}
+
+Rgba reduced_preview_pixel(const Map& map, int factor, int x, int y) {
+    const Atlas& atlas = map.atlas;
+    const int tw = atlas.tile_width, th = atlas.tile_height;
+    const long long px = static_cast<long long>(x) * factor + factor / 2,
+                    py = static_cast<long long>(y) * factor + factor / 2;
+    const int cx = static_cast<int>(std::min(px / tw, static_cast<long long>(map.width - 1)));
+    const int cy = static_cast<int>(std::min(py / th, static_cast<long long>(map.height - 1)));
+    const int u = static_cast<int>(px % tw), v = static_cast<int>(py % th);
+    Rgba c{};
+    for (const TileLayer& layer : map.layers) {
+        const Gid gid = layer.tiles(cx, cy);
+        const int index = atlas_index_of(gid);
+        if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
+        int a = (gid & kFlipHorizontal) ? tw - 1 - u : u;
+        int b = (gid & kFlipVertical) ? th - 1 - v : v;
+        if (gid & kFlipDiagonal) std::swap(a, b);
+        c = blend_over(
+            atlas.image.get((index % atlas.columns) * tw + a, (index / atlas.columns) * th + b), c);
+    }
+    return c;
+}
+
+Image render_map_preview(const Map& map, int max_side, int& factor) {
+    factor = preview_factor(map, max_side);
     if (factor == 1) return render_map(map);
+    const long long full_w = static_cast<long long>(map.width) * map.atlas.tile_width,
+                    full_h = static_cast<long long>(map.height) * map.atlas.tile_height;
     const int w = static_cast<int>((full_w + factor - 1) / factor),
               h = static_cast<int>((full_h + factor - 1) / factor);
     Image out(w, h);
     for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const long long px = static_cast<long long>(x) * factor + factor / 2,
-                            py = static_cast<long long>(y) * factor + factor / 2;
-            const int cx =
-                static_cast<int>(std::min(px / tw, static_cast<long long>(map.width - 1)));
-            const int cy =
-                static_cast<int>(std::min(py / th, static_cast<long long>(map.height - 1)));
-            const int u = static_cast<int>(px % tw), v = static_cast<int>(py % th);
-            Rgba c{};
-            for (const TileLayer& layer : map.layers) {
-                const Gid gid = layer.tiles(cx, cy);
-                const int index = atlas_index_of(gid);
-                if (gid == 0 || index < 0 || index >= atlas.tile_count()) continue;
-                int a = (gid & kFlipHorizontal) ? tw - 1 - u : u;
-                int b = (gid & kFlipVertical) ? th - 1 - v : v;
-                if (gid & kFlipDiagonal) std::swap(a, b);
-                c = blend_over(atlas.image.get((index % atlas.columns) * tw + a,
-                                               (index / atlas.columns) * th + b),
-                               c);
-            }
-            out.set(x, y, c);
-        }
+        for (int x = 0; x < w; ++x)
+            out.set(x, y, reduced_preview_pixel(map, factor, x, y));
     return out;
 }
 

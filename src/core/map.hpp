@@ -99,7 +99,7 @@ struct ObjectLayer {
         int width = 0, height = 0;
         std::vector<MapProperty> properties;
     };
-    std::vector<Named> named;
+    std::vector<Named> named = {};
 };
 
 struct Map {
@@ -130,5 +130,11 @@ void draw_sprite(const SpriteAtlas& sprites, int index, Image& out, int x, int y
 // factor-th pixel of it (nearest neighbour; factor = the smallest whole number that fits), tile
 // layers only. `factor` is set to the reduction used (1 = full size).
 Image render_map_preview(const Map& map, int max_side, int& factor);
+// render_map_preview's reduction: the smallest whole factor that brings both sides (in pixels)
+// within max_side.
+int preview_factor(const Map& map, int max_side);
+// Pixel (x, y) of the reduced preview at `factor` > 1: the tile layers' pixel at the centre of
+// the factor x factor block, nearest neighbour (what render_map_preview draws there).
+Rgba reduced_preview_pixel(const Map& map, int factor, int x, int y);
 
 } // namespace tilegen

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -199,6 +200,7 @@ std::vector<MapProperty> map_properties(const Project& project, const MapPropert
                          std::to_string(s.x) + "," + std::to_string(s.y) + "," +
                              std::to_string(s.width) + "," + std::to_string(s.height)});
     }
+    if (values.rivers >= 0) props.push_back({"rivers", "int", std::to_string(values.rivers)});
     if (values.thresholds) {
         std::string t;
         for (std::size_t i = 0; i < values.thresholds->size(); ++i)
@@ -218,8 +220,31 @@ ClassGrid classes_with_thresholds(const Recipe& recipe,
                                   const std::vector<std::pair<std::string, Grid<float>>>& maps,
                                   const std::vector<float>& thresholds, int threads,
                                   std::vector<std::uint64_t>* counts) {
-    if (!recipe.classes.biomes)
-        return classify(grid_named(maps, recipe.classes.map), thresholds, threads, counts);
+    if (!recipe.classes.biomes) {
+        const std::uint32_t overlays = overlay_mask(recipe);
+        if (!overlays)
+            return classify(grid_named(maps, recipe.classes.map), thresholds, threads, counts);
+        // Overlay terrains have no band: classify into the bands of the others, then name them.
+        std::vector<ClassId> class_of_band;
+        for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+            if (!recipe.terrain[i].overlay) class_of_band.push_back(static_cast<ClassId>(i));
+        std::vector<std::uint64_t> band_counts(class_of_band.size(), 0);
+        ClassGrid g = classify(grid_named(maps, recipe.classes.map), thresholds, threads,
+                               counts ? &band_counts : nullptr);
+        parallel_for(g.height(), threads, [&](int y0, int y1) {
+            for (int y = y0; y < y1; ++y) {
+                ClassId* row = g.row(y);
+                for (int x = 0; x < g.width(); ++x)
+                    row[x] = class_of_band[row[x]];
+            }
+        });
+        if (counts) {
+            std::fill(counts->begin(), counts->end(), 0);
+            for (std::size_t b = 0; b < class_of_band.size(); ++b)
+                if (class_of_band[b] < counts->size()) (*counts)[class_of_band[b]] = band_counts[b];
+        }
+        return g;
+    }
     const BiomeTable& b = *recipe.classes.biomes;
     const std::size_t row_cuts = b.row_shares.size() - 1;
     const std::vector<float> row_t(thresholds.begin(),
@@ -240,15 +265,14 @@ ClassGrid classes_with_thresholds(const Recipe& recipe,
                           col_t, table, threads, counts);
 }
 
-ClassGrid classes_from_maps(const Recipe& recipe,
-                            const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                            std::vector<float>& thresholds, int threads,
-                            std::vector<std::uint64_t>* counts) {
-    thresholds.clear();
+std::vector<float> thresholds_of_maps(const Recipe& recipe,
+                                      const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                                      int threads) {
+    std::vector<float> thresholds;
     if (!recipe.classes.biomes) {
         std::vector<double> shares;
         for (const auto& c : recipe.terrain)
-            shares.push_back(c.share);
+            if (!c.overlay) shares.push_back(c.share);
         thresholds = thresholds_from_shares(grid_named(maps, recipe.classes.map), shares, threads);
     } else {
         const BiomeTable& b = *recipe.classes.biomes;
@@ -257,12 +281,26 @@ ClassGrid classes_from_maps(const Recipe& recipe,
             thresholds_from_shares(grid_named(maps, b.columns_map), b.column_shares, threads);
         thresholds.insert(thresholds.end(), col.begin(), col.end());
     }
+    return thresholds;
+}
+
+ClassGrid classes_from_maps(const Recipe& recipe,
+                            const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                            std::vector<float>& thresholds, int threads,
+                            std::vector<std::uint64_t>* counts) {
+    thresholds = thresholds_of_maps(recipe, maps, threads);
     return classes_with_thresholds(recipe, maps, thresholds, threads, counts);
 }
 
 std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed, int scale_width,
                                         int scale_height, Region sample, Diagnostics& diags) {
     const Recipe& recipe = project.recipe;
+    if (recipe.rivers) {
+        diags.push_back(error_at(recipe.path, recipe.rivers->line, recipe.rivers->column,
+                                 "[rivers] routes water over the whole map (a whole-map stage); "
+                                 "infinite maps and --region windows cannot have rivers"));
+        return std::nullopt;
+    }
     // Every map the classes need, and what they combine, must be position-based.
     std::vector<std::string> pending = class_maps(recipe), seen;
     while (!pending.empty()) {
@@ -273,11 +311,12 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         const MapDefinition* def = find_map(recipe, name);
         if (!def) throw std::logic_error("prepare_world: the recipe defines no map '" + name + "'");
         if (!is_position_based(def->settings.kind)) {
-            diags.push_back(error_at(
-                recipe.path, def->line, def->column,
-                "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
-                    "\", a whole-map algorithm; infinite maps need position-based kinds (harmonic, "
-                    "value, perlin, simplex, worley, profile, white)"));
+            diags.push_back(
+                error_at(recipe.path, def->line, def->column,
+                         "map '" + name + "' is kind \"" + noise_kind_name(def->settings.kind) +
+                             "\", a whole-map algorithm; infinite maps and regions need "
+                             "position-based kinds "
+                             "(harmonic, value, perlin, simplex, worley, profile, white)"));
             return std::nullopt;
         }
         for (const auto& m : def->settings.modifiers)
@@ -287,7 +326,7 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
         if (pass.until_stable) {
             diags.push_back(error_at(pass.file, pass.line, 1,
                                      "[classes *] runs until the whole map is stable; infinite "
-                                     "maps need a fixed number of runs ([classes N])"));
+                                     "maps and regions need a fixed number of runs ([classes N])"));
             return std::nullopt;
         }
     for (std::size_t c = 0; c < recipe.cleanup.size(); ++c)
@@ -296,13 +335,13 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
             diags.push_back(error_at(recipe.path, at.line, at.column,
                                      "terrain '" + recipe.terrain[c].name +
                                          "' sets min_area or min_width, a clean-up of the whole "
-                                         "map; infinite maps cannot apply it"));
+                                         "map; infinite maps and regions cannot apply it"));
             return std::nullopt;
         }
     if (recipe.rules.legalise) {
         diags.push_back(error_at(recipe.path, 0, 0,
                                  "[rules] legalise rewrites the whole map's classes; infinite maps "
-                                 "cannot apply it"));
+                                 "and regions cannot apply it"));
         return std::nullopt;
     }
     WorldSetup w;
@@ -334,16 +373,13 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
     return w;
 }
 
-std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
-                                      std::uint64_t& unmatched) {
+ClassGrid world_classes(const Project& project, const WorldSetup& world, Region area) {
     const Recipe& recipe = project.recipe;
-    const int r = world.radius;
-    const Region padded{chunk.x - r, chunk.y - r, chunk.width + 2 * r, chunk.height + 2 * r};
     // The class passes see `pass_reach` cells further: classes are cut over that margin too, the
     // passes run over it (choices hashed at world coordinates), and the margin is dropped.
     const int reach = world.pass_reach;
-    const Region seen{padded.x - reach, padded.y - reach, padded.width + 2 * reach,
-                      padded.height + 2 * reach};
+    const Region seen{area.x - reach, area.y - reach, area.width + 2 * reach,
+                      area.height + 2 * reach};
     std::vector<std::pair<std::string, Grid<float>>> maps;
     for (const std::string& name : class_maps(recipe))
         maps.emplace_back(name, compute_map(recipe, name, world.seed, world.scale_width,
@@ -353,8 +389,56 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
         const ClassGrid passed = run_class_passes(
             std::move(classes), project.class_passes, static_cast<int>(recipe.terrain.size()),
             world.outside, world.seed, 1, nullptr, {seen.x, seen.y});
-        classes = crop(passed, Region{reach, reach, padded.width, padded.height});
+        classes = crop(passed, Region{reach, reach, area.width, area.height});
     }
+    return classes;
+}
+
+std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world, int width,
+                                        int height, int threads) {
+    const Recipe& recipe = project.recipe;
+    if (!project.sprites || recipe.objects.empty()) return {};
+    const Region area{0, 0, width, height};
+    const ClassGrid classes = world_classes(project, world, area);
+    NamedMaps maps;
+    for (const ObjectRule& rule : recipe.objects)
+        if (!rule.density.empty() && std::none_of(maps.begin(), maps.end(), [&](const auto& m) {
+                return m.first == rule.density;
+            }))
+            maps.emplace_back(rule.density,
+                              compute_map(recipe, rule.density, world.seed, world.scale_width,
+                                          world.scale_height, area, threads));
+    return place_objects(classes, maps, recipe.objects, *project.sprites, world.seed, threads);
+}
+
+// The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
+// sprite's bottom-left at its footprint's bottom-left).
+void add_object_layer(Map& map, const SpriteSheet& sheet,
+                      const std::vector<PlacedObject>& objects) {
+    map.sprites.image = sheet.image;
+    map.sprites.sprite_width = sheet.sprite_width;
+    map.sprites.sprite_height = sheet.sprite_height;
+    map.sprites.columns = sheet.columns;
+    map.sprites.names.assign(
+        static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
+    for (const SpriteInfo& info : sheet.sprites)
+        map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
+    ObjectLayer layer;
+    layer.objects.reserve(objects.size());
+    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
+    for (const PlacedObject& o : objects) {
+        const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
+        layer.objects.push_back({info.index, o.x * tw, (o.y + info.footprint_h) * th});
+    }
+    map.object_layers.push_back(std::move(layer));
+}
+
+std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
+                                      std::uint64_t& unmatched) {
+    const Recipe& recipe = project.recipe;
+    const int r = world.radius;
+    const Region padded{chunk.x - r, chunk.y - r, chunk.width + 2 * r, chunk.height + 2 * r};
+    const ClassGrid classes = world_classes(project, world, padded);
     AutotileResult tiles = autotile(classes, world.layers, static_cast<int>(recipe.terrain.size()),
                                     world.outside, world.seed, world.error_gid);
     std::vector<Grid<Gid>> out;
@@ -400,6 +484,10 @@ struct Run {
     bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
     Grid<float> slope;            // places -> roads: slope_of the classes' first map
     Router router;                // roads -> reachability: buffers reused
+    std::optional<HydrologyResult> hydro; // hydrology -> classes
+    ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
+    // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
+    std::vector<std::pair<std::uint32_t, ClassId>> river_ends;
 };
 
 // The terrains' walkable flags, indexed by class id.
@@ -512,6 +600,8 @@ std::vector<std::string> maps_needed(const Run& run) {
     const Recipe& recipe = run.project.recipe;
     std::vector<std::string> wanted;
     if (!run.options.classes) wanted = class_maps(recipe);
+    if (!run.options.classes && recipe.rivers && !recipe.rivers->rain.empty())
+        wanted.push_back(recipe.rivers->rain);
     if (places_objects(run))
         for (const ObjectRule& rule : recipe.objects)
             if (!rule.density.empty()) wanted.push_back(rule.density);
@@ -538,6 +628,100 @@ void compute_maps(Run& run) {
             if (name == class_maps(recipe).front()) r.heights = grid;
 }
 
+bool cleanup_wanted(const Recipe& recipe);
+
+// hydrology: [rivers] carves the map classes are cut from (hydrology.hpp), with the thresholds
+// read off the uncarved maps (so only cells the carving lowers can change class).
+bool has_rivers(const Run& run) {
+    return run.project.recipe.rivers.has_value() && !run.options.classes;
+}
+Grid<float>& map_named(std::vector<std::pair<std::string, Grid<float>>>& maps,
+                       const std::string& name) {
+    for (auto& [n, g] : maps)
+        if (n == name) return g;
+    throw std::logic_error("map '" + name + "' was not computed");
+}
+std::uint32_t class_mask(const Recipe& recipe, const std::string& symbols) {
+    std::uint32_t m = 0;
+    for (char c : symbols)
+        for (std::size_t i = 0; i < recipe.terrain.size() && i < 32; ++i)
+            if (recipe.terrain[i].symbol == c) m |= 1u << i;
+    return m;
+}
+void route_water(Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    const RiverSettings& settings = *recipe.rivers;
+    GenerateResult& r = run.result;
+    r.thresholds = thresholds_of_maps(recipe, r.maps, run.options.threads);
+    // Where rivers may end: the `into` classes of the uncarved maps after the clean-up (a puddle
+    // the clean-up removes ends no river).
+    const std::uint32_t into = class_mask(recipe, settings.into);
+    ClassGrid predicted =
+        classes_with_thresholds(recipe, r.maps, r.thresholds, run.options.threads);
+    if (cleanup_wanted(recipe))
+        (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
+    Grid<std::uint8_t> into_mask =
+        Grid<std::uint8_t>::uninitialised(predicted.width(), predicted.height());
+    parallel_for(predicted.height(), run.options.threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
+            const ClassId* src = predicted.row(y);
+            std::uint8_t* dst = into_mask.row(y);
+            for (int x = 0; x < predicted.width(); ++x)
+                dst[x] = static_cast<std::uint8_t>((into >> src[x]) & 1u);
+        }
+    });
+    run.predicted = std::move(predicted);
+    Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
+    const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
+    run.hydro = run_hydrology(heights, rain, settings, r.seed, std::move(into_mask),
+                              run.options.keep_details);
+    std::swap(heights, run.hydro->carved); // the map now carved; hydro keeps the uncarved one
+    if (run.options.keep_details) r.heights = heights;
+    r.flow = std::move(run.hydro->flow);
+}
+
+// The overlay cells: lakes, rivers and waterfalls over the cut classes.
+void write_overlay(Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    const RiverSettings& s = *recipe.rivers;
+    GenerateResult& r = run.result;
+    const std::string symbols = terrain_symbols(recipe);
+    const auto id = [&](char c) { return c ? static_cast<int>(symbols.find(c)) : -1; };
+    RiverClasses ids;
+    ids.river = static_cast<ClassId>(id(s.river_symbol));
+    ids.lake = id(s.lake_symbol);
+    ids.waterfall = id(s.waterfall_symbol);
+    ids.waterfall_drop = static_cast<float>(s.waterfall_drop);
+    const std::size_t row_cuts =
+        recipe.classes.biomes ? recipe.classes.biomes->row_shares.size() - 1 : r.thresholds.size();
+    ids.top_band =
+        row_cuts > 0 ? r.thresholds[row_cuts - 1] : std::numeric_limits<float>::infinity();
+    const Grid<float>& carved = grid_named(r.maps, class_maps(recipe).front());
+    r.hydrology = write_rivers(r.classes, *run.hydro, carved, ids);
+    run.hydro.reset();
+    for (const RiverReport& river : r.hydrology->rivers)
+        if (river.end >= 0) {
+            const auto cell = static_cast<std::uint32_t>(river.end);
+            const ClassId c = run.predicted.cells()[cell];
+            if ((class_mask(recipe, s.into) >> c) & 1u) run.river_ends.push_back({cell, c});
+        }
+    run.predicted = ClassGrid();
+}
+
+// After a stage that rewrites classes: a river's end cell that is no longer of an `into` class
+// (the clean-up kept a shore the prediction merged away) takes the `into` class predicted there,
+// so every river still ends in one.
+void keep_river_ends(Run& run) {
+    if (run.river_ends.empty()) return;
+    const Recipe& recipe = run.project.recipe;
+    std::uint32_t ok = class_mask(recipe, recipe.rivers->into);
+    if (recipe.rivers->lake_symbol)
+        ok |= class_mask(recipe, std::string(1, recipe.rivers->lake_symbol));
+    ClassId* cls = run.result.classes.cells().data();
+    for (const auto& [cell, c] : run.river_ends)
+        if (!((ok >> cls[cell]) & 1u)) cls[cell] = c;
+}
+
 // classes: the class grid (cut from the maps, or the given one) and the fraction of each class.
 void cut_classes(Run& run) {
     GenerateResult& r = run.result;
@@ -551,6 +735,15 @@ void cut_classes(Run& run) {
     }
     // The cells of each class are counted as they are classified.
     std::vector<std::uint64_t> counts(class_count, 0);
+    if (run.hydro) { // thresholds of the uncarved maps, classes of the carved ones
+        r.classes =
+            classes_with_thresholds(run.project.recipe, r.maps, r.thresholds, run.options.threads);
+        write_overlay(run);
+        r.class_fractions =
+            class_fractions(r.classes, static_cast<int>(class_count), run.options.threads);
+        r.classified_fractions = r.class_fractions;
+        return;
+    }
     r.classes =
         classes_from_maps(run.project.recipe, r.maps, r.thresholds, run.options.threads, &counts);
     r.class_fractions = fractions_of_counts(counts, r.classes.size());
@@ -566,9 +759,10 @@ void run_passes(Run& run) {
     const int class_count = static_cast<int>(run.project.recipe.terrain.size());
     if (run.options.keep_details) r.classes_before_passes = r.classes;
     PassHistory history;
-    r.classes =
-        run_class_passes(std::move(r.classes), run.project.class_passes, class_count,
-                         outside_policy(run.project.recipe), r.seed, run.options.threads, &history);
+    r.classes = run_class_passes(std::move(r.classes), run.project.class_passes, class_count,
+                                 outside_policy(run.project.recipe), r.seed, run.options.threads,
+                                 &history, {0, 0}, overlay_mask(run.project.recipe));
+    keep_river_ends(run);
     r.pass_runs = std::move(history.runs);
     r.pass_changed = std::move(history.changed);
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
@@ -586,7 +780,9 @@ bool cleans_up(const Run& run) {
 void clean_up(Run& run) {
     GenerateResult& r = run.result;
     if (run.options.keep_details) r.classes_before_cleanup = r.classes;
-    r.cleanup = clean_up_classes(r.classes, run.project.recipe.cleanup);
+    r.cleanup =
+        clean_up_classes(r.classes, run.project.recipe.cleanup, overlay_mask(run.project.recipe));
+    keep_river_ends(run);
     r.class_fractions = class_fractions(
         r.classes, static_cast<int>(run.project.recipe.terrain.size()), run.options.threads);
 }
@@ -596,8 +792,12 @@ void place_sprites(Run& run) {
     GenerateResult& r = run.result;
     // The noise stage computed every density map over the whole class grid (place_objects throws
     // std::logic_error on a missing or smaller one: a bug, never a fallback).
-    r.objects = place_objects(r.classes, r.maps, run.project.recipe.objects, *run.project.sprites,
-                              r.seed, run.options.threads);
+    // Nothing stands on an overlay terrain (rivers, lakes, waterfalls).
+    std::vector<ObjectRule> rules = run.project.recipe.objects;
+    for (ObjectRule& rule : rules)
+        rule.on &= ~overlay_mask(run.project.recipe);
+    r.objects =
+        place_objects(r.classes, r.maps, rules, *run.project.sprites, r.seed, run.options.threads);
     if (r.places.empty()) return;
     // Never on a place, road or bridge cell.
     const std::vector<std::uint8_t> taken = place_mask(run.width, run.height, r.places);
@@ -654,9 +854,20 @@ void legalise_classes(Run& run) {
     resolve_layers(run);
     const int class_count = static_cast<int>(run.project.recipe.terrain.size());
     if (run.options.keep_details) r.classes_before_legalise = r.classes;
+    const std::uint32_t overlays = overlay_mask(run.project.recipe);
+    ClassGrid before;
+    if (overlays) before = r.classes;
     LegaliseResult legal = legalise(std::move(r.classes), r.layers, class_count,
                                     outside_policy(run.project.recipe), {}, run.options.threads);
+    // Overlay cells stay, and no cell becomes one: legalise's changes there are undone.
+    if (overlays) {
+        ClassId* after = legal.classes.cells().data();
+        const ClassId* was = before.cells().data();
+        for (std::size_t i = 0; i < before.size(); ++i)
+            if (((overlays >> was[i]) | (overlays >> after[i])) & 1u) after[i] = was[i];
+    }
     r.classes = std::move(legal.classes);
+    keep_river_ends(run);
     r.legalise = legal.report;
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
 }
@@ -677,6 +888,9 @@ void keep_shares(Run& run) {
     if (!recipe.classes.biomes && !run.options.classes)
         for (std::size_t c = 0; c < recipe.terrain.size(); ++c)
             targets[c] = recipe.terrain[c].share;
+    // Overlay terrains ([rivers]) have no target: their cells are never taken nor given.
+    for (std::size_t c = 0; c < recipe.terrain.size(); ++c)
+        if (recipe.terrain[c].overlay) targets[c] = std::numeric_limits<double>::quiet_NaN();
     if (run.options.keep_details) r.classes_before_shares = r.classes;
     std::optional<DrawableCheck> legal;
     ShareMoveCheck allowed;
@@ -688,6 +902,7 @@ void keep_shares(Run& run) {
     }
     r.shares =
         keep_class_shares(r.classes, targets, recipe.cleanup, r.seed, allowed, run.options.threads);
+    keep_river_ends(run);
     r.class_fractions = class_fractions(r.classes, class_count, run.options.threads);
 }
 
@@ -705,8 +920,7 @@ void apply_rules(Run& run) {
     r.decisions = std::move(run.tiles.decisions);
 }
 
-// The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
-// sprite's bottom-left at its footprint's bottom-left).
+// The sprite sheet as the map carries it.
 void use_sprite_sheet(Map& map, const SpriteSheet& sheet) {
     map.sprites.image = sheet.image;
     map.sprites.sprite_width = sheet.sprite_width;
@@ -716,18 +930,6 @@ void use_sprite_sheet(Map& map, const SpriteSheet& sheet) {
         static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
     for (const SpriteInfo& info : sheet.sprites)
         map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
-}
-void add_object_layer(Map& map, const SpriteSheet& sheet,
-                      const std::vector<PlacedObject>& objects) {
-    use_sprite_sheet(map, sheet);
-    ObjectLayer layer;
-    layer.objects.reserve(objects.size());
-    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
-    for (const PlacedObject& o : objects) {
-        const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(o.sprite)];
-        layer.objects.push_back({info.index, o.x * tw, (o.y + info.footprint_h) * th});
-    }
-    map.object_layers.push_back(std::move(layer));
 }
 
 // The places as the object layer "places": per place an object named and typed by its
@@ -766,6 +968,12 @@ void add_places_layer(Map& map, const SpriteSheet* sheet, const std::vector<Plac
 // map: the Map from the tile grids, the objects and the run's properties.
 void assemble_map(Run& run) {
     GenerateResult& r = run.result;
+    // What each river ends in, in the final classes (the clean-up may have turned a shore cell
+    // it flows into to water).
+    if (r.hydrology)
+        for (RiverReport& river : r.hydrology->rivers)
+            river.ends_in =
+                river.end < 0 ? -1 : r.classes.cells()[static_cast<std::size_t>(river.end)];
     Map& map = r.map;
     map.width = r.classes.width();
     map.height = r.classes.height();
@@ -779,9 +987,10 @@ void assemble_map(Run& run) {
         add_places_layer(map, run.project.sprites ? &*run.project.sprites : nullptr, r.places,
                          run.project.recipe.places.places);
     }
-    map.properties =
-        map_properties(run.project, {r.seed, map.width, map.height,
-                                     run.options.classes ? nullptr : &r.thresholds, std::nullopt});
+    map.properties = map_properties(
+        run.project,
+        {r.seed, map.width, map.height, run.options.classes ? nullptr : &r.thresholds, std::nullopt,
+         r.hydrology ? static_cast<int>(r.hydrology->rivers.size()) : -1});
 }
 
 struct Stage {
@@ -793,6 +1002,7 @@ struct Stage {
 // The pipeline, in order.
 const Stage kStages[] = {
     {"noise", compute_maps, computes_maps},
+    {"hydrology", route_water, has_rivers},
     {"classes", cut_classes},
     {"class_passes", run_passes, has_class_passes},
     {"cleanup", clean_up, cleans_up},
@@ -807,6 +1017,23 @@ const Stage kStages[] = {
 };
 
 } // namespace
+
+Grid<float> carved_class_map(const Project& project, std::uint64_t seed, int width, int height,
+                             int threads) {
+    GenerateOptions options;
+    options.seed = seed;
+    options.width = width;
+    options.height = height;
+    options.threads = threads;
+    options.keep_details = false;
+    Run run(project, options);
+    run.result.seed = seed;
+    run.width = width;
+    run.height = height;
+    compute_maps(run);
+    route_water(run);
+    return std::move(map_named(run.result.maps, class_maps(project.recipe).front()));
+}
 
 std::vector<std::string> pipeline_stage_names() {
     std::vector<std::string> names;
@@ -909,6 +1136,41 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
         lines.push_back(std::string(stages[i].first) + ": " +
                         (from == to ? "keeps " + named(to) : named(from) + " -> " + named(to)));
     }
+    if (result.hydrology && result.classes.contains(x, y))
+        for (std::string& line : hydrology_lines(project, result, x, y))
+            lines.push_back(std::move(line));
+    return lines;
+}
+
+std::vector<std::string> hydrology_lines(const Project& project, const GenerateResult& result,
+                                         int x, int y) {
+    std::vector<std::string> lines;
+    if (!result.hydrology || !result.classes.contains(x, y)) return lines;
+    const std::string symbols = terrain_symbols(project.recipe);
+    const auto cell = static_cast<std::uint32_t>(y * result.classes.width() + x);
+    const auto at = [](int px, int py) {
+        return "(" + std::to_string(px) + ", " + std::to_string(py) + ")";
+    };
+    const auto& rivers = result.hydrology->rivers;
+    for (std::size_t i = 0; i < rivers.size(); ++i) {
+        const RiverReport& r = rivers[i];
+        bool in = std::find(r.stem.begin(), r.stem.end(), cell) != r.stem.end();
+        for (const auto& b : r.banks)
+            in = in || b.cell == cell;
+        if (!in) continue;
+        lines.push_back(
+            "river " + std::to_string(i + 1) + " of " + std::to_string(rivers.size()) +
+            ": source " + at(r.source_x, r.source_y) + ", mouth " + at(r.mouth_x, r.mouth_y) +
+            ", length " + std::to_string(r.length) + ", width up to " +
+            std::to_string(r.max_width) + ", ends in " +
+            (r.ends_in < 0
+                 ? std::string("the map edge")
+                 : "'" + std::string(1, symbols[static_cast<std::size_t>(r.ends_in)]) + "'"));
+    }
+    const RiverSettings& s = *project.recipe.rivers;
+    if (s.lake_symbol && result.classes(x, y) == symbols.find(s.lake_symbol))
+        lines.push_back("lake (a filled depression of at least " + std::to_string(s.lake_min_area) +
+                        " cells)");
     return lines;
 }
 

@@ -3,8 +3,11 @@
 //
 //   noise    the named maps the run needs (heightfields; with a given class map only the
 //            objects' density maps)
+//   hydrology [rivers]: the map classes are cut from is carved along rivers (hydrology.hpp);
+//            thresholds are read off it before the carving
 //   classes  ClassGrid from the maps by percentile thresholds or the biome table (or the given
-//            class map), and the class fractions
+//            class map), and the class fractions; with [rivers], lakes, rivers and waterfalls
+//            written over it (overlay terrains, which no later stage changes or produces)
 //   class_passes  the rule files' [classes] sections rewrite the class grid, in order, as
 //            cellular automata (only when the rule files have such sections; a given class map
 //            is rewritten too)
@@ -43,6 +46,7 @@
 
 #include "core/classes/class_shares.hpp"
 #include "core/classes/terrain_classes.hpp"
+#include "core/hydrology/hydrology.hpp"
 #include "core/map.hpp"
 #include "core/objects/object_placement.hpp"
 #include "core/project.hpp"
@@ -132,6 +136,10 @@ struct GenerateResult {
     ConstraintsReport constraints;     // and the search over tries; `seed` is the kept seed
     std::vector<PlacedObject> objects; // sprites on top, in drawing order
     std::vector<StageTiming> timings;  // per stage that ran, in order; then total
+    // [rivers]: the rivers and lakes written (empty without [rivers] or with a given class map),
+    // and with keep_details the flow accumulation (the viewer's flow overlay).
+    std::optional<RiverOverlay> hydrology;
+    Grid<float> flow;
 };
 
 // Runs `body` and appends {stage, its wall time in ms} to `timings`: the one way a stage is timed
@@ -144,6 +152,11 @@ void run_timed(std::vector<StageTiming>& timings, std::string stage, Body&& body
         {std::move(stage),
          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()});
 }
+
+// [rivers]: the map classes are cut from, carved by the hydrology (what `tilegen noise` writes),
+// over the whole map. The project must have [rivers] (std::bad_optional_access otherwise).
+Grid<float> carved_class_map(const Project& project, std::uint64_t seed, int width, int height,
+                             int threads);
 
 // The names of the pipeline's stages in order (a stage that does not apply to a run is left out
 // of its timings).
@@ -165,6 +178,12 @@ std::vector<ClassStep> class_history(const Project& project, const GenerateResul
 std::vector<std::string> class_change_lines(const Project& project, const GenerateResult& result,
                                             int x, int y);
 
+// [rivers]: the river cell (x, y) belongs to ("river N of M: source (x, y), mouth (x, y), length
+// L, width up to W, ends in 'w'" or "the map edge"), or that it is a lake; empty otherwise. Part
+// of class_change_lines (explain, the viewer's inspector).
+std::vector<std::string> hydrology_lines(const Project& project, const GenerateResult& result,
+                                         int x, int y);
+
 // What neighbours outside the map count as, from [rules] outside.
 OutsidePolicy outside_policy(const Recipe& recipe);
 
@@ -179,6 +198,7 @@ struct MapPropertyValues {
     int width = 0, height = 0;
     const std::vector<float>* thresholds = nullptr; // nullptr: the class map was given
     std::optional<Region> threshold_sample;         // infinite maps: where thresholds were read
+    int rivers = -1; // rivers written ([rivers]); -1: no such property
 };
 std::vector<MapProperty> map_properties(const Project& project, const MapPropertyValues& values);
 
@@ -222,6 +242,18 @@ struct WorldSetup {
 [[nodiscard]] std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t seed,
                                                       int scale_width, int scale_height,
                                                       Region sample, Diagnostics& diags);
+// The classes of `area` of the world, after the class passes: what generate_chunk draws.
+ClassGrid world_classes(const Project& project, const WorldSetup& world, Region area);
+// The objects of the world's cells [0, width) x [0, height), placed over that whole area at once
+// (its classes and density maps in memory: about 1 byte per cell plus 4 per density map) by the
+// finite map's placer: with the same classes (a map within the threshold sample) they are the
+// finite map's objects. Empty without [[objects]].
+std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world, int width,
+                                        int height, int threads = 1);
+// The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
+// sprite's bottom-left at its footprint's bottom-left), as one more object layer.
+void add_object_layer(Map& map, const SpriteSheet& sheet, const std::vector<PlacedObject>& objects);
+
 // One tile grid per layer for the chunk; `unmatched` counts cells no rule matched.
 std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
                                       std::uint64_t& unmatched);
@@ -230,6 +262,11 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
 // `maps` holds the whole maps by name; thresholds per band are returned in `thresholds` (rows, then
 // columns). With `counts` (sized by the caller, usually to the class count), also the cells of each
 // class id, as class_counts would give them.
+// The thresholds classes_from_maps cuts with (overlay terrains have none).
+std::vector<float> thresholds_of_maps(const Recipe& recipe,
+                                      const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                                      int threads = 1);
+
 ClassGrid classes_from_maps(const Recipe& recipe,
                             const std::vector<std::pair<std::string, Grid<float>>>& maps,
                             std::vector<float>& thresholds, int threads = 1,

@@ -34,6 +34,16 @@ std::optional<InfiniteMapResult> write_infinite_map(
     for (const LayerRules& layer : world.layers)
         document.layers.push_back({layer.name, {}});
     document.properties = properties;
+    // Objects: placed over the region at once by the finite map's placer (world_objects), so
+    // they are the finite map's objects where the classes are the same. The placer's choices
+    // hash map positions from the origin: only a region that starts there gets objects.
+    if (project.sprites && !project.recipe.objects.empty() && options.region.x == 0 &&
+        options.region.y == 0) {
+        const auto objects = world_objects(project, world, options.region.width,
+                                           options.region.height, options.threads);
+        result.objects = objects.size();
+        if (!objects.empty()) add_object_layer(document, *project.sprites, objects);
+    }
 
     Map current; // every layer of the chunk last generated; drawn into the PNG preview
     current.width = c;
@@ -71,7 +81,13 @@ std::optional<InfiniteMapResult> write_infinite_map(
     output.encoding = options.encoding;
     output.tilesets = options.tilesets;
     if (!write_tmx_bundle(document, map_path, diags, output, &chunks)) return std::nullopt;
-    if (png_path && !save_png(*png_path, image, diags)) return std::nullopt;
+    if (png_path) {
+        for (const ObjectLayer& layer : document.object_layers)
+            for (const MapObject& o : layer.objects)
+                draw_sprite(document.sprites, o.sprite, image, o.x - result.written.x * tw,
+                            o.y - document.sprites.sprite_height - result.written.y * th);
+        if (!save_png(*png_path, image, diags)) return std::nullopt;
+    }
     return result;
 }
 

@@ -23,12 +23,15 @@ struct InfiniteMapOptions {
     Region region;  // the world cells to write; rounded out to whole chunks
     LayerEncoding encoding = LayerEncoding::csv;
     TilesetPlacement tilesets = TilesetPlacement::external; // default external
+    int threads = 1; // for the objects' placement; the output never depends on it
 };
 
 struct InfiniteMapResult {
     Region written; // the region actually written (whole chunks)
     std::uint64_t unmatched = 0;
     std::size_t chunks = 0;
+    std::size_t objects = 0; // objects placed (world_objects over the region, when it starts at
+                             // the origin)
 };
 
 // Writes the atlas PNG and the tileset beside `map_path` (unless embedded), then the map; and the

@@ -149,7 +149,7 @@ std::vector<Rgba> default_decoration_colors(Decoration d) {
 void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& terrains) {
     r.reject_unknown_keys(t, "terrain",
                           {"name", "symbol", "height", "style", "palette", "density", "weight",
-                           "variant", "draws_as", "own_rims"});
+                           "variant", "draws_as", "own_rims", "group", "bridge", "ruts"});
     Terrain terrain;
     r.read_tile_name(t, "name", "terrain", "[[terrain]]", terrain.name);
     if (r.require(t, "symbol", "[[terrain]]"))
@@ -165,7 +165,7 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
     r.require(t, "height", "[[terrain]]");
     terrain.height =
         static_cast<int>(r.integer(t, "height", "terrain", terrain.height, -1000, 1000));
-    r.require(t, "style", "[[terrain]]");
+    if (!t.contains("bridge")) r.require(t, "style", "[[terrain]]");
     // The names each enum key accepts (style, decoration, set, face, shape) are tables of the same
     // shape with different data (deliberate).
     terrain.style = r.choice<Style>(t, "style", "terrain", terrain.style,
@@ -182,6 +182,9 @@ void read_terrain_basics(Reader& r, const toml::table& t, std::vector<Terrain>& 
     r.read_colors(t, "palette", "terrain", 3, 5, terrains, terrain.palette);
     terrain.density = r.number(t, "density", "terrain", terrain.density, 0.0, 1.0);
     terrain.weight = r.number_above(t, "weight", "terrain", terrain.weight, 0.0, 1000.0);
+    terrain.ruts = r.boolean(t, "ruts", "terrain", terrain.ruts);
+    if (terrain.ruts && t.contains("bridge"))
+        r.error(TomlReader::where(t, "ruts"), "a bridge has no ruts");
     terrains.push_back(std::move(terrain));
 }
 
@@ -208,6 +211,47 @@ void read_own_rims(Reader& r, const toml::table& t, Terrain& terrain) {
     if (terrain.own_rims && terrain.draws_as < 0)
         r.error(TomlReader::where(t, "own_rims"),
                 "'own_rims' needs 'draws_as' (it is for overlay terrains)");
+}
+
+// `group` of a terrain (after draws_as: the default is 1 for an overlay, else 0).
+void read_group(Reader& r, const toml::table& t, Terrain& terrain) {
+    terrain.group =
+        static_cast<int>(r.integer(t, "group", "terrain", terrain.draws_as >= 0 ? 1 : 0, 0, 8));
+}
+
+// `bridge` of terrain i: the names of the terrains it spans (read once every terrain is known).
+void read_bridge(Reader& r, const toml::table& t, std::vector<Terrain>& terrains, std::size_t i) {
+    const toml::node* node = t.get("bridge");
+    if (!node) return;
+    const toml::array* a = node->as_array();
+    if (!a || a->empty() || a->size() > 16) {
+        r.error(*node,
+                "'bridge' must be an array of 1 to 16 terrain names (the terrains it spans)");
+        return;
+    }
+    Terrain& me = terrains[i];
+    std::vector<int> spans;
+    for (const toml::node& n : *a) {
+        const int k = n.is_string() ? terrain_index(terrains, n.as_string()->get()) : -1;
+        if (k < 0 || static_cast<std::size_t>(k) == i ||
+            std::find(spans.begin(), spans.end(), k) != spans.end()) {
+            r.error(n, "'bridge': each entry must name another terrain, once");
+            return;
+        }
+        spans.push_back(k);
+    }
+    const auto where = TomlReader::where(t, "bridge");
+    if (me.draws_as >= 0 || me.own_rims)
+        r.error(where, "a bridge cannot have 'draws_as' or 'own_rims'");
+    if (!me.variants.empty()) r.error(where, "a bridge has no variants");
+    for (std::size_t k = 0; k < terrains.size(); ++k)
+        if (k != i && terrains[k].height >= me.height) {
+            r.error(TomlReader::where(t, "height"),
+                    "a bridge must be the highest terrain ('" + terrains[k].name + "' is at " +
+                        std::to_string(terrains[k].height) + "): the others see it as their level");
+            break;
+        }
+    me.bridge = std::move(spans);
 }
 
 // An overlay's height lies above its draws_as terrain and below every terrain without draws_as
@@ -356,6 +400,10 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     if (have_upper && have_lower) {
         const auto& up = d.terrains[static_cast<std::size_t>(p.upper)];
         const auto& lo = d.terrains[static_cast<std::size_t>(p.lower)];
+        if (!up.bridge.empty() || !lo.bridge.empty())
+            r.error(TomlReader::where(t, up.bridge.empty() ? "lower" : "upper"),
+                    "a bridge ('" + (up.bridge.empty() ? lo.name : up.name) +
+                        "') has no pairs: it draws its own ends");
         if (up.height <= lo.height)
             r.error(TomlReader::where(t, "upper"),
                     "the upper terrain '" + up.name + "' (height " + std::to_string(up.height) +
@@ -456,6 +504,10 @@ void read_sprite(Reader& r, const toml::table& t, const Description& d, std::vec
                                {"rock", Shape::rock},
                                {"bush", Shape::bush},
                                {"stalagmite", Shape::stalagmite},
+                               {"town", Shape::town},
+                               {"village", Shape::village},
+                               {"cave", Shape::cave},
+                               {"tent", Shape::tent},
                                {"crystal", Shape::crystal}});
     if (const toml::array* a = r.array(t, "footprint", "sprite")) {
         const auto cells = [&](std::size_t i) {
@@ -507,6 +559,13 @@ void check_unique_names(Reader& r, const toml::table& root, const Description& d
     for (std::size_t i = 0; i < d.terrains.size(); ++i) {
         const auto& t = d.terrains[i];
         add(t.name, where(i));
+        if (!t.bridge.empty())
+            for (const BridgeTile& b : bridge_tiles(t))
+                add(b.name, where(i));
+        if (t.ruts) {
+            add(t.name + "-ruts-ns", where(i));
+            add(t.name + "-ruts-ew", where(i));
+        }
         const toml::array* variant_nodes =
             (*terrain_nodes)[i].as_table()->contains("variant")
                 ? (*terrain_nodes)[i].as_table()->get("variant")->as_array()
@@ -591,7 +650,10 @@ std::optional<Description> parse_description(std::string_view text, const std::s
             for (std::size_t i = 0; i < terrains->size(); ++i) {
                 read_draws_as(r, *(*terrains)[i].as_table(), d.terrains, i);
                 read_own_rims(r, *(*terrains)[i].as_table(), d.terrains[i]);
+                read_group(r, *(*terrains)[i].as_table(), d.terrains[i]);
             }
+            for (std::size_t i = 0; i < terrains->size(); ++i)
+                read_bridge(r, *(*terrains)[i].as_table(), d.terrains, i);
             check_draws_as(r, *terrains, d.terrains);
         }
     }
@@ -625,6 +687,13 @@ std::optional<Description> parse_description(std::string_view text, const std::s
                     r.error((*pairs)[i], "rules can only be written for pairs with set = \"blob\"; "
                                          "write the rules of a \"basic\" set by hand");
     }
+    for (std::size_t i = 0; i < d.terrains.size(); ++i)
+        if (d.terrains[i].ruts && std::none_of(d.pairs.begin(), d.pairs.end(), [&](const Pair& p) {
+                return p.upper == static_cast<int>(i);
+            }))
+            r.error(TomlReader::where(*(*terrains)[i].as_table(), "ruts"),
+                    "'ruts' needs a [[pair]] with '" + d.terrains[i].name +
+                        "' as upper (the ruts replace its plain blob case)");
     if (const toml::table* o = r.table(root, "objects", "")) {
         r.reject_unknown_keys(*o, "objects", {"image", "sprite_width", "sprite_height", "columns"});
         Objects objects;
@@ -656,6 +725,27 @@ std::optional<Description> parse_description(std::string_view text, const std::s
     check_unique_names(r, root, d);
     if (!r.ok()) return std::nullopt;
     return d;
+}
+
+std::vector<BridgeTile> bridge_tiles(const Terrain& bridge) {
+    std::vector<BridgeTile> out;
+    for (const bool ns : {false, true})
+        for (int ends = 0; ends < 4; ++ends) {
+            const bool a = (ends & 1) != 0, b = (ends & 2) != 0;
+            std::string name = bridge.name + (ns ? "-ns" : "-ew");
+            if (a) name += ns ? "-n" : "-w";
+            if (b) name += ns ? "-s" : "-e";
+            out.push_back({name, ns, a, b});
+        }
+    return out;
+}
+
+int bridge_tile_for(int n, int e, int s, int w) {
+    const int h = (e != 0) + (w != 0), v = (n != 0) + (s != 0); // sides not spanned
+    bool ns = v > h;
+    if (h == v) ns = (n == 1) + (s == 1) > (e == 1) + (w == 1);
+    const bool a = ns ? n == 2 : w == 2, b = ns ? s == 2 : e == 2;
+    return (ns ? 4 : 0) + (a ? 1 : 0) + (b ? 2 : 0);
 }
 
 std::vector<RimTile> rim_tiles(const Description& d, const Pair& pair) {

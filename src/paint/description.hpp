@@ -9,7 +9,8 @@
 //   [error]                                       the red error tile
 //   [[rules]] path, terrains                      rules files to write (also a single [rules]
 //   table)
-//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as, own_rims
+//   [[terrain]] name, symbol, height, style, palette, density, weight, draws_as, own_rims, group,
+//               bridge, ruts
 //   [[terrain.variant]] name, weight, decoration, count, colors
 //   [[pair]] upper, lower, set, rim_depth, wobble, wobble_period, corner_radius, upper_lines,
 //   lower_lines,
@@ -95,8 +96,8 @@ struct Terrain {
     // symbol (not whitespace nor ? ! [ ] @ * # / \), e.g. "g" or "~"; unique; required.
     char symbol = '?';
     int height = 0; // layering: higher terrains draw lower ones as rims; unique; range -1000..1000
-    Style style =
-        Style::grain; // "blades", "grain", "waves", "flags", "void", "rocky", "leafy"; required
+    Style style = Style::grain; // "blades", "grain", "waves", "flags", "void", "rocky", "leafy",
+                                // "flow", "falls"; required (not for a bridge)
     std::vector<Rgba> palette; // 3..5 shades, darkest first; required
     double density = 0.5; // how many marks (blades, grains, crests) the texture has; range 0..1
     double weight = 1.0;  // rule weight of the base tile among its variants; range (0, 1000]
@@ -119,6 +120,30 @@ struct Terrain {
     // colours. Each such overlay adds a distinct lower texture to the rules: more tiles, and more
     // cases for `tilegen check` to enumerate.
     bool own_rims = false;
+    // `group = N`: the tile layout group (range 0..8; default 0, or 1 with draws_as). The tiles of
+    // group 0 (terrains, their variants, the error tile, then the pairs' rims) come first, then
+    // those of group 1 on a fresh row, and so on; a pair's rims belong to the higher group of its
+    // two terrains. Terrains added to a finished tileset take a new group, so every existing tile
+    // keeps its index (the road and bridge of the overworld are group 2, after the rivers).
+    int group = 0;
+    // `bridge = ["water", "river", ...]`: this terrain is a bridge (a wooden deck with rails) over
+    // the named terrains (the spanned terrains; indices here; empty = not a bridge, the default).
+    // A bridge has no base texture (`style` is optional and unused), no variants, no draws_as and
+    // no pairs, and must be the highest terrain, so every other terrain sees it as its own level
+    // and draws no rim against it. Its cells pick one of 8 tiles from their 4 neighbours (see
+    // bridge_tiles): the deck runs east-west (rails along the north and south edges) when more of
+    // its east and west neighbours than of its north and south ones are not spanned (land, a road,
+    // the bridge), north-south when fewer; on a tie it follows the neighbouring bridge cells
+    // (east-west when at least as many bridge cells lie east and west as north and south). An end
+    // (posts and a sill) is drawn on a side whose neighbour is neither spanned nor the bridge.
+    std::vector<int> bridge;
+    // `ruts = true` (default false; needs a [[pair]] with this terrain as upper, so it has blob
+    // rules): two more tiles, NAME-ruts-ns and NAME-ruts-ew (after its variants): the base texture
+    // with two wheel ruts running the length of the tile. A plain cell (no lower neighbour) whose
+    // north and south neighbours are this terrain or a bridge and whose east and west ones are
+    // neither shows NAME-ruts-ns (turned: -ew), so a straight road shows continuous ruts; bends,
+    // junctions and ends show the plain tile and its variants.
+    bool ruts = false;
 };
 
 struct Pair {
@@ -177,6 +202,12 @@ enum class Shape {
     bush,       // a low round clump of leaves, optional berries
     stalagmite, // a tapering cone of banded rock
     crystal,    // a cluster of prismatic crystals with glints
+    // Places (issue 17). palette = roof (tent: canvas, cave: rock) shades, trunk = walls (tent:
+    // poles), accents = [door and window dark, window light] (tent: [flag]).
+    town,    // three houses with hipped roofs, doors and windows, the nearest in front
+    village, // a house and a small hut
+    cave,    // a dungeon entrance: a crag of rock with a dark arched mouth at its foot
+    tent,    // a start: a canvas tent on poles with a pennant
 };
 
 struct Sprite {
@@ -233,5 +264,21 @@ struct RimTile {
     std::uint8_t mask = 0;
 };
 std::vector<RimTile> rim_tiles(const Description& d, const Pair& pair);
+
+// The 8 tiles of a bridge terrain, in painting order: NAME-ew, NAME-ew-w, NAME-ew-e, NAME-ew-w-e
+// (deck running east-west; ends where the bridge meets land on the west, east or both sides), then
+// NAME-ns, NAME-ns-n, NAME-ns-s, NAME-ns-n-s (each the east-west tile turned a quarter
+// clockwise: its west end becomes the north end).
+struct BridgeTile {
+    std::string name;
+    bool north_south = false; // the deck runs north-south
+    bool end_a = false;       // an end on the west (north-south: north) side
+    bool end_b = false;       // an end on the east (north-south: south) side
+};
+std::vector<BridgeTile> bridge_tiles(const Terrain& bridge);
+
+// The bridge tile of a cell from its 4 neighbours, each 0 = spanned (water), 1 = the bridge,
+// 2 = anything else (land, road): the rule Terrain::bridge describes; index into bridge_tiles().
+int bridge_tile_for(int n, int e, int s, int w);
 
 } // namespace tilegen::paint

@@ -109,6 +109,46 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
                    d.terrains[static_cast<std::size_t>(b->lower)].height;
         });
         const std::string me(1, t.symbol);
+        if (!t.bridge.empty()) {
+            // Every combination of the 4 neighbours (spanned, the bridge, anything else), each
+            // with its tile by bridge_tile_for: exact, so every neighbourhood is drawn.
+            std::vector<char> spanned, not_land{t.symbol};
+            std::string span_names;
+            for (int k : t.bridge)
+                if (in_set(k)) {
+                    spanned.push_back(d.terrains[static_cast<std::size_t>(k)].symbol);
+                    not_land.push_back(d.terrains[static_cast<std::size_t>(k)].symbol);
+                    span_names += (span_names.empty() ? "" : ", ") +
+                                  d.terrains[static_cast<std::size_t>(k)].name;
+                }
+            const std::string cells[3] = {spanned.empty() ? "" : symbol_set(spanned, false), me,
+                                          symbol_set(not_land, true)};
+            out += "#   " + t.name + " cells are a bridge over " +
+                   (span_names.empty() ? "nothing" : span_names) +
+                   ": a deck running east-west or north-south by its 4 neighbours (" +
+                   (spanned.empty() ? "" : cells[0] + " spanned, ") + me + " bridge, " + cells[2] +
+                   " land), with ends where it meets land.\n";
+            section_titles.emplace_back(lines.size(),
+                                        t.name + ": bridge tiles by the 4 neighbours (" +
+                                            (spanned.empty() ? "" : cells[0] + " spanned, ") +
+                                            cells[2] + " land)");
+            const std::vector<BridgeTile> tiles = bridge_tiles(t);
+            for (int n = 0; n < 3; ++n)
+                for (int e = 0; e < 3; ++e)
+                    for (int so = 0; so < 3; ++so)
+                        for (int w = 0; w < 3; ++w) {
+                            if (spanned.empty() && (n == 0 || e == 0 || so == 0 || w == 0))
+                                continue;
+                            RuleLine line;
+                            line.groups[0] = "?" + cells[n] + "?";
+                            line.groups[1] = cells[w] + me + cells[e];
+                            line.groups[2] = "?" + cells[so] + "?";
+                            line.targets =
+                                tiles[static_cast<std::size_t>(bridge_tile_for(n, e, so, w))].name;
+                            lines.push_back(std::move(line));
+                        }
+            continue;
+        }
         if (pairs.empty()) {
             out += "#   " + t.name + " cells are always plain " + t.name + ".\n";
             section_titles.emplace_back(lines.size(), t.name + ": always plain");
@@ -171,6 +211,22 @@ std::string rules_text(const Description& d, const RulesOutput& output, std::str
         section_titles.emplace_back(lines.size(), t.name + " over " + title +
                                                       ": the 47 blob cases (" + lower_cell +
                                                       " = lower neighbour)");
+        if (t.ruts) {
+            // A straight run: plain (every neighbour same), the run's terrain (or a bridge) on two
+            // opposite sides, neither on the other two. Same specificity as the plain case, before
+            // it.
+            std::vector<char> run{t.symbol}, not_run = lower_symbols;
+            for (std::size_t o : order)
+                if (!d.terrains[o].bridge.empty()) run.push_back(d.terrains[o].symbol);
+            not_run.insert(not_run.end(), run.begin(), run.end());
+            const std::string on = symbol_set(run, false), off = symbol_set(not_run, true);
+            lines.push_back(
+                {{same_cell + on + same_cell, off + me + off, same_cell + on + same_cell},
+                 t.name + "-ruts-ns"});
+            lines.push_back(
+                {{same_cell + off + same_cell, on + me + on, same_cell + off + same_cell},
+                 t.name + "-ruts-ew"});
+        }
         for (BlobMask m : blob_cases()) {
             for (std::size_t j = 0; j < pairs.size(); ++j) {
                 if (m == 0 && j > 0) break;

@@ -940,6 +940,91 @@ Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced)
     return img;
 }
 
+Image paint_ruts(const Description& d, int terrain, bool north_south) {
+    const Terrain& t = d.terrains[static_cast<std::size_t>(terrain)];
+    const Ramp ramp{t.palette};
+    Image img = paint_base(d, terrain);
+    const int n = d.tile_size;
+    const std::uint64_t key = hash_values(terrain_key(d, t), kDecoration, hash_string("ruts"));
+    // Two tracks a cart's width apart: a dark groove with a lit far lip, worn lighter in places;
+    // the same at every position along the run, so straight runs of cells continue.
+    for (const int at : {n / 4, n - n / 4 - 1})
+        for (int i = 0; i < n; ++i) {
+            auto put = [&](int across, Rgba c) {
+                if (north_south)
+                    img.set(across, i, c);
+                else
+                    img.set(i, across, c);
+            };
+            const double h = hash_unit(key, kPixel, at, i);
+            put(at, h < 0.2 ? ramp.shade(0) : ramp.shade(-1));
+            if (h > 0.35) put(at + 1, ramp.shade(1));
+        }
+    return img;
+}
+
+Image paint_bridge(const Description& d, int terrain, const BridgeTile& tile) {
+    const Terrain& t = d.terrains[static_cast<std::size_t>(terrain)];
+    const Ramp ramp{t.palette};
+    const int n = d.tile_size;
+    const std::uint64_t key = terrain_key(d, t);
+    const int dark = -ramp.base(); // the darkest shade
+    // The east-west deck: planks 4 px wide across the span (joints every 4 px), each with a tone
+    // of its own and a few dark grain pixels; rails along the north and south edges with posts
+    // every 8 px (all periodic in x with the tile, so a span of cells continues seamlessly).
+    ShadeCanvas c(n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const int plank = x / 4, px = x % 4;
+            const double tone = hash_unit(key, kLayout, plank, 0);
+            int s = tone < 0.3 ? -1 : (tone > 0.8 ? 1 : 0);
+            if (px == 3)
+                s = dark + 1; // the joint
+            else if (px == 0 && ((y & 1) == 0))
+                s += 1;                                                       // lit plank edge
+            if (px != 3 && hash_unit(key, kPixel, x, y) < 0.08) s -= 1;       // grain
+            if ((px == 1 || px == 2) && (y == 5 || y == n - 6)) s = dark + 1; // nails
+            c.at(x, y) = s;
+        }
+    auto post = [](int x) { return x % 8 == 1 || x % 8 == 2; };
+    for (int x = 0; x < n; ++x) {
+        // North rail (seen from above): outline, lit top, side, its shadow on the deck.
+        c.at(x, 0) = dark;
+        c.at(x, 1) = 2;
+        c.at(x, 2) = 0;
+        c.at(x, 3) = post(x) ? 0 : dark + 1;
+        if (post(x)) c.at(x, 1) = x % 8 == 1 ? 2 : 1;
+        // South rail: its top, its side, the deck's edge beam, outline.
+        c.at(x, n - 5) = post(x) ? 0 : -1;
+        c.at(x, n - 4) = post(x) && x % 8 == 1 ? 2 : 1;
+        c.at(x, n - 3) = 0;
+        c.at(x, n - 2) = -1;
+        c.at(x, n - 1) = dark;
+    }
+    // An end (the bridge meets land): a sill beam across the deck and a thick post at each rail.
+    auto draw_end = [&](int x0, int dir) { // x0 = the outer column, dir = +1 inwards
+        for (int y = 1; y < n - 1; ++y) {
+            c.at(x0, y) = dark;
+            c.at(x0 + dir, y) = -1;
+            c.at(x0 + 2 * dir, y) = (y & 1) ? 0 : -1;
+        }
+        for (const int y0 : {0, n - 6})
+            for (int y = y0; y < y0 + 6; ++y)
+                for (int k = 0; k < 3; ++k) {
+                    const int x = x0 + k * dir;
+                    const bool edge = y == y0 || y == y0 + 5 || k == 2;
+                    c.at(x, y) = edge ? dark : (y == y0 + 1 ? 2 : (k == 0 ? 1 : 0));
+                }
+    };
+    if (tile.end_a) draw_end(0, 1);
+    if (tile.end_b) draw_end(n - 1, -1);
+    Image img(n, n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)
+            img.set(x, y, ramp.shade(c.get(x, y)));
+    return tile.north_south ? turn_image(img) : img;
+}
+
 PaintedTileset paint_tileset(const Description& d) {
     std::vector<std::pair<std::string, Image>> tiles; // in slot order; "" = empty slot
     const std::size_t columns = static_cast<std::size_t>(d.columns);
@@ -948,27 +1033,46 @@ PaintedTileset paint_tileset(const Description& d) {
             while (tiles.size() % columns != 0)
                 tiles.emplace_back("", Image());
     };
-    // Terrains without draws_as and their pairs first, then the overlays (draws_as) and theirs:
-    // adding overlays keeps every other tile's slot.
-    for (const bool overlays : {false, true}) {
+    // Group by group (Terrain::group): terrains and their variants (a bridge: its deck tiles),
+    // the error tile after group 0's, then the pairs whose higher group is this one; every group
+    // after the first starts on a fresh row, so adding a group keeps every other tile's slot.
+    auto pair_group = [&](const Pair& pair) {
+        return std::max(d.terrains[static_cast<std::size_t>(pair.upper)].group,
+                        d.terrains[static_cast<std::size_t>(pair.lower)].group);
+    };
+    int groups = 1;
+    for (const Terrain& t : d.terrains)
+        groups = std::max(groups, t.group + 1);
+    for (int group = 0; group < groups; ++group) {
         bool first = true;
-        for (std::size_t t = 0; t < d.terrains.size(); ++t) {
-            if ((d.terrains[t].draws_as >= 0) != overlays) continue;
-            if (overlays && first) // the overlays start a row of their own
+        auto start = [&] { // the first tile of a group after the first starts a row
+            if (group > 0 && first)
                 while (tiles.size() % columns != 0)
                     tiles.emplace_back("", Image());
             first = false;
-            tiles.emplace_back(d.terrains[t].name, paint_base(d, static_cast<int>(t)));
-            for (std::size_t v = 0; v < d.terrains[t].variants.size(); ++v)
-                tiles.emplace_back(d.terrains[t].variants[v].name,
+        };
+        for (std::size_t t = 0; t < d.terrains.size(); ++t) {
+            const Terrain& terrain = d.terrains[t];
+            if (terrain.group != group) continue;
+            start();
+            if (!terrain.bridge.empty()) {
+                for (const BridgeTile& b : bridge_tiles(terrain))
+                    tiles.emplace_back(b.name, paint_bridge(d, static_cast<int>(t), b));
+                continue;
+            }
+            tiles.emplace_back(terrain.name, paint_base(d, static_cast<int>(t)));
+            for (std::size_t v = 0; v < terrain.variants.size(); ++v)
+                tiles.emplace_back(terrain.variants[v].name,
                                    paint_variant(d, static_cast<int>(t), static_cast<int>(v)));
+            if (terrain.ruts)
+                for (const bool ns : {true, false})
+                    tiles.emplace_back(terrain.name + (ns ? "-ruts-ns" : "-ruts-ew"),
+                                       paint_ruts(d, static_cast<int>(t), ns));
         }
-        if (!overlays && d.error.include) tiles.emplace_back(d.error.name, paint_error(d));
+        if (group == 0 && d.error.include) tiles.emplace_back(d.error.name, paint_error(d));
         for (const Pair& pair : d.pairs) {
-            const bool with_overlay =
-                d.terrains[static_cast<std::size_t>(pair.upper)].draws_as >= 0 ||
-                d.terrains[static_cast<std::size_t>(pair.lower)].draws_as >= 0;
-            if (with_overlay != overlays) continue;
+            if (pair_group(pair) != group) continue;
+            start();
             const std::vector<RimTile> rims = rim_tiles(d, pair);
             fresh_row_unless_fits(rims.size());
             for (const RimTile& tile : rims)

@@ -80,15 +80,25 @@ Grid<Material> rim_materials(const Description& d, const Pair& pair, BlobMask re
 // The rim tile of `pair` for a reduced, non-zero mask.
 Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced);
 
+// A bridge tile (see Terrain::bridge): a wooden deck from the terrain's palette, rails along two
+// sides, an end (sill and posts) where the tile says; north-south tiles are the east-west ones
+// turned a quarter clockwise.
+Image paint_bridge(const Description& d, int terrain, const BridgeTile& tile);
+
+// A terrain's rut tile (Terrain::ruts): its base texture with two wheel ruts running north-south
+// (or east-west), the same at every position along them.
+Image paint_ruts(const Description& d, int terrain, bool north_south);
+
 // A quarter turn clockwise of a mask (n -> e -> s -> w) and of a square image.
 BlobMask turn_mask(BlobMask m);
 Image turn_image(const Image& img);
 
 // Everything, laid out as: first row(s) the base tiles, each followed by its variants, then the
 // error tile (unless excluded); then each pair's rim tiles in rim_tiles() order, starting a fresh
-// row unless they all fit in the rest of the current one. Overlay terrains (draws_as) and the pairs
-// with an overlay as upper or lower terrain are left out of that and laid out the same way after
-// it, starting on a fresh row: adding overlays to a description keeps every other tile's slot.
+// row unless they all fit in the rest of the current one. That is group 0 (Terrain::group); the
+// terrains of group 1 (by default the overlays, draws_as) and the pairs whose higher group is 1
+// are laid out the same way after it, starting on a fresh row, then group 2, and so on: adding a
+// group to a description keeps every other tile's slot. A bridge's 8 tiles stand in for its base.
 PaintedTileset paint_tileset(const Description& d);
 
 } // namespace tilegen::paint

@@ -435,6 +435,152 @@ void paint_crystal(Canvas& c, const Ctx& ctx) {
     }
 }
 
+// The shade of a palette: 0 = darkest .. size-1 = lightest, clamped.
+Rgba shade_of(const std::vector<Rgba>& pal, int i) {
+    return pal[static_cast<std::size_t>(std::clamp(i, 0, static_cast<int>(pal.size()) - 1))];
+}
+
+// A house seen in 3/4 view: a front wall `w` px wide and `wall` px tall standing on row `base`
+// (exclusive), a door, windows where there is room, under a hipped roof `roof` px tall that
+// overhangs the wall by a pixel on each side and narrows towards its ridge.
+void paint_house(Canvas& c, const Ctx& ctx, int x0, int base, int w, int wall, int roof, int part) {
+    const auto& rf = ctx.s.palette;
+    const auto& wl = ctx.s.trunk;
+    const Rgba dark = ctx.s.accents.empty() ? Rgba{40, 28, 24, 255} : ctx.s.accents[0];
+    const Rgba glass = ctx.s.accents.size() < 2 ? Rgba{250, 226, 140, 255} : ctx.s.accents[1];
+    const int top = base - wall; // first wall row
+    const int lw = static_cast<int>(wl.size()) - 1;
+    for (int y = top; y < base; ++y)
+        for (int x = x0; x < x0 + w; ++x) {
+            int s = lw - 1;
+            if (y == base - 1)
+                s = 0; // the sill
+            else if (y == top)
+                s = lw - 2; // the roof's shadow
+            else if (x == x0 || x == x0 + w - 1)
+                s = lw - 2; // corner posts
+            c.set(x, y, part, shade_of(wl, s));
+        }
+    // The door, in the middle, and a window on each side where there is room.
+    const int door_w = w >= 12 ? 4 : 3, door_h = std::min(wall - 2, 6);
+    const int dx = x0 + (w - door_w) / 2;
+    for (int y = base - door_h; y < base; ++y)
+        for (int x = dx; x < dx + door_w; ++x)
+            c.set(x, y, part, y == base - door_h || x == dx ? shade_of(wl, 0) : dark);
+    if (w >= 12 && wall >= 6)
+        for (const int wx : {x0 + 2, x0 + w - 5}) {
+            if (wx + 3 > dx && wx < dx + door_w) continue;
+            const int wy = top + 2;
+            for (int y = wy; y < wy + 3; ++y)
+                for (int x = wx; x < wx + 3; ++x)
+                    c.set(x, y, part, (x == wx + 1 || y == wy + 1) ? shade_of(wl, 0) : glass);
+        }
+    // The roof: rows from the ridge down to the eaves, one pixel wider each side per row at the
+    // top, shingle courses every 2 rows, lit from the left, a dark eave line.
+    const int lr = static_cast<int>(rf.size()) - 1;
+    for (int r = 0; r < roof; ++r) {
+        const int y = top - roof + r;
+        const int inset = std::max(0, (roof - 1 - r) * 2 / 3 - 1);
+        const int a = x0 - 1 + inset, b = x0 + w + 1 - inset; // [a, b)
+        for (int x = a; x < b; ++x) {
+            int s = lr - 1;
+            if (r == 0)
+                s = lr; // the ridge
+            else if (r == roof - 1)
+                s = 0; // the eave
+            else if ((r % 2) == 0)
+                s = lr - 2; // shingle course
+            if (x == a && r > 0 && r < roof - 1) s = std::min(lr, s + 1);
+            if (x == b - 1 && r > 0 && r < roof - 1) s = std::max(0, s - 2);
+            if (r > 0 && r < roof - 1 && (r % 2) == 1 &&
+                hash_unit(ctx.key, 71, static_cast<std::uint64_t>(x + 64 * part),
+                          static_cast<std::uint64_t>(y)) < 0.12)
+                s = std::max(0, s - 1);
+            c.set(x, y, part, shade_of(rf, s));
+        }
+    }
+    // A chimney on the right half of bigger roofs.
+    if (w >= 12 && roof >= 7) {
+        const int cx = x0 + w - 5;
+        for (int y = top - roof - 2; y < top - roof + 3; ++y)
+            for (int x = cx; x < cx + 3; ++x)
+                c.set(x, y, part + 1,
+                      shade_of(wl, x == cx ? lw - 1 : (y == top - roof - 2 ? lw : 1)));
+    }
+}
+
+void paint_town(Canvas& c, const Ctx& ctx) {
+    const int W = ctx.fw, B = static_cast<int>(ctx.base);
+    // Two houses behind, one in front (painted back to front: parts rise towards the viewer).
+    paint_house(c, ctx, 2, B - 15, W / 2 - 2, 7, 8, 10);
+    paint_house(c, ctx, W / 2 + 1, B - 17, W / 2 - 3, 7, 8, 20);
+    paint_house(c, ctx, W / 4 - 1, B - 1, W / 2 + 2, 8, 9, 30);
+    for (int part : {10, 20, 30})
+        c.contours(part, ctx.s.outline);
+}
+
+void paint_village(Canvas& c, const Ctx& ctx) {
+    const int W = ctx.fw, B = static_cast<int>(ctx.base);
+    paint_house(c, ctx, W - 13, B - 3, 10, 6, 7, 10); // a hut behind, to the right
+    paint_house(c, ctx, 2, B - 1, std::min(17, W - 5), 8, 9, 20);
+    c.contours(10, ctx.s.outline);
+}
+
+// A crag of rock (boulders of the palette) with a dark arched mouth at its foot.
+void paint_cave(Canvas& c, const Ctx& ctx) {
+    const double W = ctx.fw, B = ctx.base - 2; // a row for the outline below
+    paint_boulder(c, ctx, W * 0.32, B - 15, W * 0.27, 12, 0, true);
+    paint_boulder(c, ctx, W * 0.7, B - 13, W * 0.25, 11, 1, false);
+    paint_boulder(c, ctx, W * 0.5, B - 8, W * 0.42, 8, 2, false);
+    c.contours(0, ctx.s.outline);
+    c.contours(1, ctx.s.outline);
+    // The mouth: an arch 12 px wide, 10 px tall, black inside, lit stones around it.
+    const double mx = W * 0.5, half = std::min(6.0, W * 0.2), height = 10.0;
+    const Rgba black{12, 10, 14, 255};
+    const Rgba deep{30, 26, 32, 255};
+    for (int y = static_cast<int>(B - height - 2); y < static_cast<int>(B); ++y)
+        for (int x = static_cast<int>(mx - half - 2); x <= static_cast<int>(mx + half + 2); ++x) {
+            const double px = x + 0.5 - mx, py = y + 0.5 - (B - height + half);
+            const bool in_arch = py >= 0 ? std::abs(px) <= half : px * px + py * py <= half * half;
+            const double ring = py >= 0 ? std::abs(px) - half : std::sqrt(px * px + py * py) - half;
+            if (in_arch)
+                c.set(x, y, 950, (y > B - 4 || std::abs(px) > half - 2) ? deep : black);
+            else if (ring <= 1.6 && c.part(x, y) >= 0)
+                c.set(x, y, 951, shade_of(ctx.s.palette, px < 0 ? 3 : 1));
+        }
+}
+
+// A canvas tent on two poles with a pennant: a triangle, lit on the left, a dark opening.
+void paint_tent(Canvas& c, const Ctx& ctx) {
+    const auto& pal = ctx.s.palette;
+    const auto& wood = ctx.s.trunk;
+    const double W = ctx.fw, B = ctx.base;
+    const double apex_y = B - 17, mid = W / 2.0 - 0.5;
+    for (int y = static_cast<int>(apex_y); y < static_cast<int>(B) - 1; ++y) {
+        const double t = (y - apex_y) / (B - 1 - apex_y);
+        const double half = 0.5 + t * (W / 2.0 - 2.5);
+        for (int x = 0; x < static_cast<int>(W); ++x) {
+            const double dx = x + 0.5 - (mid + 0.5);
+            if (std::abs(dx) > half) continue;
+            int s = dx < 0 ? 3 : 1;
+            if (std::abs(dx) < 0.8) s = 2; // the ridge seam
+            if (y == static_cast<int>(B) - 2) s = 0;
+            // The opening: a dark triangle at the foot, right of the seam.
+            if (dx >= 0 && dx < t * 3.5 && t > 0.45) s = -1;
+            c.set(x, y, 0, s < 0 ? Rgba{34, 24, 20, 255} : shade_of(pal, s));
+        }
+    }
+    // The pole above the apex and a pennant.
+    const int px = static_cast<int>(mid);
+    for (int y = static_cast<int>(apex_y) - 5; y < static_cast<int>(apex_y); ++y)
+        c.set(px, y, 960, shade_of(wood, 1));
+    const Rgba flag = ctx.s.accents.empty() ? Rgba{216, 48, 48, 255} : ctx.s.accents[0];
+    for (int i = 0; i < 4; ++i)
+        for (int k = 0; k <= (3 - i) / 2; ++k)
+            c.set(px + 1 + i, static_cast<int>(apex_y) - 5 + k + (i > 1 ? 1 : 0) - (i > 1 ? 1 : 0),
+                  961, flag);
+}
+
 } // namespace
 
 Image paint_sprite(const Description& d, const Sprite& s) {
@@ -468,6 +614,18 @@ Image paint_sprite(const Description& d, const Sprite& s) {
         break;
     case Shape::crystal:
         paint_crystal(c, ctx);
+        break;
+    case Shape::town:
+        paint_town(c, ctx);
+        break;
+    case Shape::village:
+        paint_village(c, ctx);
+        break;
+    case Shape::cave:
+        paint_cave(c, ctx);
+        break;
+    case Shape::tent:
+        paint_tent(c, ctx);
         break;
     }
     c.outline(s.outline);

@@ -154,6 +154,8 @@ std::shared_ptr<const Build> make_build(Project project, const GenerateOptions& 
         build->height_min = *lo;
         build->height_max = *hi;
     }
+    const auto& flow = build->result.flow.cells();
+    if (!flow.empty()) build->flow_max = *std::max_element(flow.begin(), flow.end());
     for (const ObjectLayer& layer : build->result.map.object_layers)
         build->objects_by_y.push_back(
             std::is_sorted(layer.objects.begin(), layer.objects.end(),

@@ -36,6 +36,7 @@ struct Build {
     MapStats stats; // the map's quality numbers (tilegen stats), shown in the status bar
     float height_min = 0,
           height_max = 1;           // the heightfield's range (the height overlay stretches it)
+    float flow_max = 1;             // [rivers]: the largest flow accumulation (the flow overlay)
     std::vector<bool> objects_by_y; // per object layer: objects sorted by y (drawing order)
     Image overview; // the whole map in tile colors (see map_pixels.hpp), B G R A bytes: the
                     // renderer's order

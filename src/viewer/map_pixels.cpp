@@ -42,6 +42,20 @@ Rgba cell_color(const Build& b, int mode, std::uint64_t variant, int x, int y) {
         const auto v = static_cast<std::uint8_t>(std::lround(std::clamp(t, 0.0f, 1.0f) * 255.0f));
         return {v, v, v, 255};
     }
+    case kModeFlow: {
+        // [rivers]: the water gathered in each cell (log scale, blue) over the height in grey.
+        const float t = r.heights.empty() ? 0.0f
+                                          : (r.heights(x, y) - b.height_min) /
+                                                std::max(1e-6f, b.height_max - b.height_min);
+        const float grey = std::clamp(t, 0.0f, 1.0f) * 128.0f;
+        const float f = r.flow.empty() || b.flow_max <= 1
+                            ? 0.0f
+                            : std::log(std::max(1.0f, r.flow(x, y))) / std::log(b.flow_max);
+        const auto mix = [&](float to) {
+            return static_cast<std::uint8_t>(std::lround(grey + (to - grey) * f));
+        };
+        return {mix(60.0f), mix(150.0f), mix(255.0f), 255};
+    }
     case kModeRules: {
         const std::size_t li = static_cast<std::size_t>(variant);
         if (li >= r.decisions.size()) return kNoRuleColor;

@@ -28,7 +28,8 @@ enum PieceMode : int {
     kModeClasses,
     kModeHeight,
     kModeUnmatched,
-    kModeRules
+    kModeRules,
+    kModeFlow
 };
 
 inline constexpr int kBlockTexels = 256;

@@ -57,13 +57,15 @@ const char* overlay_name(Overlay overlay) {
         return "unmatched";
     case Overlay::rules:
         return "rules";
+    case Overlay::flow:
+        return "flow";
     }
     return "tiles";
 }
 
 std::optional<Overlay> overlay_from_name(const std::string& name) {
-    for (Overlay o :
-         {Overlay::tiles, Overlay::classes, Overlay::height, Overlay::unmatched, Overlay::rules})
+    for (Overlay o : {Overlay::tiles, Overlay::classes, Overlay::height, Overlay::unmatched,
+                      Overlay::rules, Overlay::flow})
         if (name == overlay_name(o)) return o;
     return std::nullopt;
 }
@@ -416,6 +418,7 @@ bool MapRenderer::draw(sf::RenderTarget& target, const Camera& camera, double vi
         stats_.level = level;
         const int mode = settings.overlay == Overlay::classes  ? kModeClasses
                          : settings.overlay == Overlay::height ? kModeHeight
+                         : settings.overlay == Overlay::flow   ? kModeFlow
                                                                : kModeRules;
         blocks(mode, mode == kModeRules ? static_cast<std::uint64_t>(settings.focus_layer) : 0);
     }

@@ -47,7 +47,7 @@
 
 namespace tilegen::viewer {
 
-enum class Overlay { tiles, classes, height, unmatched, rules };
+enum class Overlay { tiles, classes, height, unmatched, rules, flow };
 const char* overlay_name(Overlay overlay);
 std::optional<Overlay> overlay_from_name(const std::string& name);
 

@@ -14,6 +14,7 @@
 
 #include "core/hash.hpp"
 #include "io/png.hpp"
+#include "io/png_stream.hpp"
 #include "io/tmx_writer.hpp"
 #include "viewer/bitmap_font.hpp"
 #include "viewer/generator.hpp"
@@ -40,7 +41,7 @@ constexpr long long kMaxPngPixels = 1LL << 28; // exports larger than this write
 const char* kKeyHelp = R"(drag, arrows, WASD   pan (Shift: faster)
 wheel                zoom towards the cursor
 Home, 0              fit the map in the window
-1 2 3 4 5            tiles / classes / height / unmatched / rules
+1 2 3 4 5 6          tiles / classes / height / unmatched / rules / flow
 G                    cell grid
 L                    focus the next layer (the rules overlay shows it)
 V                    show or hide the focused layer
@@ -126,7 +127,8 @@ struct ExportResult {
                           std::to_string(map.width * map.atlas.tile_width) + "x" +
                           std::to_string(map.height * map.atlas.tile_height) + " px is too large"};
     try {
-        if (!io::save_png(png, render_map(map), diags))
+        // generate's preview, streamed (io/png_stream.hpp): the same bytes generate writes.
+        if (!io::save_preview_png(png, map, io::kPreviewMaxSide, {}, diags))
             return {false, diags.empty() ? "export failed" : format_diagnostic(diags.front())};
     } catch (const std::bad_alloc&) {
         return {true, "exported " + tmx.generic_string() + "; PNG: out of memory"};
@@ -371,9 +373,10 @@ void Viewer::handle_key(const sf::Event::KeyEvent& key) {
         toggle_layer(static_cast<std::size_t>(number - 1));
         return;
     }
-    if (number >= 1 && number <= 5) {
-        static constexpr Overlay kByNumber[] = {Overlay::tiles, Overlay::classes, Overlay::height,
-                                                Overlay::unmatched, Overlay::rules};
+    if (number >= 1 && number <= 6) {
+        static constexpr Overlay kByNumber[] = {Overlay::tiles,  Overlay::classes,
+                                                Overlay::height, Overlay::unmatched,
+                                                Overlay::rules,  Overlay::flow};
         settings_.overlay = kByNumber[number - 1];
         return;
     }
@@ -785,6 +788,13 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
             break;
         case Overlay::unmatched:
             text(std::to_string(build_->unmatched_cells) + " unmatched cells (magenta)", kText);
+            break;
+        case Overlay::flow:
+            text(build_->result.flow.empty()
+                     ? "flow: none (the recipe has no [rivers] with method \"flow\")"
+                     : "flow: blue = water gathered (log scale, up to " +
+                           fixed(build_->flow_max, 0) + " cells) over the height",
+                 kText);
             break;
         case Overlay::rules:
             if (!build_->result.layers.empty())

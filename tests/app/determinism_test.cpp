@@ -43,9 +43,18 @@ TEST_CASE("bench prints every stage and valid JSON keys") {
     REQUIRE(r.exit_code == 0);
     for (const char* key :
          {"\"stages\":[", "\"stage\":\"noise\"", "\"stage\":\"classes\"", "\"stage\":\"rules\"",
-          "\"stage\":\"tmx\"", "\"stage\":\"total\"", "\"median_ms\":", "\"min_ms\":",
-          "\"ns_per_cell\":", "\"peak_memory_bytes\":", "\"bytes_per_cell\":"})
+          "\"stage\":\"tmx\"", "\"stage\":\"png\"", "\"stage\":\"total\"",
+          "\"median_ms\":", "\"min_ms\":", "\"png_bytes\":", "\"ns_per_cell\":",
+          "\"peak_memory_bytes\":", "\"bytes_per_cell\":"})
         CHECK_MESSAGE(r.out.find(key) != std::string::npos, key);
+    // The png stage encodes exactly the preview generate writes for the same map.
+    {
+        TempDir dir;
+        REQUIRE(run_tilegen("generate --size 64x48 -o x.tmx", dir.path()).exit_code == 0);
+        const std::size_t at = r.out.find("\"png_bytes\":");
+        REQUIRE(at != std::string::npos);
+        CHECK(std::stoull(r.out.substr(at + 12)) == std::filesystem::file_size(dir / "x.png"));
+    }
     auto text = run_tilegen("bench --size 32x32 --repeat 1");
     CHECK(text.exit_code == 0);
     CHECK(text.out.find("peak memory") != std::string::npos);

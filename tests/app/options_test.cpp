@@ -120,7 +120,7 @@ TEST_CASE("options: bad options of every command exit 2 with a clear message, wr
         {"view --frames 1000001", "--frames takes a whole number from 1 to 1000000"},
         {"view --screenshot s.txt", "--screenshot takes a .png file, not 's.txt'"},
         {"view --overlay nope",
-         "--overlay takes tiles, classes, height, unmatched or rules, not 'nope'"},
+         "--overlay takes tiles, classes, height, unmatched, rules or flow, not 'nope'"},
         {"view --inspect 3", "--inspect takes X,Y window pixels, not '3'"},
         {"view --zoom 0.001", "--zoom takes a number from 0.004 to 32, not '0.001'"},
         {"view --zoom 33", "--zoom takes a number from 0.004 to 32, not '33'"},

@@ -211,7 +211,8 @@ TEST_CASE("stats: generate --json's stats equal stats --json for the same seed a
     const Json gen = parse_json(f.generate("--seed 4 --size 48x32 -o o.tmx --png none --json"));
     const Json st = parse_json(f.tilegen("stats --seeds 4 --size 48x32 --json"));
     CHECK(st["share_target"].str == "classification");
-    CHECK(st["seeds"][0]["share_error"].pairs.size() == 10); // 7 + river, lake, waterfall
+    // 7 + river, lake, waterfall, road, bridge
+    CHECK(st["seeds"][0]["share_error"].pairs.size() == 12);
     double sum = 0;
     for (const auto& [cls, v] : st["seeds"][0]["share_error"].pairs) {
         CAPTURE(cls);

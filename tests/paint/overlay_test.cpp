@@ -111,15 +111,16 @@ TEST_CASE("paint: draws_as is parsed; overlay symbols may be any recipe symbol")
     CHECK(as_is->pairs.size() == 2);
     CHECK_FALSE(as_is->terrains[1].own_rims);
     CHECK(d->terrains[1].own_rims);
-    // The shipped overworld: three overlays drawn as water.
+    // The shipped overworld: three overlays drawn as water, the road drawn as dirt.
     const Description& ow = tp::description("overworld");
     int overlays = 0;
     for (const Terrain& t : ow.terrains)
         if (t.draws_as >= 0) {
             ++overlays;
-            CHECK(ow.terrains[static_cast<std::size_t>(t.draws_as)].name == "water");
+            CHECK(ow.terrains[static_cast<std::size_t>(t.draws_as)].name ==
+                  (t.name == "road" ? "dirt" : "water"));
         }
-    CHECK(overlays == 3);
+    CHECK(overlays == 4);
 }
 
 TEST_CASE("paint: bad draws_as values and overlay layerings: message and line:column") {
@@ -193,18 +194,21 @@ TEST_CASE("paint: the terrains above an overlay draw the same banks next to it, 
     }
 }
 
-TEST_CASE("paint: overlay tiles come after every other tile: without them the tileset is the same "
-          "up to there") {
-    const Description& full = tp::description("overworld");
+namespace {
+
+// The description with only the terrains of layout groups up to `max_group` and their pairs.
+Description up_to_group(const Description& full, int max_group) {
     Description plain = full;
     plain.terrains.clear();
     plain.pairs.clear();
     std::vector<int> new_index(full.terrains.size(), -1);
     for (std::size_t i = 0; i < full.terrains.size(); ++i)
-        if (full.terrains[i].draws_as < 0) {
+        if (full.terrains[i].group <= max_group) {
             new_index[i] = static_cast<int>(plain.terrains.size());
             plain.terrains.push_back(full.terrains[i]);
         }
+    for (Terrain& t : plain.terrains)
+        if (t.draws_as >= 0) t.draws_as = new_index[static_cast<std::size_t>(t.draws_as)];
     for (Pair p : full.pairs) {
         if (new_index[static_cast<std::size_t>(p.upper)] < 0 ||
             new_index[static_cast<std::size_t>(p.lower)] < 0)
@@ -213,12 +217,14 @@ TEST_CASE("paint: overlay tiles come after every other tile: without them the ti
         p.lower = new_index[static_cast<std::size_t>(p.lower)];
         plain.pairs.push_back(p);
     }
-    REQUIRE(plain.terrains.size() + 3 == full.terrains.size());
-    const PaintedTileset a = paint_tileset(plain), b = paint_tileset(full);
+    return plain;
+}
+
+// Every slot name and pixel of `a` is the same in `b`; b has more.
+void check_prefix(const PaintedTileset& a, const PaintedTileset& b) {
     REQUIRE(b.names.size() > a.names.size());
     for (std::size_t i = 0; i < a.names.size(); ++i)
         CHECK(a.names[i] == b.names[i]);
-    // The overlays start a fresh row: every pixel of the plain tileset is in the full one.
     REQUIRE(a.image.width() == b.image.width());
     REQUIRE(a.image.height() < b.image.height());
     int differing = 0;
@@ -226,6 +232,31 @@ TEST_CASE("paint: overlay tiles come after every other tile: without them the ti
         for (int x = 0; x < a.image.width(); ++x)
             differing += a.image.get(x, y) == b.image.get(x, y) ? 0 : 1;
     CHECK(differing == 0);
+}
+
+} // namespace
+
+TEST_CASE("paint: overlay tiles come after every other tile: without them the tileset is the same "
+          "up to there") {
+    const Description& full = tp::description("overworld");
+    const Description plain = up_to_group(full, 0), rivers = up_to_group(full, 1);
+    // Group 0: the seven land and sea terrains; group 1: river, lake, waterfall (draws_as);
+    // group 2: road and bridge.
+    REQUIRE(plain.terrains.size() == 7);
+    REQUIRE(rivers.terrains.size() == 10);
+    REQUIRE(full.terrains.size() == 12);
+    for (const Terrain& t : rivers.terrains)
+        CHECK((t.group == 1) == (t.draws_as >= 0));
+    const PaintedTileset a = paint_tileset(plain), r = paint_tileset(rivers),
+                         b = paint_tileset(full);
+    // Each group starts a fresh row: every pixel of the smaller tileset is in the larger one.
+    check_prefix(a, r);
+    check_prefix(r, b);
+    for (const char* name : {"road", "road-pebbles", "road-ruts-ns", "bridge-ew", "bridge-ns-n-s",
+                             "grass-road-n", "rock-road-s", "road-dirt-w", "road-river-n"})
+        CHECK_MESSAGE(std::count(b.names.begin() + static_cast<long>(r.names.size()), b.names.end(),
+                                 std::string(name)) == 1,
+                      name);
     for (const char* name :
          {"river", "river-water-n", "lake", "river-lake-w", "waterfall", "waterfall-river-s",
           "waterfall-lake-s", "grass-river-n", "sand-river-e", "dirt-river-s"})
@@ -292,4 +323,65 @@ TEST_CASE("paint: golden river map (tests/data/river-art): every cell matched, t
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     CHECK(r.out.find("\"unmatched\":0") != std::string::npos);
+}
+
+TEST_CASE("paint: golden road map (tests/data/road-art): every cell matched, the road and bridge "
+          "tiles where worked out by hand") {
+    const fs::path src = test::source_dir();
+    const fs::path dir = src / "tests" / "data" / "road-art";
+    Diagnostics diags;
+    const auto recipe =
+        parse_recipe(test::read_text(src / "samples" / "overworld.toml"), "overworld.toml", diags);
+    REQUIRE(recipe);
+    const std::string symbols = terrain_symbols(*recipe);
+    SymbolTable table;
+    for (std::size_t i = 0; i < symbols.size(); ++i)
+        table[symbols[i]] = static_cast<int>(i);
+    const auto classes =
+        parse_class_map(test::read_text(dir / "classes.txt"), "classes.txt", table, diags);
+    const auto rules = parse_rules(test::read_text(src / "rules" / "overworld-full.rules"),
+                                   "overworld-full.rules", table, diags);
+    for (const auto& e : diags)
+        FAIL_CHECK(format_diagnostic(e));
+    REQUIRE(classes);
+    const std::vector<Rule> ordered = order_by_specificity(rules);
+    auto decided = [&](int x, int y) {
+        const int r = first_match(*classes, x, y, ordered, OutsidePolicy{});
+        REQUIRE(r >= 0);
+        const Target& t = ordered[static_cast<std::size_t>(r)].targets.front();
+        return t.kind == Target::Kind::error ? std::string("@error") : t.name;
+    };
+    int unmatched = 0, road_cells = 0, bridge_cells = 0;
+    for (int y = 0; y < classes->height(); ++y)
+        for (int x = 0; x < classes->width(); ++x) {
+            const std::string name = decided(x, y);
+            unmatched += name == "@error" ? 1 : 0;
+            const char c = symbols[(*classes)(x, y)];
+            CAPTURE(x);
+            CAPTURE(y);
+            if (c == '+') { // a road cell shows the road: plain, or its own rim over a lower one
+                ++road_cells;
+                CHECK(name.rfind("road", 0) == 0);
+            }
+            if (c == 'H') {
+                ++bridge_cells;
+                CHECK(name.rfind("bridge-", 0) == 0);
+            }
+        }
+    CHECK(unmatched == 0);
+    CHECK(road_cells > 80);
+    CHECK(bridge_cells == 10);
+    std::istringstream expected(test::read_text(dir / "expected.txt"));
+    int checked = 0;
+    for (std::string line; std::getline(expected, line);) {
+        line = line.substr(0, line.find('#'));
+        std::istringstream words(line);
+        int x = 0, y = 0;
+        std::string name;
+        if (!(words >> x >> y >> name)) continue;
+        CAPTURE(line);
+        CHECK(decided(x, y) == name);
+        ++checked;
+    }
+    CHECK(checked >= 20);
 }

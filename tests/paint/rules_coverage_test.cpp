@@ -54,7 +54,7 @@ TEST_CASE("paint: the shipped rules files are the ones we expect") {
     for (const char* p : {"rules/overworld.rules", "rules/overworld-full.rules", "rules/cave.rules",
                           "rules/two-terrain-17.rules", "rules/two-terrain-rotated.rules"})
         CHECK_MESSAGE(paths.count(p) == 1, p);
-    CHECK(tp::symbols_by_height(tp::description("overworld")) == "Dwo~=sdgfr");
+    CHECK(tp::symbols_by_height(tp::description("overworld")) == "Dwo~=sd+gfrH");
     CHECK(tp::symbols_by_height(tp::description("cave")) == "pwfW");
 }
 
@@ -116,6 +116,30 @@ TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact
             ordered, static_cast<int>(f.symbols.size()), [&](const Neighbourhood& n, int rule) {
                 REQUIRE(rule >= 0);
                 const Terrain& t = terrain_of(n.cells[4]);
+                if (!t.bridge.empty()) {
+                    // A bridge: which of its 4 neighbours are open (not spanned water); the deck
+                    // runs along the axis with more open sides (a tie: the axis with more bridge
+                    // cells, east-west when equal); an end on each open side that is not bridge.
+                    auto kind = [&](int cell) { // 0 water, 1 bridge, 2 land
+                        const Terrain& o = terrain_of(n.cells[static_cast<std::size_t>(cell)]);
+                        if (&o == &t) return 1;
+                        for (int k : t.bridge)
+                            if (&d.terrains[static_cast<std::size_t>(k)] == &o) return 0;
+                        return 2;
+                    };
+                    const int north = kind(1), east = kind(5), south = kind(7), west = kind(3);
+                    const int open_ew = (east > 0) + (west > 0),
+                              open_ns = (north > 0) + (south > 0);
+                    const bool ns = open_ns != open_ew
+                                        ? open_ns > open_ew
+                                        : (north == 1) + (south == 1) > (east == 1) + (west == 1);
+                    std::string expected = t.name + (ns ? "-ns" : "-ew");
+                    if (ns ? north == 2 : west == 2) expected += ns ? "-n" : "-w";
+                    if (ns ? south == 2 : east == 2) expected += ns ? "-s" : "-e";
+                    CHECK(ordered[static_cast<std::size_t>(rule)].targets.front().name == expected);
+                    ++checked;
+                    return;
+                }
                 // This terrain's pairs over terrains of the set, lowest lower terrain first.
                 std::vector<const Pair*> pairs;
                 for (const Pair& p : d.pairs)
@@ -150,6 +174,19 @@ TEST_CASE("paint: each generated rule shows the rim the layering asks for (exact
                     expected = transition_name(
                         t.name, d.terrains[static_cast<std::size_t>(pairs[j]->lower)].name, m);
                 }
+                if (t.ruts && expected == t.name) {
+                    // A plain cell on a straight run (its terrain or a bridge on two opposite
+                    // sides, neither on the other two) shows the ruts.
+                    auto on_run = [&](int k) {
+                        const Terrain& o = terrain_of(n.cells[static_cast<std::size_t>(
+                            kHoodIndex[static_cast<std::size_t>(k)])]);
+                        return &o == &t || !o.bridge.empty();
+                    };
+                    if (on_run(kN) && on_run(kS) && !on_run(kE) && !on_run(kW))
+                        expected = t.name + "-ruts-ns";
+                    if (on_run(kE) && on_run(kW) && !on_run(kN) && !on_run(kS))
+                        expected = t.name + "-ruts-ew";
+                }
                 const Rule& r = ordered[static_cast<std::size_t>(rule)];
                 CHECK_MESSAGE(r.targets.front().name == expected, "rule at line " << r.line);
                 ++checked;
@@ -174,24 +211,34 @@ TEST_CASE("paint: rules text for a subset and for several pairs of one upper ter
         }
         return false;
     };
-    CHECK(has_rule(full, "[Dwo~=s][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
-                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-sand-nw"));
-    CHECK(has_rule(full, "[Dwo~=sd][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
-                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-dirt-nw"));
-    CHECK(has_rule(full, "[Dwo~=][!Dwo~=sd][!Dwo~=sd] [!Dwo~=sd]g[!Dwo~=sd] "
-                         "[!Dwo~=sd][!Dwo~=sd][!Dwo~=sd] grass-river-nw"));
-    CHECK(has_rule(full, "rr[Dwo~=sd] rrr rrr rock-dirt-ne"));
-    CHECK(has_rule(full, "rr[Dwo~=sdg] rrr rrr rock-grass-ne"));
-    CHECK(has_rule(full, "rr!r rrr rrr rock-forest-ne"));
-    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dwo~=sd] (forest or rock "
-                    "count as same: they draw their own rims):\n"
+    CHECK(has_rule(full, "[Dwo~=s][!Dwo~=sd+][!Dwo~=sd+] [!Dwo~=sd+]g[!Dwo~=sd+] "
+                         "[!Dwo~=sd+][!Dwo~=sd+][!Dwo~=sd+] grass-sand-nw"));
+    CHECK(has_rule(full, "[Dwo~=sd][!Dwo~=sd+][!Dwo~=sd+] [!Dwo~=sd+]g[!Dwo~=sd+] "
+                         "[!Dwo~=sd+][!Dwo~=sd+][!Dwo~=sd+] grass-dirt-nw"));
+    CHECK(has_rule(full, "[Dwo~=sd+][!Dwo~=sd+][!Dwo~=sd+] [!Dwo~=sd+]g[!Dwo~=sd+] "
+                         "[!Dwo~=sd+][!Dwo~=sd+][!Dwo~=sd+] grass-road-nw"));
+    CHECK(has_rule(full, "[Dwo~=][!Dwo~=sd+][!Dwo~=sd+] [!Dwo~=sd+]g[!Dwo~=sd+] "
+                         "[!Dwo~=sd+][!Dwo~=sd+][!Dwo~=sd+] grass-river-nw"));
+    // Rock is no longer the highest terrain (the bridge is): its same cells are a set.
+    const std::string rr = "[!Dwo~=sd+gf][!Dwo~=sd+gf]", rrr = rr + "[!Dwo~=sd+gf]";
+    const std::string rock_row = "[!Dwo~=sd+gf]r[!Dwo~=sd+gf]";
+    CHECK(has_rule(full, rr + "[Dwo~=sd] " + rock_row + " " + rrr + " rock-dirt-ne"));
+    CHECK(has_rule(full, rr + "[Dwo~=sd+] " + rock_row + " " + rrr + " rock-road-ne"));
+    CHECK(has_rule(full, rr + "[Dwo~=sd+g] " + rock_row + " " + rrr + " rock-grass-ne"));
+    CHECK(has_rule(full, rr + "[Dwo~=sd+gf] " + rock_row + " " + rrr + " rock-forest-ne"));
+    CHECK(full.find("#   grass cells draw a rim where a neighbour is [Dwo~=sd+] (forest or rock "
+                    "or bridge count as same: they draw their own rims):\n"
                     "#     a water rim when every lower neighbour is [Dwo]\n"
                     "#     else a river rim when every lower neighbour is [Dwo~=]\n"
                     "#     else a sand rim when every lower neighbour is [Dwo~=s]\n"
-                    "#     else a dirt rim.\n") != std::string::npos);
+                    "#     else a dirt rim when every lower neighbour is [Dwo~=sd]\n"
+                    "#     else a road rim.\n") != std::string::npos);
     CHECK(full.find("# Layering, lowest first: deep (D) < water (w) < lake (o) < river (~) < "
-                    "waterfall (=) < sand (s) < dirt (d) < grass (g) < forest (f) "
-                    "< rock (r).\n") != std::string::npos);
+                    "waterfall (=) < sand (s) < dirt (d) < road (+) < grass (g) < forest (f) "
+                    "< rock (r) < bridge (H).\n") != std::string::npos);
+    // The bridge: a deck by its 4 neighbours (diagonals do not matter).
+    CHECK(has_rule(full, "?[Dwo~=]? [!HDwo~=]H[!HDwo~=] ?[Dwo~=]? bridge-ew-w-e"));
+    CHECK(has_rule(full, "?H? [Dwo~=]H[Dwo~=] ?[!HDwo~=]? bridge-ns-s"));
     CHECK(full.find("# river (~) is an overlay drawn like water: the terrains above draw their "
                     "water rims over it in its own texture.\n") != std::string::npos);
     CHECK(full.find("# lake (o) is an overlay drawn like water.\n") != std::string::npos);

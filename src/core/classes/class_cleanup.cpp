@@ -204,10 +204,11 @@ bool no_nonzero_byte(const std::uint8_t* p) {
 // class has it off (below 2) or has no entry.
 template <class T>
 std::array<T, kIds> per_class_setting(std::span<const ClassCleanup> per_class,
-                                      int ClassCleanup::*setting, int cap) {
+                                      int ClassCleanup::*setting, int cap,
+                                      std::uint32_t frozen = 0) {
     std::array<T, kIds> out{};
     for (std::size_t i = 0; i < std::min(per_class.size(), kIds); ++i)
-        if (per_class[i].*setting >= 2)
+        if (per_class[i].*setting >= 2 && !(i < 32 && ((frozen >> i) & 1u)))
             out[i] = static_cast<T>(std::min(per_class[i].*setting, cap));
     return out;
 }
@@ -224,10 +225,11 @@ bool cleanup_needed(std::span<const ClassCleanup> per_class) {
     return false;
 }
 
-void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, CleanupReport& report) {
+void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, CleanupReport& report,
+                     std::uint32_t frozen) {
     // The square's side per class id, 0 = no opening.
     const auto side =
-        per_class_setting<std::uint8_t>(per_class, &ClassCleanup::min_width, kMaxMinWidth);
+        per_class_setting<std::uint8_t>(per_class, &ClassCleanup::min_width, kMaxMinWidth, frozen);
     if (all_zero(side) || g.empty()) return;
     const int w = g.width(), h = g.height();
     constexpr std::uint8_t kRemoved = 1, kQueued = 2;
@@ -305,8 +307,9 @@ void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, Clea
                 const std::uint8_t* m = mark.row(ny);
                 for (int k = 0; k < 3; ++k, ++n) {
                     around[n] = row[xs[k]];
-                    eligible[n] =
-                        y_in & x_in[k] & ((m[xs[k]] & kRemoved) == 0) & (around[n] != own);
+                    eligible[n] = y_in & x_in[k] & ((m[xs[k]] & kRemoved) == 0) &
+                                  (around[n] != own) &
+                                  (around[n] >= 32 || ((frozen >> around[n]) & 1u) == 0);
                 }
             }
             const int best = eligible_majority(around, eligible, counts);
@@ -329,10 +332,11 @@ void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, Clea
 }
 
 void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
-                         CleanupReport& report) {
+                         CleanupReport& report, std::uint32_t frozen) {
     // min_area per class id, 0 = off.
     const auto need =
-        per_class_setting<std::uint32_t>(per_class, &ClassCleanup::min_area, kMaxMinArea);
+        per_class_setting<std::uint32_t>(per_class, &ClassCleanup::min_area, kMaxMinArea, frozen);
+    const auto is_frozen = [frozen](ClassId c) { return c < 32 && ((frozen >> c) & 1u); };
     if (all_zero(need) || g.empty()) return;
     const int w = g.width(), h = g.height();
     const std::uint64_t total = g.size();
@@ -388,6 +392,7 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
         std::uint32_t best_count = 0;
         for (const Cell& p : border) {
             const ClassId b = g(p.x, p.y);
+            if (is_frozen(b)) continue;
             const std::uint32_t n = ++counts[b];
             if (n > best_count || (n == best_count && b < best)) {
                 best = b;
@@ -397,6 +402,11 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
         for (const Cell& p : border) {
             counts[g(p.x, p.y)] = 0;
             seen(p.x, p.y) = 0;
+        }
+        if (best_count == 0) { // every bordering cell is frozen: the region stays
+            for (const Cell& p : region)
+                seen(p.x, p.y) = 0;
+            continue;
         }
         for (const Cell& p : region) {
             g(p.x, p.y) = best;
@@ -413,11 +423,12 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
     }
 }
 
-CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup> per_class) {
+CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup> per_class,
+                               std::uint32_t frozen) {
     CleanupReport report;
     if (!cleanup_needed(per_class)) return report;
-    open_thin_parts(classes, per_class, report);
-    merge_small_regions(classes, per_class, report);
+    open_thin_parts(classes, per_class, report, frozen);
+    merge_small_regions(classes, per_class, report, frozen);
     return report;
 }
 

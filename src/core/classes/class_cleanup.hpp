@@ -56,14 +56,19 @@ struct CleanupReport {
 bool cleanup_needed(std::span<const ClassCleanup> per_class);
 
 // Step 1 then step 2 above. per_class[i] is class id i's settings (at most 256 entries).
-CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup> per_class);
+// `frozen`: a mask of class ids (below 32) the clean-up neither changes nor gives to a cell (the
+// overlay terrains of [rivers]): their settings count as off, they are never eligible in the
+// opening's refill, and a too-small region takes the most common bordering class that is not
+// frozen (it stays when every bordering cell is frozen).
+CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup> per_class,
+                               std::uint32_t frozen = 0);
 
 // Step 1 alone (min_width); adds to report.opened_cells.
 void open_thin_parts(ClassGrid& classes, std::span<const ClassCleanup> per_class,
-                     CleanupReport& report);
+                     CleanupReport& report, std::uint32_t frozen = 0);
 
 // Step 2 alone (min_area); adds to report.merged_regions and merged_cells.
 void merge_small_regions(ClassGrid& classes, std::span<const ClassCleanup> per_class,
-                         CleanupReport& report);
+                         CleanupReport& report, std::uint32_t frozen = 0);
 
 } // namespace tilegen

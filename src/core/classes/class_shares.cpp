@@ -130,25 +130,57 @@ class ShareKeeper {
     static constexpr int kRelayRounds = 8;
 
     // touching[a * kClassSlots + b]: some cell of class a has a 4-neighbour of class b.
-    std::vector<bool> touching_classes() const {
+    std::vector<bool> touching_classes() {
         std::vector<bool> touching(static_cast<std::size_t>(kClassSlots) * kClassSlots, false);
         const int w = g_.width(), h = g_.height();
-        std::vector<std::uint8_t> border(static_cast<std::size_t>(w));
-        for (int y = 0; y < h; ++y) {
-            const ClassId* row = g_.row(y);
-            const ClassId* down = y + 1 < h ? g_.row(y + 1) : nullptr;
-            mark_border_cells(row, y > 0 ? g_.row(y - 1) : nullptr, down, w, border.data());
-            for (int x = 0; x < w; ++x) {
-                if (!border[static_cast<std::size_t>(x)]) continue;
-                const auto pair = [&](ClassId a, ClassId b) {
-                    touching[static_cast<std::size_t>(a * kClassSlots + b)] = true;
-                    touching[static_cast<std::size_t>(b * kClassSlots + a)] = true;
-                };
-                if (x + 1 < w && row[x + 1] != row[x]) pair(row[x], row[x + 1]);
-                if (down && down[x] != row[x]) pair(row[x], down[x]);
-            }
+        for (const std::int64_t i : border_cells()) {
+            const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
+            const ClassId c = g_(x, y);
+            const auto pair = [&](ClassId b) {
+                touching[static_cast<std::size_t>(c * kClassSlots + b)] = true;
+                touching[static_cast<std::size_t>(b * kClassSlots + c)] = true;
+            };
+            if (x + 1 < w && g_(x + 1, y) != c) pair(g_(x + 1, y));
+            if (y + 1 < h && g_(x, y + 1) != c) pair(g_(x, y + 1));
         }
         return touching;
+    }
+
+    // The cells that differ from a 4-neighbour, found by one scan of the grid (rows split over
+    // the threads) the first time they are asked for, then kept current: every cell that moves
+    // adds itself and its 8 neighbours (a cell may be listed more than once; the candidates it
+    // gives are checked when taken).
+    const std::vector<std::int64_t>& border_cells() {
+        if (border_ready_) return border_;
+        const int w = g_.width(), h = g_.height();
+        const int bands = std::clamp(threads_, 1, h);
+        std::vector<std::vector<std::int64_t>> per_band(static_cast<std::size_t>(bands));
+        parallel_for(bands, bands, [&](int begin, int end) {
+            std::vector<std::uint8_t> border(static_cast<std::size_t>(w));
+            for (int band = begin; band < end; ++band) {
+                auto& mine = per_band[static_cast<std::size_t>(band)];
+                const int y0 = static_cast<int>(static_cast<std::int64_t>(h) * band / bands);
+                const int y1 = static_cast<int>(static_cast<std::int64_t>(h) * (band + 1) / bands);
+                for (int y = y0; y < y1; ++y) {
+                    mark_border_cells(g_.row(y), y > 0 ? g_.row(y - 1) : nullptr,
+                                      y + 1 < h ? g_.row(y + 1) : nullptr, w, border.data());
+                    for (int x = 0; x < w; ++x)
+                        if (border[static_cast<std::size_t>(x)]) mine.push_back(index_of(x, y));
+                }
+            }
+        });
+        for (const auto& band : per_band)
+            border_.insert(border_.end(), band.begin(), band.end());
+        border_ready_ = true;
+        return border_;
+    }
+
+    // A moved cell and its 8 neighbours may now differ from a neighbour.
+    void note_border_around(int x, int y) {
+        if (!border_ready_) return;
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx)
+                if (g_.contains(x + dx, y + dy)) border_.push_back(index_of(x + dx, y + dy));
     }
 
     double missing_cells() const {
@@ -283,54 +315,47 @@ class ShareKeeper {
     }
 
     // Candidates of class n: cells of classes that can give a cell with a 4-neighbour of class n.
-    // scan_rows(y0, y1, sink) calls sink(n, score, x, y) for each candidate of each class marked
-    // in `growing` (once per class, even when two of its edge neighbours are of class n).
+    // visit(i, sink) calls sink(n, score, x, y) for cell i for each class n marked in `growing`
+    // that it is a candidate of (once per class, even when two of its edge neighbours are of n).
     template <class Sink>
-    void scan_rows(int y0, int y1, const std::array<bool, kClassSlots>& gives,
-                   const std::array<bool, kClassSlots>& growing, Sink&& sink) const {
+    void visit(std::int64_t i, const std::array<bool, kClassSlots>& gives,
+               const std::array<bool, kClassSlots>& growing, Sink&& sink) const {
         const int w = g_.width(), h = g_.height();
-        std::vector<std::uint8_t> border(static_cast<std::size_t>(w));
-        for (int y = y0; y < y1; ++y) {
-            const ClassId* row = g_.row(y);
-            const ClassId* up = y > 0 ? g_.row(y - 1) : nullptr;
-            const ClassId* down = y + 1 < h ? g_.row(y + 1) : nullptr;
-            mark_border_cells(row, up, down, w, border.data());
-            for (int x = 0; x < w; ++x) {
-                if (!border[static_cast<std::size_t>(x)]) continue;
-                const ClassId c = row[x];
-                if (!gives[c]) continue;
-                const std::array<int, 4> around = {x > 0 ? row[x - 1] : -1,
-                                                   x + 1 < w ? row[x + 1] : -1, up ? up[x] : -1,
-                                                   down ? down[x] : -1};
-                for (int k = 0; k < 4; ++k) {
-                    const int n = around[k];
-                    if (n < 0 || n == c || !growing[n]) continue;
-                    bool seen = false;
-                    for (int j = 0; j < k; ++j)
-                        seen = seen || around[j] == n;
-                    if (seen) continue;
-                    int score = 0;
-                    if (up && down && x > 0 && x + 1 < w) { // inside: read the rows directly
-                        for (int j = 0; j < 4; ++j)
-                            score += around[j] == n ? 2 : 0;
-                        score += (up[x - 1] == n) + (up[x + 1] == n) + (down[x - 1] == n) +
-                                 (down[x + 1] == n);
-                    } else {
-                        score = this->score(x, y, static_cast<ClassId>(n));
-                    }
-                    sink(n, score, x, y);
-                }
+        const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
+        const ClassId* row = g_.row(y);
+        const ClassId c = row[x];
+        if (!gives[c]) return;
+        const ClassId* up = y > 0 ? g_.row(y - 1) : nullptr;
+        const ClassId* down = y + 1 < h ? g_.row(y + 1) : nullptr;
+        const std::array<int, 4> around = {x > 0 ? row[x - 1] : -1, x + 1 < w ? row[x + 1] : -1,
+                                           up ? up[x] : -1, down ? down[x] : -1};
+        for (int k = 0; k < 4; ++k) {
+            const int n = around[k];
+            if (n < 0 || n == c || !growing[n]) continue;
+            bool seen = false;
+            for (int j = 0; j < k; ++j)
+                seen = seen || around[j] == n;
+            if (seen) continue;
+            int score = 0;
+            if (up && down && x > 0 && x + 1 < w) { // inside: read the rows directly
+                for (int j = 0; j < 4; ++j)
+                    score += around[j] == n ? 2 : 0;
+                score +=
+                    (up[x - 1] == n) + (up[x + 1] == n) + (down[x - 1] == n) + (down[x + 1] == n);
+            } else {
+                score = this->score(x, y, static_cast<ClassId>(n));
             }
+            sink(n, score, x, y);
         }
     }
 
-    // Runs body(band, y0, y1) over row bands, one per thread.
-    template <class Body> void over_bands(int bands, Body&& body) const {
-        const int h = g_.height();
-        parallel_for(bands, bands, [&](int begin, int end) {
-            for (int band = begin; band < end; ++band)
-                body(band, static_cast<int>(static_cast<std::int64_t>(h) * band / bands),
-                     static_cast<int>(static_cast<std::int64_t>(h) * (band + 1) / bands));
+    // Runs body(part, begin, end) over `parts` slices of the border cells, one per thread.
+    template <class Body> void over_border(int parts, Body&& body) {
+        const std::vector<std::int64_t>& cells = border_cells();
+        const auto n = static_cast<std::int64_t>(cells.size());
+        parallel_for(parts, parts, [&](int begin, int end) {
+            for (int part = begin; part < end; ++part)
+                body(part, cells.data() + n * part / parts, cells.data() + n * (part + 1) / parts);
         });
     }
 
@@ -346,13 +371,14 @@ class ShareKeeper {
         std::array<bool, kClassSlots> gives{};
         for (int c = 0; c < kClassSlots; ++c)
             gives[c] = can_give(c);
-        const int bands = std::clamp(threads_, 1, g_.height());
+        const int bands = std::max(1, threads_);
         if (choose_floors) {
             using Counts = std::vector<std::array<std::uint64_t, kScores>>;
             std::vector<Counts> counts(static_cast<std::size_t>(bands), Counts(kClassSlots));
-            over_bands(bands, [&](int band, int y0, int y1) {
+            over_border(bands, [&](int band, const std::int64_t* from, const std::int64_t* to) {
                 Counts& mine = counts[static_cast<std::size_t>(band)];
-                scan_rows(y0, y1, gives, growing,
+                for (const std::int64_t* i = from; i != to; ++i)
+                    visit(*i, gives, growing,
                           [&](int n, int score, int, int) { ++mine[n][score]; });
             });
             for (int n = 0; n < kClassSlots; ++n) {
@@ -371,13 +397,14 @@ class ShareKeeper {
             }
         }
         std::vector<std::vector<std::vector<Candidate>>> per_band(static_cast<std::size_t>(bands));
-        over_bands(bands, [&](int band, int y0, int y1) {
+        over_border(bands, [&](int band, const std::int64_t* from, const std::int64_t* to) {
             auto& lists = per_band[static_cast<std::size_t>(band)];
             lists.resize(kClassSlots);
-            scan_rows(y0, y1, gives, growing, [&](int n, int score, int x, int y) {
-                if (score >= floors[n])
-                    lists[n].push_back({score, hash_position(seed_, x, y), index_of(x, y)});
-            });
+            for (const std::int64_t* i = from; i != to; ++i)
+                visit(*i, gives, growing, [&](int n, int score, int x, int y) {
+                    if (score >= floors[n])
+                        lists[n].push_back({score, hash_position(seed_, x, y), index_of(x, y)});
+                });
         });
         std::vector<std::vector<Candidate>> lists(kClassSlots);
         for (auto& band : per_band)
@@ -428,6 +455,7 @@ class ShareKeeper {
             --count_[g_(x, y)];
             ++count_[a];
             g_(x, y) = a;
+            note_border_around(x, y);
             ++moved;
             // Its neighbours' scores rose; some may have become simple: offer them again.
             for (int k = 0; k < 8; ++k) {
@@ -450,6 +478,8 @@ class ShareKeeper {
     std::array<double, kClassSlots> want_{};
     std::vector<std::int64_t> seen_, stack_;
     std::unordered_set<std::int64_t> seen_set_;
+    std::vector<std::int64_t> border_; // see border_cells
+    bool border_ready_ = false;
     bool logging_ = false;
     std::vector<std::pair<std::int64_t, ClassId>> log_; // (cell, its class before) per move
 };

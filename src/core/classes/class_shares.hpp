@@ -30,8 +30,9 @@
 // are never taken nor given); a class that is short only gains, one that gives never falls short;
 // no region of a class with min_area A is left with fewer than A cells by this stage (and no new
 // region is made: a moved cell joins a region of A); same input => same output.
-// Cost: one scan of the grid (plus one per relay), a heap made over the border cells found, then
-// O(log n) per cell taken or re-offered.
+// Cost: one scan of the grid for its border cells (cells that differ from a 4-neighbour), then
+// two passes over those per growth (a count by score to keep only the best candidates, then the
+// candidates) and O(log n) per cell taken or re-offered.
 #pragma once
 
 #include <cstdint>

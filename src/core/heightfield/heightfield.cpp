@@ -8,6 +8,7 @@
 #include "core/hash.hpp"
 #include "core/heightfield/lattice_noise.hpp"
 #include "core/heightfield/point_noise.hpp"
+#include "core/heightfield/point_noise_rows.hpp"
 #include "core/heightfield/whole_map_generators.hpp"
 #include "core/parallel.hpp"
 
@@ -329,17 +330,8 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
     case NoiseKind::perlin:
         return lattice_noise(s, seed, region, threads);
     case NoiseKind::simplex:
-    case NoiseKind::worley: {
-        Grid<float> g(region.width, region.height);
-        const std::vector<std::uint64_t> streams = octave_streams(seed, s.octaves);
-        parallel_for(region.height, threads, [&](int y0, int y1) {
-            for (int y = y0; y < y1; ++y)
-                for (int x = 0; x < region.width; ++x)
-                    g(x, y) = static_cast<float>(
-                        fractal_noise(s, streams, region.x + x + 0.5, region.y + y + 0.5));
-        });
-        return g;
-    }
+    case NoiseKind::worley:
+        return point_noise_grid(s, seed, region, threads);
     case NoiseKind::profile: {
         Grid<float> g(region.width, region.height);
         for (int x = 0; x < region.width; ++x) {

@@ -2,6 +2,8 @@
 // Input: a point in noise space (cells / scale), a seed. Output: a value; single octaves lie in
 // about [-1, 1] (Worley: a distance >= 0), fractal sums are normalised to [0, 1]. Invariants: pure
 // functions of (seed, point) built on integer hashing: any region gives the same values.
+// Maps of kind simplex and worley are computed row by row by point_noise_rows.hpp, which gives
+// fractal_noise's bits exactly: these functions are its reference (and the level-2 warp's fields).
 #pragma once
 
 #include <cstdint>

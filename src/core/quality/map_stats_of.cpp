@@ -1,5 +1,8 @@
 #include "core/quality/map_stats_of.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace tilegen {
 
 ShareTarget share_target_kind(const Recipe& recipe) {
@@ -18,8 +21,31 @@ std::vector<double> share_targets(const Recipe& recipe, const GenerateResult& re
 }
 
 MapStats map_stats_of(const Project& project, const GenerateResult& result, int threads) {
-    return compute_map_stats(result.classes, walkable_flags(project.recipe.terrain),
-                             share_targets(project.recipe, result), result.unmatched, threads);
+    const Recipe& recipe = project.recipe;
+    std::vector<double> targets = share_targets(recipe, result);
+    MapStats stats = compute_map_stats(result.classes, walkable_flags(recipe.terrain), targets,
+                                       result.unmatched, threads);
+    // Overlay terrains ([rivers]) have no share: share_error is measured over the other cells
+    // (each class's fraction of the non-overlay cells against its target, the targets likewise
+    // renormalised), and not reported for the overlays.
+    const std::uint32_t overlays = overlay_mask(recipe);
+    if (!overlays) return stats;
+    double overlay_now = 0, overlay_target = 0;
+    for (std::size_t c = 0; c < recipe.terrain.size(); ++c)
+        if ((overlays >> c) & 1u) {
+            overlay_now += stats.class_fractions[c];
+            if (c < targets.size() && !std::isnan(targets[c])) overlay_target += targets[c];
+        }
+    for (std::size_t c = 0; c < recipe.terrain.size() && c < stats.share_error.size(); ++c) {
+        if ((overlays >> c) & 1u || c >= targets.size() || std::isnan(targets[c])) {
+            stats.share_error[c] = std::numeric_limits<double>::quiet_NaN();
+            continue;
+        }
+        const double now = overlay_now < 1 ? stats.class_fractions[c] / (1 - overlay_now) : 0;
+        const double target = overlay_target < 1 ? targets[c] / (1 - overlay_target) : 0;
+        stats.share_error[c] = (now - target) * 100.0;
+    }
+    return stats;
 }
 
 } // namespace tilegen

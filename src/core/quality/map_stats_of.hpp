@@ -32,7 +32,10 @@ const char* share_target_name(ShareTarget kind); // "recipe" or "classification"
 std::vector<double> share_targets(const Recipe& recipe, const GenerateResult& result);
 
 // compute_map_stats over the result's final class grid with the recipe's walkable flags, the
-// share_targets and the result's unmatched cells, on `threads` threads.
+// share_targets and the result's unmatched cells, on `threads` threads. With overlay terrains
+// ([rivers]), share_error counts shares over the non-overlay cells: each class's fraction of the
+// cells that are not river, lake or waterfall, against its target renormalised alike; overlays
+// get none (NaN, left out of the JSON).
 MapStats map_stats_of(const Project& project, const GenerateResult& result, int threads);
 
 } // namespace tilegen

@@ -1,5 +1,6 @@
 #include "core/recipe/recipe.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -13,7 +14,173 @@ namespace {
 SourcePosition position_of(const toml::source_region& r) {
     return {static_cast<int>(r.begin.line), static_cast<int>(r.begin.column)};
 }
+
+// A terrain symbol of the recipe: its class index, or -1.
+int class_of_symbol(const Recipe& recipe, char symbol) {
+    for (std::size_t i = 0; i < recipe.terrain.size(); ++i)
+        if (recipe.terrain[i].symbol == symbol) return static_cast<int>(i);
+    return -1;
+}
+
+// An integer, or an array [min, max] of two, in min..max with first <= second.
+void parse_range(TomlReader& reader, const toml::table& t, std::string_view key, int lo, int hi,
+                 int& first, int& second) {
+    const toml::node* n = t.get(key);
+    if (!n) return;
+    const std::string name = "'rivers." + std::string(key) + "'";
+    const auto value = [&](const toml::node& v, int& out) {
+        if (const auto* i = v.as_integer(); i && i->get() >= lo && i->get() <= hi) {
+            out = static_cast<int>(i->get());
+            return true;
+        }
+        reader.error(v, name + " must be whole numbers from " + std::to_string(lo) + " to " +
+                            std::to_string(hi));
+        return false;
+    };
+    if (n->is_integer()) {
+        if (value(*n, first)) second = first;
+        return;
+    }
+    const toml::array* a = n->as_array();
+    if (!a || a->size() != 2) {
+        reader.error(*n, name + " must be a whole number or [min, max]");
+        return;
+    }
+    int a0 = first, a1 = second;
+    if (value(*a->get(0), a0) && value(*a->get(1), a1)) {
+        if (a0 > a1)
+            reader.error(*n, name + " is [" + std::to_string(a0) + ", " + std::to_string(a1) +
+                                 "]: the first number (the minimum) must not exceed the second");
+        first = a0;
+        second = std::max(a0, a1);
+    }
+}
+
+// [rivers]: the hydrology stage's settings; marks the terrains it writes as overlays.
+void parse_rivers(TomlReader& reader, const toml::table& root, Recipe& recipe,
+                  const std::vector<const toml::table*>& missing_share) {
+    const toml::table* rv = reader.table(root, "rivers", "");
+    const bool biomes = root.get("biomes") != nullptr;
+    std::vector<char> used_in_table;
+    if (const toml::table* b = biomes ? root.get("biomes")->as_table() : nullptr)
+        if (const toml::array* rows = b->get("table") ? b->get("table")->as_array() : nullptr)
+            for (const toml::node& row : *rows)
+                if (const auto* str = row.as_string())
+                    for (char c : str->get())
+                        used_in_table.push_back(c);
+    if (rv) {
+        reader.reject_unknown_keys(*rv, "rivers",
+                                   {"method", "count", "threshold", "min_length", "width", "lakes",
+                                    "carve", "rain", "class", "lake_class", "waterfall_class",
+                                    "into", "waterfall_drop", "attempts", "widen", "slope"});
+        RiverSettings s;
+        s.line = static_cast<int>(rv->source().begin.line);
+        s.column = static_cast<int>(rv->source().begin.column);
+        s.method = reader.choice(*rv, "method", "rivers", RiverMethod::flow,
+                                 {{"flow", RiverMethod::flow}, {"agents", RiverMethod::agents}});
+        s.has_count = rv->get("count") != nullptr;
+        parse_range(reader, *rv, "count", 0, 4096, s.count_min, s.count_max);
+        s.threshold = reader.number(*rv, "threshold", "rivers", s.threshold, 1, 1e9);
+        s.min_length =
+            static_cast<int>(reader.integer(*rv, "min_length", "rivers", s.min_length, 1, 65536));
+        parse_range(reader, *rv, "width", 1, 16, s.width_min, s.width_max);
+        if (const toml::table* lakes = reader.table(*rv, "lakes", "rivers")) {
+            reader.reject_unknown_keys(*lakes, "rivers.lakes", {"min_area"});
+            s.lake_min_area = static_cast<int>(
+                reader.integer(*lakes, "min_area", "rivers.lakes", 0, 0, 100000000));
+        }
+        s.carve = reader.number(*rv, "carve", "rivers", 0, 0, 1);
+        s.rain = reader.string(*rv, "rain", "rivers", "");
+        if (!s.rain.empty() && !find_map(recipe, s.rain))
+            reader.error(TomlReader::where(*rv, "rain"), "'rivers.rain' names map '" + s.rain +
+                                                             "', which the recipe does not define");
+        s.waterfall_drop = reader.number(*rv, "waterfall_drop", "rivers", s.waterfall_drop, 0, 1);
+        s.agent_attempts = static_cast<int>(
+            reader.integer(*rv, "attempts", "rivers", s.agent_attempts, 1, 1000000));
+        s.agent_widen = reader.number(*rv, "widen", "rivers", s.agent_widen, 0, 1);
+        s.agent_slope = reader.number(*rv, "slope", "rivers", s.agent_slope, 0, 0.1);
+        // The overlay terrains: declared [[terrain]] without a share (percentile recipes) or
+        // used by no biome table row.
+        std::vector<char> overlays;
+        const auto overlay = [&](const char* key, char fallback) -> char {
+            const std::optional<std::string> v = reader.string(*rv, key, "rivers");
+            if (!v) return fallback;
+            const std::string name = "'rivers." + std::string(key) + "'";
+            const auto at = TomlReader::where(*rv, key);
+            if (v->size() != 1) {
+                reader.error(at, name + " must be one terrain symbol, not \"" + *v + "\"");
+                return fallback;
+            }
+            const char c = (*v)[0];
+            const int id = class_of_symbol(recipe, c);
+            if (id < 0) {
+                reader.error(at, name + " is '" + *v + "', which no [[terrain]] has");
+                return fallback;
+            }
+            const bool has_share =
+                !biomes &&
+                std::find_if(missing_share.begin(), missing_share.end(), [&](const toml::table* t) {
+                    const auto* sym = t->get("symbol");
+                    return sym && sym->as_string() && sym->as_string()->get() == *v;
+                }) == missing_share.end();
+            const bool in_table =
+                std::find(used_in_table.begin(), used_in_table.end(), c) != used_in_table.end();
+            if (has_share || in_table) {
+                reader.error(at, name + " is '" + *v + "' (terrain '" +
+                                     recipe.terrain[static_cast<std::size_t>(id)].name +
+                                     "'), which is not an overlay terrain: declare it " +
+                                     (biomes ? "in no biome table row" : "without a share"));
+                return fallback;
+            }
+            if (std::find(overlays.begin(), overlays.end(), c) != overlays.end())
+                reader.error(at, name + " is '" + *v + "', which another key of [rivers] names");
+            overlays.push_back(c);
+            recipe.terrain[static_cast<std::size_t>(id)].overlay = true;
+            return c;
+        };
+        if (!rv->get("class")) {
+            reader.error(rv->source(), "[rivers] needs 'class': the overlay terrain rivers are "
+                                       "written as, e.g. class = \"~\"");
+            s.river_symbol = 0;
+        } else {
+            s.river_symbol = overlay("class", 0);
+        }
+        s.lake_symbol = overlay("lake_class", 0);
+        s.waterfall_symbol = overlay("waterfall_class", 0);
+        if (s.lake_min_area > 0 && !s.lake_symbol)
+            reader.error(
+                TomlReader::where(*rv, "lakes"),
+                "'rivers.lakes' keeps lakes, which need 'lake_class' (an overlay terrain)");
+        s.into = reader.string(*rv, "into", "rivers", "");
+        for (char c : s.into) {
+            const int id = class_of_symbol(recipe, c);
+            if (id < 0 || recipe.terrain[static_cast<std::size_t>(id)].overlay)
+                reader.error(TomlReader::where(*rv, "into"),
+                             std::string("'rivers.into' uses symbol '") + c +
+                                 "', which is no [[terrain]] cut from the heightfield");
+        }
+        if (s.into.empty() && !recipe.terrain.empty())
+            s.into = std::string(1, recipe.terrain[0].symbol);
+        recipe.rivers = s;
+    }
+    for (const toml::table* t : missing_share) {
+        const auto* sym = t->get("symbol");
+        const int id = sym && sym->as_string() && sym->as_string()->get().size() == 1
+                           ? class_of_symbol(recipe, sym->as_string()->get()[0])
+                           : -1;
+        if (id < 0 || !recipe.terrain[static_cast<std::size_t>(id)].overlay)
+            reader.error(*t, "terrain class has no 'share'");
+    }
+}
+
 } // namespace
+
+std::uint32_t overlay_mask(const Recipe& recipe) {
+    std::uint32_t m = 0;
+    for (std::size_t i = 0; i < recipe.terrain.size() && i < 32; ++i)
+        if (recipe.terrain[i].overlay) m |= 1u << i;
+    return m;
+}
 
 const MapDefinition* find_map(const Recipe& recipe, const std::string& name) {
     for (const auto& m : recipe.maps)
@@ -46,7 +213,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     recipe.name = std::filesystem::path(path).stem().string();
     reader.reject_unknown_keys(root, "",
                                {"map", "noise", "maps", "classes", "biomes", "terrain", "rules",
-                                "tileset", "objects", "output", "places", "roads", "constraints"});
+                                "tileset", "objects", "output", "rivers", "places", "roads",
+                                "constraints"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -83,6 +251,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         recipe.maps.insert(recipe.maps.begin(), MapDefinition{"elevation", {}, 0, 0});
 
     // [[terrain]]
+    std::vector<const toml::table*> missing_share; // percentile terrains without a share
     if (const toml::node* node = root.get("terrain")) {
         const toml::array* arr = node->as_array();
         if (!arr || !arr->is_array_of_tables()) {
@@ -100,8 +269,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 TerrainClass cls;
                 if (!t.get("name")) reader.error(t, "terrain class has no 'name'");
                 if (!t.get("symbol")) reader.error(t, "terrain class has no 'symbol'");
-                if (!t.get("share") && !root.get("biomes"))
-                    reader.error(t, "terrain class has no 'share'");
+                // Without a share: an overlay terrain when [rivers] names it (checked below).
+                if (!t.get("share") && !root.get("biomes")) missing_share.push_back(&t);
                 cls.name = reader.string(t, "name", "terrain", "");
                 std::string symbol = reader.string(t, "symbol", "terrain", "");
                 cls.share = reader.number(t, "share", "terrain", 0, 0, 1);
@@ -251,6 +420,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
         }
         recipe.classes.biomes = std::move(b);
     }
+
+    parse_rivers(reader, root, recipe, missing_share);
 
     // [[objects]]
     if (const toml::node* node = root.get("objects")) {

@@ -17,6 +17,7 @@
 #include "core/classes/terrain_classes.hpp"
 #include "core/diagnostic.hpp"
 #include "core/heightfield/heightfield.hpp"
+#include "core/hydrology/river_settings.hpp"
 #include "core/objects/object_placement.hpp"
 #include "core/recipe/places_parser.hpp"
 
@@ -97,7 +98,11 @@ struct Recipe {
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
     PlacesRecipe places; // [[places]], [roads], [constraints] (places_parser.hpp; issue 17)
     OutputSettings output;
+    std::optional<RiverSettings> rivers; // [rivers]: the hydrology stage (docs/hydrology.md)
 };
+
+// The terrains [rivers] writes (class, lake_class, waterfall_class) as a mask over class ids.
+std::uint32_t overlay_mask(const Recipe& recipe);
 
 // The map of the given name, or nullptr.
 const MapDefinition* find_map(const Recipe& recipe, const std::string& name);

@@ -66,7 +66,7 @@ inline std::uint64_t cell_choice_hash(std::uint64_t base, int x, std::uint64_t r
 
 ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes, int class_count,
                            OutsidePolicy outside, std::uint64_t seed, int threads,
-                           PassHistory* history, std::pair<int, int> origin) {
+                           PassHistory* history, std::pair<int, int> origin, std::uint32_t frozen) {
     const std::size_t watched = history ? history->watch.size() : 0;
     if (history) {
         history->runs.clear();
@@ -125,6 +125,7 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
                             const int k = target_classes[at + i];
                             if (k != kKeepClass) c = static_cast<ClassId>(k);
                         }
+                        if (frozen && (((frozen >> own) | (frozen >> c)) & 1u)) c = own;
                         dst[x] = c;
                         row_changed += c != src[x] ? 1 : 0;
                     }
@@ -154,8 +155,8 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
 std::vector<ClassStep> replay_class_history(const ClassGrid& before,
                                             std::span<const ClassPass> passes,
                                             std::span<const int> runs, int class_count,
-                                            OutsidePolicy outside, std::uint64_t seed, int x,
-                                            int y) {
+                                            OutsidePolicy outside, std::uint64_t seed, int x, int y,
+                                            std::uint32_t frozen) {
     if (!before.contains(x, y)) return {};
     // Exactly the runs the full run made (an until-stable pass stops where it stopped there).
     std::vector<ClassPass> replayed(passes.begin(), passes.end());
@@ -180,7 +181,7 @@ std::vector<ClassStep> replay_class_history(const ClassGrid& before,
     PassHistory history;
     history.watch = {{x - x0, y - y0}};
     (void)run_class_passes(std::move(window), replayed, class_count, outside, seed, 1, &history,
-                           {x0, y0});
+                           {x0, y0}, frozen);
     return std::move(history.steps.front());
 }
 

@@ -55,10 +55,13 @@ struct PassHistory {
 // Runs the passes over `classes` (class ids below class_count <= 32; class targets below
 // class_count). Rows are split over `threads`; the result does not depend on it. `origin`: the map
 // coordinates of the grid's cell (0, 0) — choices hash map coordinates, so a window of the map
-// (replay_class_history) makes the map's choices; (0, 0) for a whole map.
+// (replay_class_history) makes the map's choices; (0, 0) for a whole map. `frozen`: a mask of
+// class ids (the overlay terrains of [rivers]): a cell of a frozen class keeps it, and a cell a
+// rule would give a frozen class keeps its own.
 ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes, int class_count,
                            OutsidePolicy outside, std::uint64_t seed, int threads = 1,
-                           PassHistory* history = nullptr, std::pair<int, int> origin = {0, 0});
+                           PassHistory* history = nullptr, std::pair<int, int> origin = {0, 0},
+                           std::uint32_t frozen = 0);
 
 // The history of one cell (x, y) of a map through passes that ran `runs[p]` times each (as
 // PassHistory::runs reported), replayed from the grid the passes started from, `before`. Only the
@@ -68,7 +71,7 @@ ClassGrid run_class_passes(ClassGrid classes, std::span<const ClassPass> passes,
 std::vector<ClassStep> replay_class_history(const ClassGrid& before,
                                             std::span<const ClassPass> passes,
                                             std::span<const int> runs, int class_count,
-                                            OutsidePolicy outside, std::uint64_t seed, int x,
-                                            int y);
+                                            OutsidePolicy outside, std::uint64_t seed, int x, int y,
+                                            std::uint32_t frozen = 0);
 
 } // namespace tilegen

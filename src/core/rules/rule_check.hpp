@@ -83,7 +83,7 @@ struct RuleCheckReport {
 };
 
 struct RuleCheckLimits {
-    std::uint64_t exact_limit = 1u << 21; // default 2M neighbourhoods
+    std::uint64_t exact_limit = 1u << 22; // default 4M neighbourhoods
     std::uint64_t sample_size = 200000;
     std::size_t examples = 3;
 };

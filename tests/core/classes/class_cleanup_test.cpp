@@ -7,25 +7,16 @@
 #include <vector>
 
 #include "core/classes/class_cleanup.hpp"
+#include "core/classes/class_grid_rows.hpp"
 #include "core/classes/class_map_text.hpp"
 #include "core/heightfield/harmonic_noise.hpp"
 
 using namespace tilegen;
+using tilegen::test::grid_of;
 
 namespace {
 
 // Rows of symbols; a cell's class is its symbol's position in `symbols`.
-ClassGrid grid_of(const std::vector<std::string>& rows, const std::string& symbols) {
-    ClassGrid g(static_cast<int>(rows.front().size()), static_cast<int>(rows.size()));
-    for (int y = 0; y < g.height(); ++y)
-        for (int x = 0; x < g.width(); ++x) {
-            const auto p =
-                symbols.find(rows[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)]);
-            REQUIRE(p != std::string::npos);
-            g(x, y) = static_cast<ClassId>(p);
-        }
-    return g;
-}
 
 std::string text_of(const std::vector<std::string>& rows) {
     std::string s;

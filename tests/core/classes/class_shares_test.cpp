@@ -7,25 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "core/classes/class_grid_rows.hpp"
 #include "core/classes/class_shares.hpp"
 
 using namespace tilegen;
+using tilegen::test::grid_of;
 
 namespace {
 
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
-
-ClassGrid grid_of(const std::vector<std::string>& rows, const std::string& symbols) {
-    ClassGrid g(static_cast<int>(rows.front().size()), static_cast<int>(rows.size()));
-    for (int y = 0; y < g.height(); ++y)
-        for (int x = 0; x < g.width(); ++x) {
-            const auto p =
-                symbols.find(rows[static_cast<std::size_t>(y)][static_cast<std::size_t>(x)]);
-            REQUIRE(p != std::string::npos);
-            g(x, y) = static_cast<ClassId>(p);
-        }
-    return g;
-}
 
 std::vector<int> counts_of(const ClassGrid& g, int classes) {
     std::vector<int> n(static_cast<std::size_t>(classes), 0);

@@ -1,0 +1,451 @@
+#include "core/hydrology/hydrology.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "core/hash.hpp"
+#include "core/hydrology/basin_flood.hpp"
+
+namespace tilegen {
+
+namespace {
+
+// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells,
+// found per basin (flood_basins): a basin's raised cells are connected through its descent tree
+// (every cell below a raised one is raised too), so the depressions are the basins' raised parts
+// joined where they touch — sequential passes, no flood fill.
+void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
+    const int w = f.level.width(), h = f.level.height();
+    const std::size_t n = f.level.size();
+    const std::uint16_t* lv = f.level.cells().data();
+    const std::uint16_t* fi = f.filled.cells().data();
+    const std::uint32_t* basin = f.basin.cells().data();
+    std::vector<std::uint32_t> parent(f.basins), size(f.basins, 0);
+    for (std::uint32_t b = 0; b < f.basins; ++b)
+        parent[b] = b;
+    auto find = [&](std::uint32_t b) {
+        while (parent[b] != b) {
+            parent[b] = parent[parent[b]];
+            b = parent[b];
+        }
+        return b;
+    };
+    auto join = [&](std::uint32_t a, std::uint32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    };
+    for (std::size_t c = 0; c < n; ++c)
+        size[basin[c]] += fi[c] > lv[c] ? 1u : 0u;
+    const std::size_t uw = static_cast<std::size_t>(w);
+    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y)
+        for (std::size_t x = 0; x < uw; ++x) {
+            const std::size_t c = y * uw + x;
+            if (fi[c] == lv[c]) continue;
+            if (x + 1 < uw && fi[c + 1] > lv[c + 1] && basin[c + 1] != basin[c])
+                join(basin[c], basin[c + 1]);
+            if (y + 1 < static_cast<std::size_t>(h) && fi[c + uw] > lv[c + uw] &&
+                basin[c + uw] != basin[c])
+                join(basin[c], basin[c + uw]);
+        }
+    std::vector<std::uint64_t> total(f.basins, 0);
+    for (std::uint32_t b = 0; b < f.basins; ++b)
+        total[find(b)] += size[b];
+    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
+    std::uint8_t* mask = out.lake_mask.cells().data();
+    std::vector<std::uint32_t> lake_of(f.basins, 0xffffffffu);
+    for (std::size_t c = 0; c < n; ++c) {
+        if (fi[c] == lv[c]) continue;
+        const std::uint32_t root = find(basin[c]);
+        if (total[root] < static_cast<std::uint64_t>(min_area)) continue;
+        if (lake_of[root] == 0xffffffffu) {
+            lake_of[root] = static_cast<std::uint32_t>(out.lakes.size());
+            out.lakes.emplace_back();
+        }
+        out.lakes[lake_of[root]].push_back(static_cast<std::uint32_t>(c));
+        mask[c] = 1;
+    }
+}
+
+// The carving and banks shared by both methods: rivers' stems are set; fills carved and banks.
+void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, HydrologyResult& out) {
+    const std::uint8_t* into = out.into.cells().data();
+    auto is_into = [into](std::size_t c) { return into[c] != 0; };
+    const int w = heights.width(), h = heights.height();
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    out.carved = heights;
+    float* carved = out.carved.cells().data();
+    const float* raw = heights.cells().data();
+    const float depth = static_cast<float>(s.carve);
+    const float slope = s.method == RiverMethod::agents ? static_cast<float>(s.agent_slope) : 0.0f;
+    const bool lakes = !out.lake_mask.empty();
+    auto is_lake = [&](std::uint32_t c) { return lakes && out.lake_mask.cells()[c] != 0; };
+    // Running minimum along each stem and past it.
+    for (RiverPath& r : out.rivers) {
+        float prev = std::numeric_limits<float>::infinity();
+        for (std::uint32_t c : r.stem) {
+            prev = std::min(raw[c] - depth, prev - slope);
+            carved[c] = prev;
+        }
+    }
+    // Owner of each river cell (river index).
+    std::unordered_map<std::uint32_t, std::uint32_t> owner;
+    struct StemCell {
+        float carved;
+        std::uint32_t cell, river, index;
+    };
+    std::vector<StemCell> stems;
+    for (std::uint32_t ri = 0; ri < out.rivers.size(); ++ri)
+        for (std::uint32_t i = 0; i < out.rivers[ri].stem.size(); ++i) {
+            const std::uint32_t c = out.rivers[ri].stem[i];
+            owner.emplace(c, ri);
+            stems.push_back({carved[c], c, ri, i});
+        }
+    std::sort(stems.begin(), stems.end(), [](const StemCell& a, const StemCell& b) {
+        return a.carved != b.carved ? a.carved < b.carved : a.cell < b.cell;
+    });
+    // Square offsets of each width, nearest first (Chebyshev ring, then Manhattan, dy, dx).
+    struct Offset {
+        int dx, dy;
+    };
+    std::vector<std::vector<Offset>> squares(static_cast<std::size_t>(s.width_max) + 1);
+    for (int wd = 2; wd <= s.width_max; ++wd) {
+        auto& sq = squares[static_cast<std::size_t>(wd)];
+        for (int dy = -(wd - 1) / 2; dy <= wd / 2; ++dy)
+            for (int dx = -(wd - 1) / 2; dx <= wd / 2; ++dx)
+                if (dx || dy) sq.push_back({dx, dy});
+        std::sort(sq.begin(), sq.end(), [](const Offset& a, const Offset& b) {
+            const auto key = [](const Offset& o) {
+                return std::tuple(std::max(std::abs(o.dx), std::abs(o.dy)),
+                                  std::abs(o.dx) + std::abs(o.dy), o.dy, o.dx);
+            };
+            return key(a) < key(b);
+        });
+    }
+    for (const StemCell& sc : stems) {
+        RiverPath& r = out.rivers[sc.river];
+        const int wd = r.width[sc.index];
+        if (wd < 2) continue;
+        const int x = static_cast<int>(sc.cell % uw), y = static_cast<int>(sc.cell / uw);
+        for (const Offset& o : squares[static_cast<std::size_t>(wd)]) {
+            const int px = x + o.dx, py = y + o.dy;
+            if (px < 0 || py < 0 || px >= w || py >= h) continue;
+            const std::uint32_t p =
+                static_cast<std::uint32_t>(py) * uw + static_cast<std::uint32_t>(px);
+            if (owner.count(p) || is_lake(p) || is_into(p)) continue;
+            // One step towards the stem cell: along the larger offset (x on the diagonal).
+            int dx = o.dx, dy = o.dy;
+            if (std::abs(dx) >= std::abs(dy))
+                dx -= dx > 0 ? 1 : -1;
+            else
+                dy -= dy > 0 ? 1 : -1;
+            const std::uint32_t down =
+                static_cast<std::uint32_t>(y + dy) * uw + static_cast<std::uint32_t>(x + dx);
+            const auto it = owner.find(down);
+            if (it == owner.end() || it->second != sc.river) continue;
+            owner.emplace(p, sc.river);
+            carved[p] = std::max(carved[sc.cell], carved[down]);
+            r.banks.push_back({p, down, sc.index});
+        }
+    }
+    // The valley: cells beside the river lowered by carve / 2.
+    if (depth > 0) {
+        const float half = depth * 0.5f;
+        for (const auto& [c, ri] : owner) {
+            (void)ri;
+            const int x = static_cast<int>(c % uw), y = static_cast<int>(c / uw);
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) {
+                    const int px = x + dx, py = y + dy;
+                    if (px < 0 || py < 0 || px >= w || py >= h) continue;
+                    const std::uint32_t p =
+                        static_cast<std::uint32_t>(py) * uw + static_cast<std::uint32_t>(px);
+                    if (owner.count(p) || is_into(p)) continue;
+                    carved[p] = std::min(carved[p], raw[p] - half);
+                }
+        }
+    }
+}
+
+std::uint8_t width_of(float flow, double threshold, double largest, const RiverSettings& s) {
+    double t = 0;
+    if (largest > threshold && flow > threshold)
+        t = std::log(flow / threshold) / std::log(largest / threshold);
+    const int extra = static_cast<int>(std::floor((s.width_max - s.width_min + 1) * t));
+    return static_cast<std::uint8_t>(std::clamp(s.width_min + extra, s.width_min, s.width_max));
+}
+
+int river_count(const RiverSettings& s, std::uint64_t seed) {
+    const std::uint64_t span = static_cast<std::uint64_t>(s.count_max - s.count_min) + 1;
+    return s.count_min + static_cast<int>(hash_values(seed, 0x72697665727321ull) % span);
+}
+
+// The rivers of one threshold: mouths by flow, each stem climbing to the upstream neighbour of
+// most flow; stems shorter than min_length are skipped; at most `wanted`.
+template <class IntoFn, class LakeFn>
+void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_length,
+                 std::size_t wanted, const IntoFn& is_into, const LakeFn& is_lake,
+                 HydrologyResult& out) {
+    const int w = f.down.width(), h = f.down.height();
+    const auto n = static_cast<std::uint32_t>(f.down.size());
+    struct Mouth {
+        float flow;
+        std::uint32_t cell;
+    };
+    std::vector<Mouth> mouths;
+    for (std::uint32_t c = 0; c < n; ++c) {
+        if (acc[c] < threshold || is_lake(c)) continue;
+        const std::int64_t t = drain_target(f, c);
+        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
+        if (is_into(c)) continue;
+        mouths.push_back({acc[c], c});
+    }
+    std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
+        return a.flow != b.flow ? a.flow > b.flow : a.cell < b.cell;
+    });
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    for (const Mouth& m : mouths) {
+        if (out.rivers.size() >= wanted) break;
+        RiverPath r;
+        r.mouth_flow = m.flow;
+        r.end = drain_target(f, m.cell);
+        std::uint32_t cur = m.cell;
+        r.stem.push_back(cur);
+        for (;;) {
+            const std::uint32_t x = cur % uw, y = cur / uw;
+            std::int64_t best = -1;
+            auto consider = [&](std::uint32_t nb) {
+                if (drain_target(f, nb) != cur || acc[nb] < threshold || is_lake(nb) || is_into(nb))
+                    return;
+                if (best < 0 || acc[nb] > acc[best] || (acc[nb] == acc[best] && nb < best))
+                    best = nb;
+            };
+            if (y > 0) consider(cur - uw);
+            if (x > 0) consider(cur - 1);
+            if (x + 1 < uw) consider(cur + 1);
+            if (y + 1 < static_cast<std::uint32_t>(h)) consider(cur + uw);
+            if (best < 0) break;
+            cur = static_cast<std::uint32_t>(best);
+            r.stem.push_back(cur);
+        }
+        if (r.stem.size() < static_cast<std::size_t>(min_length)) continue;
+        std::reverse(r.stem.begin(), r.stem.end());
+        out.rivers.push_back(std::move(r));
+    }
+}
+
+void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const RiverSettings& s,
+                 std::uint64_t seed, bool keep_flow, HydrologyResult& out) {
+    const std::uint8_t* into = out.into.cells().data();
+    auto is_into = [into](std::size_t c) { return into[c] != 0; };
+    const int w = heights.width(), h = heights.height();
+    const std::size_t n = heights.size();
+    const FlowField f = flood_basins(quantise_heights(heights));
+    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
+    const bool lakes = !out.lake_mask.empty();
+    auto is_lake = [&](std::int64_t c) {
+        return lakes && out.lake_mask.cells()[static_cast<std::size_t>(c)] != 0;
+    };
+
+    // Flow accumulation: each cell's rain (its value over the mean, or 1) plus its inflows.
+    Grid<float> acc_grid;
+    if (rain) {
+        double total = 0;
+        for (float v : rain->cells())
+            total += std::max(v, 0.0f);
+        const float scale = total > 0 ? static_cast<float>(static_cast<double>(n) / total) : 0.0f;
+        Grid<float> weights = Grid<float>::uninitialised(w, h);
+        const float* rv = rain->cells().data();
+        float* wv = weights.cells().data();
+        for (std::size_t i = 0; i < n; ++i)
+            wv[i] = std::max(rv[i], 0.0f) * scale;
+        acc_grid = flow_accumulation(f, &weights);
+    } else {
+        acc_grid = flow_accumulation(f, nullptr);
+    }
+    const float* acc = acc_grid.cells().data();
+
+    // Mouths: land cells with enough flow draining into `into`, a lake or off the map. When
+    // fewer rivers than the count reach min_length, the threshold is halved (not below 1 cell).
+    const std::size_t wanted = s.has_count ? static_cast<std::size_t>(river_count(s, seed))
+                                           : std::numeric_limits<std::size_t>::max();
+    double used = s.threshold;
+    for (;;) {
+        out.rivers.clear();
+        pick_rivers(f, acc, static_cast<float>(used), s.min_length, wanted, is_into, is_lake, out);
+        if (!s.has_count || out.rivers.size() >= wanted || used <= 1) break;
+        used = std::max(1.0, used / 2);
+    }
+    double largest = 0;
+    for (const RiverPath& r : out.rivers)
+        largest = std::max(largest, static_cast<double>(r.mouth_flow));
+    for (RiverPath& r : out.rivers)
+        for (std::uint32_t c : r.stem)
+            r.width.push_back(width_of(acc[c], used, largest, s));
+    if (keep_flow) out.flow = std::move(acc_grid);
+}
+
+// River agents (shared/reference/003, 4.4): from a coast cell (a hash of seed and attempt) climb
+// to the highest 4-neighbour while it is higher; the path read from the top is the river, its
+// width growing by one every 1 / widen cells. Attempts whose climb is shorter than min_length, or
+// that start on a cell another river holds, are dropped; at most `count` rivers.
+void agent_rivers(const Grid<float>& heights, const RiverSettings& s, std::uint64_t seed,
+                  HydrologyResult& out) {
+    const int w = heights.width(), h = heights.height();
+    const std::uint32_t uw = static_cast<std::uint32_t>(w),
+                        n = static_cast<std::uint32_t>(heights.size());
+    const std::uint8_t* into = out.into.cells().data();
+    const float* hv = heights.cells().data();
+    auto neighbours = [&](std::uint32_t c, auto&& body) {
+        const std::uint32_t x = c % uw, y = c / uw;
+        if (y > 0) body(c - uw);
+        if (x > 0) body(c - 1);
+        if (x + 1 < uw) body(c + 1);
+        if (y + 1 < static_cast<std::uint32_t>(h)) body(c + uw);
+    };
+    std::vector<std::uint32_t> coast;
+    for (std::uint32_t c = 0; c < n; ++c) {
+        if (into[c]) continue;
+        bool shore = false;
+        neighbours(c, [&](std::uint32_t q) { shore = shore || into[q]; });
+        if (shore) coast.push_back(c);
+    }
+    if (coast.empty()) return;
+    const std::size_t wanted = static_cast<std::size_t>(river_count(s, seed));
+    std::vector<std::uint8_t> taken(n, 0);
+    for (int attempt = 0; attempt < s.agent_attempts && out.rivers.size() < wanted; ++attempt) {
+        const std::uint32_t start =
+            coast[hash_values(seed, 0x6167656e74ull, static_cast<std::uint64_t>(attempt)) %
+                  coast.size()];
+        if (taken[start]) continue;
+        std::vector<std::uint32_t> path{start};
+        std::uint32_t cur = start;
+        for (;;) {
+            std::int64_t best = -1;
+            neighbours(cur, [&](std::uint32_t q) {
+                if (into[q] || taken[q] || hv[q] <= hv[cur]) return;
+                if (best < 0 || hv[q] > hv[best]) best = q;
+            });
+            if (best < 0) break;
+            cur = static_cast<std::uint32_t>(best);
+            path.push_back(cur);
+        }
+        if (path.size() < static_cast<std::size_t>(s.min_length)) continue;
+        RiverPath r;
+        r.stem.assign(path.rbegin(), path.rend());
+        r.mouth_flow = static_cast<float>(path.size());
+        std::int64_t end = -1;
+        neighbours(start, [&](std::uint32_t q) {
+            if (into[q] && end < 0) end = q;
+        });
+        r.end = end;
+        for (std::size_t i = 0; i < r.stem.size(); ++i) {
+            const int grown =
+                s.width_min + static_cast<int>(std::floor(static_cast<double>(i) * s.agent_widen));
+            r.width.push_back(static_cast<std::uint8_t>(std::min(grown, s.width_max)));
+        }
+        // The river and the cells beside it are taken: the next agents keep apart.
+        for (std::uint32_t c : path) {
+            taken[c] = 1;
+            neighbours(c, [&](std::uint32_t q) { taken[q] = 1; });
+        }
+        out.rivers.push_back(std::move(r));
+    }
+}
+
+} // namespace
+
+HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
+                              const RiverSettings& settings, std::uint64_t seed,
+                              Grid<std::uint8_t> into, bool keep_flow) {
+    HydrologyResult out;
+    out.into = std::move(into);
+    if (heights.empty()) return out;
+    if (settings.method == RiverMethod::agents)
+        agent_rivers(heights, settings, seed, out);
+    else
+        flow_rivers(heights, rain, settings, seed, keep_flow, out);
+    carve_and_widen(heights, settings, out);
+    return out;
+}
+
+RiverOverlay write_rivers(ClassGrid& classes, const HydrologyResult& hydro,
+                          const Grid<float>& carved, const RiverClasses& ids) {
+    RiverOverlay out;
+    const std::uint32_t uw = static_cast<std::uint32_t>(classes.width());
+    ClassId* cls = classes.cells().data();
+    const float* carved_h = carved.cells().data();
+    const bool lakes = !hydro.lake_mask.empty();
+    const std::uint8_t* into_mask = hydro.into.cells().data();
+    auto into = [into_mask](std::uint32_t c) { return into_mask[c] != 0; };
+    auto lake = [&](std::uint32_t c) { return lakes && hydro.lake_mask.cells()[c] != 0; };
+    if (ids.lake >= 0)
+        for (const auto& cells : hydro.lakes) {
+            LakeReport rep{static_cast<int>(cells.front() % uw),
+                           static_cast<int>(cells.front() / uw), 0};
+            for (std::uint32_t c : cells)
+                if (!into(c)) {
+                    cls[c] = static_cast<ClassId>(ids.lake);
+                    ++rep.cells;
+                }
+            if (rep.cells) out.lakes.push_back(rep);
+        }
+    const auto is_river = [&](std::uint32_t c) {
+        return cls[c] == ids.river || (ids.waterfall >= 0 && cls[c] == ids.waterfall);
+    };
+    auto falls = [&](std::uint32_t c, std::int64_t next) {
+        if (next < 0) return false;
+        const float a = carved_h[c], b = carved_h[static_cast<std::size_t>(next)];
+        return (ids.waterfall_drop > 0 && a - b >= ids.waterfall_drop) ||
+               (a >= ids.top_band && b < ids.top_band);
+    };
+    for (const RiverPath& r : hydro.rivers) {
+        // The stem cells written, source first, and the cell where the river ends.
+        std::size_t len = 0;
+        std::int64_t end = r.end;
+        for (std::uint32_t c : r.stem) {
+            if (into(c) || lake(c) || is_river(c)) {
+                end = c;
+                break;
+            }
+            ++len;
+        }
+        if (len == 0) continue;
+        RiverReport rep;
+        rep.length = static_cast<int>(len);
+        rep.ends_in = end < 0 ? -1 : cls[static_cast<std::size_t>(end)];
+        std::vector<bool> fall(len, false);
+        if (ids.waterfall >= 0)
+            for (std::size_t i = 0; i < len; ++i)
+                fall[i] =
+                    falls(r.stem[i], i + 1 < len ? static_cast<std::int64_t>(r.stem[i + 1]) : end);
+        std::unordered_map<std::uint32_t, bool> written;
+        for (std::size_t i = 0; i < len; ++i) {
+            cls[r.stem[i]] = static_cast<ClassId>(fall[i] ? ids.waterfall : ids.river);
+            rep.stem.push_back(r.stem[i]);
+            rep.widths.push_back(r.width[i]);
+            written[r.stem[i]] = true;
+        }
+        // Banks: their stem cell written, and the cell they drain into already part of the river.
+        for (const RiverPath::Bank& bank : r.banks) {
+            if (bank.stem_index >= len || !written.count(bank.down)) continue;
+            if (into(bank.cell) || lake(bank.cell) || is_river(bank.cell)) continue;
+            cls[bank.cell] =
+                static_cast<ClassId>(fall[bank.stem_index] ? ids.waterfall : ids.river);
+            written[bank.cell] = true;
+            rep.banks.push_back(bank);
+        }
+        rep.max_width = r.width[len - 1];
+        rep.source_x = static_cast<int>(r.stem.front() % uw);
+        rep.source_y = static_cast<int>(r.stem.front() / uw);
+        rep.mouth_x = static_cast<int>(r.stem[len - 1] % uw);
+        rep.mouth_y = static_cast<int>(r.stem[len - 1] / uw);
+        rep.end = end;
+        out.rivers.push_back(std::move(rep));
+    }
+    return out;
+}
+
+} // namespace tilegen

@@ -1,0 +1,113 @@
+// Hydrology: heightfield -> rivers and lakes that flow downhill, and the carved heightfield.
+// Input: the heightfield classes are cut from, an optional rain map of the same size, the
+// RiverSettings, the seed, and a mask of the cells the classes will make an `into` class (sea,
+// lakes of water: where rivers end), as the uncarved heightfield's classes after the clean-up
+// give them (so a puddle the clean-up removes is no river's end).
+// Output (HydrologyResult): the carved heightfield (what classes are cut from), the rivers as
+// paths (stem cells source first, each draining into the next; width per stem cell; bank cells
+// widening it, each with the neighbour it drains into), the lakes (cells of filled depressions
+// of at least lakes.min_area cells), and with keep_flow the flow accumulation.
+// Method "flow": Priority-Flood (basin_flood.hpp) gives every cell a D4 drainage path to the
+// map edge; flow accumulates along it (rain weighted); a river's mouth is a land cell draining
+// into an `into` cell, a lake or off the map whose flow reaches `threshold`; its stem climbs from
+// the mouth to the upstream neighbour of most flow (ties: lowest cell index) while the flow
+// stays at or above `threshold`. Mouths are taken by flow, largest first (ties: lowest index),
+// keeping those whose stem has min_length cells, up to the count the seed picks in [min, max].
+// Method "agents" (shared/reference/003, 4.4): an agent starts on a coast cell (a hash of seed and
+// attempt), climbs to the highest 4-neighbour (ties by index) until it stops rising, and the path,
+// read back from the top, is the river; the bed is dug so it falls at least `slope` per cell.
+// Carving (both): along a stem, source to mouth, each cell is lowered to min(own height - carve,
+// the cell upstream) (a running minimum: breaches the rims of depressions the river crosses); bank
+// cells lie flat at max(their stem cell, the cell they drain into); with carve > 0 the cells
+// around the river are lowered by carve / 2 (a valley). Cells is_into names are never changed.
+// Widths: width_min + (width_max - width_min + 1) * log(flow / threshold) / log(largest mouth flow
+// / threshold), clamped: never shrinks downstream (flow only grows). Banks: the cells of a
+// width x width square at each stem cell (stems in order of carved height, lowest first), nearest
+// first, each claimed by the first river reaching it and only when the neighbour one step
+// towards the stem cell belongs to the same river (so each river stays one 4-connected piece).
+// Invariants: single-threaded, no randomness beyond hashes of the seed: identical on every run;
+// along every stem and from each bank cell to the cell it drains into, the carved height never
+// rises; stems are 4-connected and disjoint; widths never shrink downstream.
+// Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/classes/terrain_classes.hpp"
+#include "core/grid.hpp"
+#include "core/hydrology/river_settings.hpp"
+
+namespace tilegen {
+
+struct RiverPath {
+    std::vector<std::uint32_t> stem; // cells (y * width + x), source first
+    std::vector<std::uint8_t> width; // per stem cell, never shrinking
+    std::int64_t end = -1;           // the cell the last stem cell drains into (-1: off the map)
+    struct Bank {
+        std::uint32_t cell;       // a cell widening the river
+        std::uint32_t down;       // the 4-neighbour it drains into (a stem or earlier bank cell)
+        std::uint32_t stem_index; // the stem cell whose square claimed it
+    };
+    std::vector<Bank> banks; // in claim order: every bank's `down` comes before it
+    float mouth_flow = 0;
+};
+
+struct HydrologyResult {
+    Grid<float> carved;                            // the heightfield classes are cut from
+    std::vector<RiverPath> rivers;                 // in order of mouth flow, largest first
+    std::vector<std::vector<std::uint32_t>> lakes; // cells of each lake (its first cell in
+                                                   // reading order first), lakes by first cell
+    Grid<std::uint8_t> lake_mask;                  // 1 on lake cells (empty without lakes)
+    Grid<float> flow; // flow accumulation (cells of rain), only with keep_flow ("flow" method)
+    Grid<std::uint8_t> into; // the `into` mask given
+};
+
+// `into`: 1 where a cell (y * width + x) will be of an `into` class, else 0; kept in the result.
+HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
+                              const RiverSettings& settings, std::uint64_t seed,
+                              Grid<std::uint8_t> into, bool keep_flow = false);
+
+// The classes rivers and lakes are written as (class ids; -1: none) and what they end in.
+struct RiverClasses {
+    ClassId river = 0;
+    int lake = -1;
+    int waterfall = -1;
+    std::uint32_t into = 0;   // mask over class ids
+    float top_band = 0;       // the lowest carved height of the highest band; +inf: no band rule
+    float waterfall_drop = 0; // 0: no drop rule
+};
+
+struct RiverReport {
+    int source_x = 0, source_y = 0, mouth_x = 0, mouth_y = 0;
+    int length = 0;                     // stem cells written, source to mouth
+    int max_width = 0;                  // the width at the mouth
+    int ends_in = -1;                   // the class id of the cell past the mouth; -1: the map edge
+    std::int64_t end = -1;              // the cell past the mouth (-1: off the map)
+    std::vector<std::uint32_t> stem;    // stem cells written, source first
+    std::vector<std::uint8_t> widths;   // per stem cell written
+    std::vector<RiverPath::Bank> banks; // bank cells written
+};
+
+struct LakeReport {
+    int x = 0, y = 0;        // its first cell in reading order
+    std::uint64_t cells = 0; // cells written as the lake class
+};
+
+struct RiverOverlay {
+    std::vector<RiverReport> rivers;
+    std::vector<LakeReport> lakes;
+};
+
+// Writes lakes, then rivers, over the class grid cut from `carved` (the carved heightfield, with
+// the thresholds of the uncarved one, so the `into` cells are those is_into named, and cells the
+// carving lowered may have joined them): lake cells that are not of an `into` class take the lake
+// class; each river's stem, source first, until the first cell of an `into` class, a lake or
+// another river (the river ends there; else it ends at `end`); bank cells whose stem cell and
+// down cell were written. A stem cell (and its banks) is a waterfall when its carved height is at
+// least waterfall_drop above the next cell's, or it lies in the highest band and the next does
+// not. Rivers whose source is already `into` are dropped.
+RiverOverlay write_rivers(ClassGrid& classes, const HydrologyResult& hydro,
+                          const Grid<float>& carved, const RiverClasses& ids);
+
+} // namespace tilegen

@@ -1,0 +1,104 @@
+#include "core/hydrology/priority_flood.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tilegen {
+
+Grid<std::uint16_t> quantise_heights(const Grid<float>& heights) {
+    Grid<std::uint16_t> q = Grid<std::uint16_t>::uninitialised(heights.width(), heights.height());
+    if (heights.empty()) return q;
+    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+    for (float v : heights.cells()) {
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+    }
+    const double scale = hi > lo ? 65535.0 / (static_cast<double>(hi) - lo) : 0.0;
+    const float* src = heights.cells().data();
+    std::uint16_t* dst = q.cells().data();
+    const std::size_t n = heights.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const double t = (static_cast<double>(src[i]) - lo) * scale + 0.5;
+        dst[i] = static_cast<std::uint16_t>(std::clamp(t, 0.0, 65535.0));
+    }
+    return q;
+}
+
+FlowField priority_flood(Grid<std::uint16_t> level) {
+    FlowField f;
+    const int w = level.width(), h = level.height();
+    const std::size_t n = level.size();
+    f.filled = Grid<std::uint16_t>::uninitialised(w, h);
+    f.down = Grid<std::uint8_t>(w, h, 0xff);
+    f.order.reserve(n);
+    if (n == 0) {
+        f.level = std::move(level);
+        return f;
+    }
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    // The bucket queue: one FIFO list per level, linked through `next`.
+    std::vector<std::uint32_t> head(65536, kNone), tail(65536, kNone);
+    std::vector<std::uint32_t> next(n);
+    const std::uint16_t* q = level.cells().data();
+    std::uint16_t* filled = f.filled.cells().data();
+    std::uint8_t* down = f.down.cells().data();
+    auto push = [&](std::uint32_t c, std::uint16_t lv) {
+        next[c] = kNone;
+        if (head[lv] == kNone)
+            head[lv] = c;
+        else
+            next[tail[lv]] = c;
+        tail[lv] = c;
+    };
+    // Seeds: the edge cells in reading order, each draining off the map on its outer side.
+    std::uint32_t lowest = 65535;
+    auto seed = [&](int x, int y) {
+        const std::uint32_t c = static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(w) +
+                                static_cast<std::uint32_t>(x);
+        if (down[c] != 0xff) return;
+        down[c] = kDrainOff | (y == 0       ? drain_north
+                               : y == h - 1 ? drain_south
+                               : x == 0     ? drain_west
+                                            : drain_east);
+        filled[c] = q[c];
+        lowest = std::min<std::uint32_t>(lowest, q[c]);
+        push(c, q[c]);
+    };
+    for (int x = 0; x < w; ++x)
+        seed(x, 0);
+    for (int y = 1; y < h - 1; ++y) {
+        seed(0, y);
+        seed(w - 1, y);
+    }
+    for (int x = 0; x < w; ++x)
+        seed(x, h - 1);
+
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
+    std::uint32_t cur = lowest;
+    for (;;) {
+        while (cur < 65536 && head[cur] == kNone)
+            ++cur;
+        if (cur >= 65536) break;
+        const std::uint32_t c = head[cur];
+        head[cur] = next[c];
+        f.order.push_back(c);
+        const std::uint16_t lv = static_cast<std::uint16_t>(cur);
+        const std::uint32_t x = c % uw, y = c / uw;
+        auto visit = [&](std::uint32_t nb, Drain towards_c) {
+            if (down[nb] != 0xff) return;
+            down[nb] = towards_c;
+            const std::uint16_t v = std::max(q[nb], lv);
+            filled[nb] = v;
+            push(nb, v);
+        };
+        if (y > 0) visit(c - uw, drain_south);
+        if (x > 0) visit(c - 1, drain_east);
+        if (x + 1 < uw) visit(c + 1, drain_west);
+        if (y + 1 < static_cast<std::uint32_t>(h)) visit(c + uw, drain_north);
+    }
+    f.level = std::move(level);
+    return f;
+}
+
+} // namespace tilegen

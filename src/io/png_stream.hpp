@@ -1,0 +1,73 @@
+// PNG written strip by strip on several threads: large images (the map preview) are never held
+// whole, neither as pixels nor as compressed bytes.
+// Input: the image's size and colour form and a function that renders any band of its rows.
+// Output: one PNG streamed into a ByteSink: libpng writes the signature, IHDR, PLTE, tRNS, every
+// chunk's CRC and IEND; the image data is one zlib stream made as pigz makes one: the rows are cut
+// into strips of a fixed height, each strip is rendered, filtered (PNG filter Sub on every row:
+// it needs no row of another strip) and deflated on its own by zlib (raw deflate, a fresh state
+// per strip, Z_SYNC_FLUSH so it ends on a byte boundary; the last strip Z_FINISH), the pieces
+// joined in order behind the zlib header and followed by the Adler-32 of all the filtered bytes
+// (each strip's checksum joined with adler32_combine). Each strip goes out as one IDAT chunk.
+// Invariants: the bytes depend only on the image, strip_rows and the level, never on the thread
+// count or the timing (strips are written in order); memory holds at most 2 x threads strips
+// (raw, filtered and compressed) at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/diagnostic.hpp"
+#include "core/image.hpp"
+#include "core/map.hpp"
+#include "io/byte_sink.hpp"
+
+namespace tilegen::io {
+
+enum class PngColor { indexed, rgb, rgba };
+
+struct PngStrips {
+    int width = 0, height = 0; // pixels, 1..2^31-1 each
+    PngColor color = PngColor::rgba;
+    // indexed: 1 to 256 colours; the bit depth is the smallest of 1, 2, 4, 8 that holds them.
+    // Colours with alpha below 255 go in a tRNS chunk (put them first to keep it short).
+    std::vector<Rgba> palette;
+    // Rows rendered, filtered and deflated together (default 64, range 1..height). It fixes the
+    // bytes written (the strips' boundaries), so it must not depend on the thread count.
+    int strip_rows = 64;
+    // Bytes `rows` needs for n rows (at least the packed rows: n * width * 1, 3 or 4).
+    std::function<std::size_t(int rows)> buffer_bytes;
+    // Renders rows [y0, y1) into `out`, row after row, no padding: one byte per pixel (a palette
+    // index), R G B, or R G B A. Called from several threads at once, for distinct rows.
+    std::function<void(int y0, int y1, std::uint8_t* out)> rows;
+};
+
+struct PngStreamOptions {
+    int threads = 1; // strips rendered and deflated at once (default 1, range 1..256)
+    int level = 1;   // zlib level (default 1, the fastest that compresses; range 0..9)
+};
+
+// Streams the PNG into `sink`. On failure (a libpng or zlib error) appends a diagnostic naming
+// `name` and returns false; the sink may then hold a partial file.
+[[nodiscard]] bool write_png_strips(ByteSink& sink, const PngStrips& image,
+                                    const PngStreamOptions& options, const std::string& name,
+                                    Diagnostics& diags);
+
+// The largest side of generate's preview in pixels: larger maps get a reduced preview.
+inline constexpr int kPreviewMaxSide = 16384;
+
+// The map preview (core/preview.hpp's PreviewRenderer, sides at most max_side pixels) through
+// write_png_strips: the pixels of render_map_preview(map, max_side), streamed. Returns the
+// reduction factor (1 = full size), or nullopt after appending a diagnostic.
+[[nodiscard]] std::optional<int> write_preview_png(ByteSink& sink, const Map& map, int max_side,
+                                                   const PngStreamOptions& options,
+                                                   const std::string& name, Diagnostics& diags);
+// The same into a file, atomically (a temporary file, then rename).
+[[nodiscard]] std::optional<int> save_preview_png(const std::filesystem::path& path, const Map& map,
+                                                  int max_side, const PngStreamOptions& options,
+                                                  Diagnostics& diags);
+
+} // namespace tilegen::io

@@ -1,0 +1,118 @@
+// generate --region X,Y,W,H: one window of the map, the same tiles as the infinite map has there.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "app/fixture.hpp"
+#include "test_support.hpp"
+
+using namespace tilegen;
+using namespace tilegen::test;
+
+namespace {
+
+// The gids of the first tile layer of a finite CSV map, row by row.
+std::vector<std::vector<std::string>> csv_rows(const std::string& tmx) {
+    const auto begin = tmx.find("<data encoding=\"csv\">");
+    REQUIRE(begin != std::string::npos);
+    const auto from = tmx.find('\n', begin) + 1;
+    const auto to = tmx.find("</data>", from);
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    for (std::size_t i = from; i < to; ++i) {
+        if (tmx[i] != '\n') {
+            line += tmx[i];
+            continue;
+        }
+        std::vector<std::string> row;
+        std::string cell;
+        for (char c : line + ",") {
+            if (c == ',') {
+                if (!cell.empty()) row.push_back(cell);
+                cell.clear();
+            } else if (c != ' ') {
+                cell += c;
+            }
+        }
+        if (!row.empty()) rows.push_back(row);
+        line.clear();
+    }
+    return rows;
+}
+
+// The gids of the first tile layer of an infinite CSV map, by world cell.
+std::map<std::pair<int, int>, std::string> chunk_cells(const std::string& tmx) {
+    std::map<std::pair<int, int>, std::string> cells;
+    const std::string layer =
+        tmx.substr(tmx.find("<layer"), tmx.find("</layer>") - tmx.find("<layer"));
+    const std::regex chunk(
+        "<chunk x=\"(-?\\d+)\" y=\"(-?\\d+)\" width=\"(\\d+)\" height=\"(\\d+)\">");
+    for (auto it = std::sregex_iterator(layer.begin(), layer.end(), chunk);
+         it != std::sregex_iterator(); ++it) {
+        const int x = std::stoi((*it)[1]), y = std::stoi((*it)[2]);
+        const auto from = static_cast<std::size_t>(it->position() + it->length());
+        const std::string body = layer.substr(from, layer.find("</chunk>", from) - from);
+        const auto rows = csv_rows("<data encoding=\"csv\">\n" + body + "</data>");
+        for (std::size_t j = 0; j < rows.size(); ++j)
+            for (std::size_t i = 0; i < rows[j].size(); ++i)
+                cells[{x + static_cast<int>(i), y + static_cast<int>(j)}] = rows[j][i];
+    }
+    return cells;
+}
+
+} // namespace
+
+TEST_CASE("generate --region: 16 region jobs rebuild the infinite map's cells, tile for tile") {
+    Fixture f;
+    const std::string recipe = (source_dir() / "samples" / "meadows.toml").string();
+    const std::string common = "generate " + recipe + " --size 64x48 --seed 11 --png none ";
+    REQUIRE(f.tilegen(common + "--infinite --chunk 16 -o inf.tmx").exit_code == 0);
+    const auto world = chunk_cells(read_text(f.dir / "inf.tmx"));
+    std::size_t compared = 0;
+    for (int y = 0; y < 48; y += 12)
+        for (int x = 0; x < 64; x += 16) {
+            const std::string name = "r-" + std::to_string(x) + "-" + std::to_string(y) + ".tmx";
+            const auto r = f.tilegen(common + "--region " + std::to_string(x) + "," +
+                                     std::to_string(y) + ",16,12 -o " + name);
+            REQUIRE(r.exit_code == 0);
+            const std::string tmx = read_text(f.dir / name);
+            CHECK(tmx.find("width=\"16\" height=\"12\"") != std::string::npos);
+            CHECK(tmx.find("name=\"region\" value=\"" + std::to_string(x) + "," +
+                           std::to_string(y) + ",16,12\"") != std::string::npos);
+            const auto rows = csv_rows(tmx);
+            REQUIRE(rows.size() == 12);
+            for (int j = 0; j < 12; ++j) {
+                REQUIRE(rows[static_cast<std::size_t>(j)].size() == 16);
+                for (int i = 0; i < 16; ++i) {
+                    CHECK(rows[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] ==
+                          world.at({x + i, y + j}));
+                    ++compared;
+                }
+            }
+        }
+    CHECK(compared == 64 * 48);
+    // A window past the map's edge (and left of it) is as valid: the world goes on.
+    CHECK(f.tilegen(common + "--region -8,40,16,16 -o edge.tmx").exit_code == 0);
+}
+
+TEST_CASE("generate --region: bad windows and recipes that need the whole map") {
+    Fixture f;
+    const std::string meadows = (source_dir() / "samples" / "meadows.toml").string();
+    for (const char* bad : {"0,0,0,5", "1,2,3", "a,b,c,d", "0,0,5,5,", "0, 0,5,5", "0,0,70000,5"}) {
+        CAPTURE(bad);
+        const auto r = f.tilegen("generate " + meadows + " --region " + bad + " -o x.tmx");
+        CHECK(r.exit_code == 2);
+        CHECK(r.err.find("--region takes X,Y,W,H") != std::string::npos);
+    }
+    CHECK(f.tilegen("generate " + meadows + " --region 0,0,4,4 --infinite -o x.tmx").exit_code ==
+          2);
+    // The default overworld cleans up the whole map (min_area): refused with the terrain's line.
+    const auto whole = f.tilegen("generate --region 0,0,16,16 -o y.tmx");
+    CHECK(whole.exit_code == 1);
+    CHECK(whole.err.find("infinite maps and regions cannot apply it") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(f.dir / "y.tmx"));
+}
