@@ -319,8 +319,16 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
                              "(harmonic, value, perlin, simplex, worley, profile, white)"));
             return std::nullopt;
         }
-        for (const auto& m : def->settings.modifiers)
+        for (const auto& m : def->settings.modifiers) {
+            if (m.kind == ModifierKind::thermal || m.kind == ModifierKind::hydraulic) {
+                diags.push_back(error_at(recipe.path, m.line, m.column,
+                                         "map '" + name +
+                                             "' erodes (thermal or hydraulic), a whole-map "
+                                             "modifier; infinite maps cannot use it"));
+                return std::nullopt;
+            }
             if (m.kind == ModifierKind::combine) pending.push_back(m.map);
+        }
     }
     for (const ClassPass& pass : project.class_passes)
         if (pass.until_stable) {

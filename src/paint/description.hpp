@@ -98,7 +98,7 @@ struct Terrain {
     int height = 0; // layering: higher terrains draw lower ones as rims; unique; range -1000..1000
     Style style = Style::grain; // "blades", "grain", "waves", "flags", "void", "rocky", "leafy",
                                 // "flow", "falls"; required (not for a bridge)
-    std::vector<Rgba> palette; // 3..5 shades, darkest first; required
+    std::vector<Rgba> palette;  // 3..5 shades, darkest first; required
     double density = 0.5; // how many marks (blades, grains, crests) the texture has; range 0..1
     double weight = 1.0;  // rule weight of the base tile among its variants; range (0, 1000]
     std::vector<Variant> variants; // [[terrain.variant]]; 0..8

@@ -33,9 +33,10 @@ struct TerrainClass {
         color;            // 0xRRGGBB: the class's color in PNG class maps and overlays (optional)
     bool walkable = true; // false for blockers (water, walls, ...): map statistics count the
                           // 4-connected regions of walkable cells; default true
-    bool overlay = false; // written only by the hydrology ([rivers] class, lake_class,
-                          // waterfall_class): never cut from the heightfield, never changed or
-                          // produced by class passes, clean-up and legalisation
+    bool overlay = false; // a terrain without a share (percentile recipes) or named by [rivers]:
+                          // never cut from the heightfield, written only by a stage (hydrology,
+                          // roads) or a given class map; never changed or produced by class
+                          // passes, clean-up and legalisation
 };
 
 // thresholds[i] is the smallest height of class i + 1 (size: classes - 1), non-decreasing.

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "core/hash.hpp"
+#include "core/heightfield/agent_terrain.hpp"
+#include "core/heightfield/erosion.hpp"
 #include "core/heightfield/lattice_noise.hpp"
 #include "core/heightfield/point_noise.hpp"
 #include "core/heightfield/point_noise_rows.hpp"
@@ -20,6 +22,7 @@ bool is_position_based(NoiseKind kind) {
     case NoiseKind::fault:
     case NoiseKind::hills:
     case NoiseKind::particle:
+    case NoiseKind::agents:
         return false;
     default:
         return true;
@@ -52,6 +55,8 @@ const char* noise_kind_name(NoiseKind kind) {
         return "profile";
     case NoiseKind::white:
         return "white";
+    case NoiseKind::agents:
+        return "agents";
     }
     return "?";
 }
@@ -316,7 +321,19 @@ void apply(const ModifierSettings& m, Grid<float>& g, Region& covered, Region ke
         }
         break;
     }
+    case ModifierKind::thermal:
+        (void)thermal_erosion(g, m.thermal, threads);
+        break;
+    case ModifierKind::hydraulic:
+        (void)hydraulic_erosion(g, m.hydraulic, mseed);
+        break;
     }
+}
+
+bool erodes(const NoiseSettings& s) {
+    return std::any_of(s.modifiers.begin(), s.modifiers.end(), [](const ModifierSettings& m) {
+        return m.kind == ModifierKind::thermal || m.kind == ModifierKind::hydraulic;
+    });
 }
 
 } // namespace
@@ -367,6 +384,8 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
         return cut(random_hills(s, seed, map_width, map_height), region);
     case NoiseKind::particle:
         return cut(particle_deposition(s, seed, map_width, map_height), region);
+    case NoiseKind::agents:
+        return cut(agent_terrain(s.agents, seed, map_width, map_height), region);
     }
     return Grid<float>(region.width, region.height, 0.0f);
 }
@@ -374,6 +393,12 @@ Grid<float> generate_base(const NoiseSettings& s, std::uint64_t seed, int map_wi
 Grid<float> generate_heightfield(const MapDefinition& def, std::uint64_t seed, int map_width,
                                  int map_height, Region region, const MapLookup& other_maps,
                                  int threads) {
+    const bool whole_map =
+        region.x == 0 && region.y == 0 && region.width == map_width && region.height == map_height;
+    if (erodes(def.settings) && !whole_map) // erosion moves material across the whole map
+        return cut(generate_heightfield(def, seed, map_width, map_height,
+                                        {0, 0, map_width, map_height}, other_maps, threads),
+                   region);
     const std::uint64_t s = map_seed(def, seed);
     const auto& modifiers = def.settings.modifiers;
     // margins[i]: how far modifiers i.. read beyond the region, so the grid they start from must

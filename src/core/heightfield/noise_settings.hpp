@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/heightfield/agent_settings.hpp"
 #include "core/heightfield/harmonic_noise.hpp"
 
 namespace tilegen {
@@ -22,6 +23,7 @@ enum class NoiseKind {
     particle,       // particle deposition (whole-map)
     profile,        // 1D side-view profile: ground below, air above
     white,          // white noise: an independent hash per cell, uniform in [0, 1)
+    agents,         // Doran and Parberry's software agents (whole-map)
 };
 
 enum class LatticeInterpolation { linear, cosine, cubic, quintic };
@@ -29,7 +31,7 @@ enum class Fractal { fbm, ridged, billow };
 enum class WorleyReturn { f1, f2, f2_minus_f1 };
 enum class WorleyDistance { euclidean, manhattan, chebyshev };
 
-enum class ModifierKind { warp, island, terrace, smooth, combine };
+enum class ModifierKind { warp, island, terrace, smooth, combine, thermal, hydraulic };
 enum class IslandShape { circle, square };
 enum class CombineOp { add, multiply, min, max, mix };
 
@@ -58,6 +60,8 @@ struct ModifierSettings {
     std::string map;               // the other map's name (required for combine)
     double amount = 0.5;           // weight of the other map (add, mix); default 0.5, range 0..1
     int line = 0, column = 0;      // where it was written (combine: its 'map' value), for messages
+    ThermalSettings thermal;       // thermal erosion (whole-map)
+    HydraulicSettings hydraulic;   // hydraulic erosion (whole-map)
 };
 
 struct NoiseSettings {
@@ -91,6 +95,8 @@ struct NoiseSettings {
         0.5; // mean ground level, fraction of the height from the bottom; default 0.5, 0..1
     double amplitude = 0.35; // profile swing, fraction of the height; default 0.35, range 0..1
     bool cosine = true;      // cosine (true, default) or linear interpolation of the 1D points
+
+    AgentSettings agents; // kind = agents
 
     std::vector<ModifierSettings> modifiers; // applied in order
 };

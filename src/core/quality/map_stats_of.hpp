@@ -31,8 +31,15 @@ const char* share_target_name(ShareTarget kind); // "recipe" or "classification"
 //   clean-ups moved each class.
 std::vector<double> share_targets(const Recipe& recipe, const GenerateResult& result);
 
+// `classes` with every overlay terrain (rivers, lakes, waterfalls, roads, bridges) replaced by the
+// first overlay terrain of the same walkability: the drawn features count as one water body and
+// one road network for specks, thin cells, regions and corners (a lake a river crosses, a
+// waterfall on its river, are not specks).
+ClassGrid joined_overlays(const ClassGrid& classes, const std::vector<TerrainClass>& terrain);
+
 // compute_map_stats over the result's final class grid with the recipe's walkable flags, the
-// share_targets and the result's unmatched cells, on `threads` threads. With overlay terrains
+// share_targets and the result's unmatched cells, on `threads` threads; with overlay terrains
+// the shapes are measured on joined_overlays of it. With overlay terrains
 // ([rivers]), share_error counts shares over the non-overlay cells: each class's fraction of the
 // cells that are not river, lake or waterfall, against its target renormalised alike; overlays
 // get none (NaN, left out of the JSON).

@@ -28,6 +28,7 @@ const std::vector<KindInfo>& kinds() {
         {NoiseKind::particle, {"drops", "particles", "smoothing"}},
         {NoiseKind::profile, {"scale", "octaves", "base", "amplitude", "interpolation"}},
         {NoiseKind::white, {}},
+        {NoiseKind::agents, {"sea_level", "coastline", "smoothing", "beach", "mountain", "hill"}},
     };
     return k;
 }
@@ -59,14 +60,17 @@ ModifierSettings parse_modifier(TomlReader& r, const toml::table& t, const std::
     m.line = static_cast<int>(t.source().begin.line);
     m.column = static_cast<int>(t.source().begin.column);
     if (!t.get("kind"))
-        r.error(t, "modifier has no 'kind' (warp, island, terrace, smooth or combine)");
+        r.error(t, "modifier has no 'kind' (warp, island, terrace, smooth, combine, thermal or "
+                   "hydraulic)");
     // The name tables of pick() (here and for 'op') share their shape, not logic (deliberate).
     m.kind = pick(r, t, "kind", prefix, ModifierKind::island,
                   {{"warp", ModifierKind::warp},
                    {"island", ModifierKind::island},
                    {"terrace", ModifierKind::terrace},
                    {"smooth", ModifierKind::smooth},
-                   {"combine", ModifierKind::combine}});
+                   {"combine", ModifierKind::combine},
+                   {"thermal", ModifierKind::thermal},
+                   {"hydraulic", ModifierKind::hydraulic}});
     switch (m.kind) {
     case ModifierKind::warp:
         r.reject_unknown_keys(t, prefix, {"kind", "strength", "scale", "octaves", "levels"});
@@ -110,8 +114,96 @@ ModifierSettings parse_modifier(TomlReader& r, const toml::table& t, const std::
         }
         m.amount = r.number(t, "amount", prefix, 0.5, 0, 1);
         break;
+    case ModifierKind::thermal:
+        r.reject_unknown_keys(t, prefix, {"kind", "talus", "iterations"});
+        m.thermal.talus = r.number(t, "talus", prefix, 0.01, 0, 1);
+        m.thermal.iterations = static_cast<int>(r.integer(t, "iterations", prefix, 50, 1, 10000));
+        break;
+    case ModifierKind::hydraulic: {
+        r.reject_unknown_keys(t, prefix,
+                              {"kind", "droplets", "inertia", "capacity", "deposition", "erosion",
+                               "evaporation", "radius", "lifetime"});
+        auto& k = m.hydraulic;
+        k.droplets = r.number(t, "droplets", prefix, 0.5, 0, 64);
+        k.inertia = r.number(t, "inertia", prefix, 0.05, 0, 1);
+        k.capacity = r.number(t, "capacity", prefix, 4, 0, 100);
+        k.deposition = r.number(t, "deposition", prefix, 0.3, 0, 1);
+        k.erosion = r.number(t, "erosion", prefix, 0.3, 0, 1);
+        k.evaporation = r.number(t, "evaporation", prefix, 0.01, 0, 1);
+        k.radius = static_cast<int>(r.integer(t, "radius", prefix, 3, 1, 16));
+        k.lifetime = static_cast<int>(r.integer(t, "lifetime", prefix, 30, 1, 1000));
+        break;
+    }
     }
     return m;
+}
+
+// One agent type's table of kind = "agents" (missing: the defaults, e.g. no beach agents).
+void parse_ridges(TomlReader& r, const toml::table& parent, std::string_view key,
+                  const std::string& prefix, RidgeAgents& a, bool foothills) {
+    const toml::table* t = r.table(parent, key, prefix);
+    if (!t) return;
+    const std::string p = prefix + "." + std::string(key);
+    if (foothills)
+        r.reject_unknown_keys(*t, p,
+                              {"agents", "steps", "width", "slope", "altitude", "turn",
+                               "foothill_length", "foothill_every"});
+    else
+        r.reject_unknown_keys(*t, p, {"agents", "steps", "width", "slope", "altitude", "turn"});
+    a.agents = static_cast<int>(r.integer(*t, "agents", p, a.agents, 0, 10000));
+    a.steps = static_cast<int>(r.integer(*t, "steps", p, a.steps, 1, 100000));
+    a.width = static_cast<int>(r.integer(*t, "width", p, a.width, 1, 64));
+    a.slope = r.number(*t, "slope", p, a.slope, 0.0001, 1);
+    a.altitude = r.number(*t, "altitude", p, a.altitude, 0, 1);
+    a.turn = r.number(*t, "turn", p, a.turn, 0, 1);
+    if (foothills) {
+        a.foothill_length =
+            static_cast<int>(r.integer(*t, "foothill_length", p, a.foothill_length, 0, 1000));
+        a.foothill_every =
+            static_cast<int>(r.integer(*t, "foothill_every", p, a.foothill_every, 1, 100000));
+    }
+}
+
+void parse_agents(TomlReader& r, const toml::table& t, const std::string& prefix,
+                  AgentSettings& a) {
+    a.sea_level = r.number(t, "sea_level", prefix, 0.3, 0.01, 0.9);
+    if (const toml::table* c = r.table(t, "coastline", prefix)) {
+        const std::string p = prefix + ".coastline";
+        r.reject_unknown_keys(
+            *c, p,
+            {"budget", "limit", "spread", "attractor", "repulsor", "edge", "compact", "rise"});
+        auto& k = a.coastline;
+        k.budget = r.number(*c, "budget", p, k.budget, 0, 0.95);
+        k.limit = static_cast<int>(r.integer(*c, "limit", p, k.limit, 16, 100000000));
+        k.spread = r.number(*c, "spread", p, k.spread, 0, 4);
+        k.attractor = r.number(*c, "attractor", p, k.attractor, 0, 100);
+        k.repulsor = r.number(*c, "repulsor", p, k.repulsor, 0, 100);
+        k.edge = r.number(*c, "edge", p, k.edge, 0, 100);
+        k.compact = r.number(*c, "compact", p, k.compact, 0, 100);
+        k.rise = r.number(*c, "rise", p, k.rise, 0, 0.1);
+    }
+    if (const toml::table* m = r.table(t, "smoothing", prefix)) {
+        const std::string p = prefix + ".smoothing";
+        r.reject_unknown_keys(*m, p, {"agents", "revisits", "steps"});
+        auto& k = a.smoothing;
+        k.agents = static_cast<int>(r.integer(*m, "agents", p, k.agents, 0, 1000000));
+        k.revisits = static_cast<int>(r.integer(*m, "revisits", p, k.revisits, 1, 1000));
+        k.steps = static_cast<int>(r.integer(*m, "steps", p, k.steps, 1, 100000));
+    }
+    if (const toml::table* b = r.table(t, "beach", prefix)) {
+        const std::string p = prefix + ".beach";
+        r.reject_unknown_keys(*b, p, {"agents", "steps", "width", "altitude", "low", "high"});
+        auto& k = a.beach;
+        k.agents = static_cast<int>(r.integer(*b, "agents", p, k.agents, 0, 1000000));
+        k.steps = static_cast<int>(r.integer(*b, "steps", p, k.steps, 1, 1000000));
+        k.width = static_cast<int>(r.integer(*b, "width", p, k.width, 1, 64));
+        k.altitude = r.number(*b, "altitude", p, k.altitude, 0, 1);
+        // Beach heights stay land: above sea level.
+        k.low = r.number_above(*b, "low", p, std::max(k.low, a.sea_level + 0.005), a.sea_level, 1);
+        k.high = r.number(*b, "high", p, std::max(k.high, k.low), k.low, 1);
+    }
+    parse_ridges(r, t, "mountain", prefix, a.mountain, true);
+    parse_ridges(r, t, "hill", prefix, a.hill, false);
 }
 
 } // namespace
@@ -223,6 +315,9 @@ MapDefinition parse_map_definition(TomlReader& r, const toml::table& t, const st
         s.cosine = pick(r, t, "interpolation", prefix, true, {{"cosine", true}, {"linear", false}});
         break;
     case NoiseKind::white: // no keys of its own
+        break;
+    case NoiseKind::agents:
+        parse_agents(r, t, prefix, s.agents);
         break;
     }
 

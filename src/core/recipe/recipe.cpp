@@ -163,13 +163,15 @@ void parse_rivers(TomlReader& reader, const toml::table& root, Recipe& recipe,
             s.into = std::string(1, recipe.terrain[0].symbol);
         recipe.rivers = s;
     }
+    // Every terrain without a share is an overlay terrain: never cut from the heightfield; a
+    // stage that writes it ([rivers], the roads) names it, else it appears only in a given
+    // class map (as a hand-drawn --classes map may use it).
     for (const toml::table* t : missing_share) {
         const auto* sym = t->get("symbol");
         const int id = sym && sym->as_string() && sym->as_string()->get().size() == 1
                            ? class_of_symbol(recipe, sym->as_string()->get()[0])
                            : -1;
-        if (id < 0 || !recipe.terrain[static_cast<std::size_t>(id)].overlay)
-            reader.error(*t, "terrain class has no 'share'");
+        if (id >= 0) recipe.terrain[static_cast<std::size_t>(id)].overlay = true;
     }
 }
 

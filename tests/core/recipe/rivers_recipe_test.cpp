@@ -106,9 +106,6 @@ TEST_CASE("[rivers]: bad values give path:line:col errors") {
         {rivers_with("class = \"~\"\n", ""), 18, 1, "[rivers] needs 'class'"},
         {rivers_with("into = \"w\"", "into = \"w~\""), 20, 8,
          "'rivers.into' uses symbol '~', which is no [[terrain]] cut from the heightfield"},
-        // Without [rivers], a terrain without a share is an error, as it always was.
-        {rivers_with("[rivers]\nclass = \"~\"\ninto = \"w\"\n", ""), 11, 1,
-         "terrain class has no 'share'"},
     };
     for (const Bad& b : cases) {
         CAPTURE(b.text);
@@ -120,4 +117,14 @@ TEST_CASE("[rivers]: bad values give path:line:col errors") {
         CHECK(d[0].column == b.column);
         CHECK_MESSAGE(d[0].message.find(b.message) != std::string::npos, d[0].message);
     }
+}
+
+TEST_CASE("a terrain without a share is an overlay terrain, [rivers] or not") {
+    Diagnostics d;
+    auto r = parse_recipe(rivers_with("[rivers]\nclass = \"~\"\ninto = \"w\"\n", ""), "r.toml", d);
+    for (const auto& x : d)
+        MESSAGE(format_diagnostic(x));
+    REQUIRE(r);
+    for (const TerrainClass& t : r->terrain)
+        CHECK(t.overlay == (t.symbol == '~'));
 }
