@@ -45,6 +45,60 @@ void write_outputs_json(JsonWriter& j, const io::TmxBundlePaths& bundle,
     j.end_array();
 }
 
+// "places", "roads" and "constraints" of --json (issue 17; docs/places-and-roads.md).
+void write_places_json(JsonWriter& j, const Project& project, const GenerateResult& result) {
+    const auto& rules = project.recipe.places.places;
+    const auto name_of = [&](int place) {
+        return rules[static_cast<std::size_t>(result.places[static_cast<std::size_t>(place)].rule)]
+            .name;
+    };
+    j.key("places").begin_array();
+    for (const Place& p : result.places) {
+        const PlaceRule& rule = rules[static_cast<std::size_t>(p.rule)];
+        j.begin_object();
+        j.key("name").value(rule.name);
+        j.key("x").value(p.x).key("y").value(p.y);
+        j.key("width").value(p.w).key("height").value(p.h);
+        j.key("sprite").value(rule.sprite);
+        j.key("start").value(rule.start);
+        j.end_object();
+    }
+    j.end_array();
+    j.key("roads").begin_array();
+    for (const Road& r : result.roads.roads) {
+        std::uint64_t bridges = 0;
+        for (std::uint8_t b : r.bridged)
+            bridges += b;
+        j.begin_object();
+        if (r.from_place >= 0)
+            j.key("from").value(name_of(r.from_place));
+        else
+            j.key("from").value("network");
+        j.key("to").value(name_of(r.to_place));
+        j.key("cells").value(static_cast<std::uint64_t>(r.cells.size()));
+        j.key("bridge_cells").value(bridges);
+        j.key("cost").value(static_cast<double>(r.cost) / kCostScale);
+        j.key("loop").value(r.loop);
+        j.end_object();
+    }
+    j.end_array();
+    const ConstraintsReport& c = result.constraints;
+    j.key("constraints").begin_object();
+    j.key("met").value(c.met);
+    j.key("tries").value(c.tries);
+    j.key("seed").value(result.seed);
+    j.key("walkable_regions_before").value(result.reach.big_before);
+    j.key("walkable_regions").value(result.reach.big_after);
+    j.key("carved").value(result.reach.carved);
+    j.key("filled").value(result.reach.filled);
+    j.key("fitness").begin_object();
+    j.key("accessibility").value(c.fitness.accessibility);
+    j.key("obstacle_edges").value(c.fitness.obstacle_edges);
+    j.key("fairness").value(c.fitness.fairness);
+    j.end_object();
+    j.end_object();
+}
+
 } // namespace
 
 // Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
@@ -398,7 +452,17 @@ int run_generate(const Args& args) {
     }
 
     options.keep_details = false; // heights, maps and decisions are not written: free them early
+    if (!json) options.progress = [](const std::string& line) { std::cerr << line << '\n'; };
     GenerateResult result = generate_map(*project, options);
+    if (!result.constraints.met) {
+        // Nothing is written: the map misses what the recipe asks for.
+        const auto& c = project->recipe.places.constraints;
+        print_diagnostics({error_at(
+            project->recipe.path, c ? c->line : 0, c ? c->column : 0,
+            "constraint not met after " + std::to_string(result.constraints.tries) + " tr" +
+                (result.constraints.tries == 1 ? "y" : "ies") + ": " + result.constraints.unmet)});
+        return kExitInput;
+    }
 
     t0 = Clock::now();
     io::MapOutputOptions output;
@@ -502,6 +566,7 @@ int run_generate(const Args& args) {
                 j.key(project->sprites->sprites[i].name).value(counts[i]);
         }
         j.end_object();
+        if (result.constraints.asked) write_places_json(j, *project, result);
         j.key("rules").begin_array();
         for (const auto& r : result.rule_hits) {
             j.begin_object();

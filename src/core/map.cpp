@@ -45,7 +45,8 @@ Image render_map(const Map& map) {
                 draw_tile(atlas, layer.tiles(cx, cy), out, cx * tw, cy * th);
     for (const ObjectLayer& layer : map.object_layers)
         for (const MapObject& o : layer.objects)
-            draw_sprite(map.sprites, o.sprite, out, o.x, o.y - map.sprites.sprite_height);
+            if (o.sprite >= 0)
+                draw_sprite(map.sprites, o.sprite, out, o.x, o.y - map.sprites.sprite_height);
     return out;
 }
 

@@ -82,15 +82,24 @@ struct MapObject {
     int x = 0, y = 0;
 };
 
-struct ObjectLayer {
-    std::string name = "objects";
-    std::vector<MapObject> objects; // in drawing order (by y, then x)
-};
-
 struct MapProperty {
     std::string name;
     std::string type; // "string", "int", "float", "bool" (Tiled's property types)
     std::string value;
+};
+
+struct ObjectLayer {
+    std::string name = "objects";
+    std::vector<MapObject> objects; // in drawing order (by y, then x)
+    // Named objects (the "places" layer): when not empty, parallel to `objects`: each object's
+    // name, type and properties, and its size in pixels; an object whose sprite is -1 is a
+    // rectangle (x, y its top-left), drawn by nobody.
+    struct Named {
+        std::string name, type;
+        int width = 0, height = 0;
+        std::vector<MapProperty> properties;
+    };
+    std::vector<Named> named = {};
 };
 
 struct Map {

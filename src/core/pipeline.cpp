@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/hash.hpp"
 #include "core/heightfield/heightfield.hpp"
 #include "core/parallel.hpp"
 #include "core/rules/explain.hpp"
@@ -489,11 +490,113 @@ struct Run {
     Gid error_gid = 0;            // rules -> map
     AutotileResult tiles;         // rules -> map
     bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
+    Grid<float> slope;            // places -> roads: slope_of the classes' first map
+    Router router;                // roads -> reachability: buffers reused
     std::optional<HydrologyResult> hydro; // hydrology -> classes
     ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
     // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
     std::vector<std::pair<std::uint32_t, ClassId>> river_ends;
 };
+
+// The terrains' walkable flags, indexed by class id.
+std::vector<bool> walkable_table(const Recipe& recipe) {
+    std::vector<bool> w;
+    for (const TerrainClass& t : recipe.terrain)
+        w.push_back(t.walkable);
+    return w;
+}
+
+int start_rule(const Recipe& recipe) {
+    for (std::size_t i = 0; i < recipe.places.places.size(); ++i)
+        if (recipe.places.places[i].start) return static_cast<int>(i);
+    return -1;
+}
+
+std::vector<std::uint32_t> run_start_cells(const Run& run) {
+    const int start = start_rule(run.project.recipe);
+    for (const Place& p : run.result.places)
+        if (p.rule == start) return start_cells_of(p, run.width, run.height);
+    return {};
+}
+
+// places: [[places]] on the classes (places.hpp).
+bool has_places(const Run& run) {
+    return !run.project.recipe.places.places.empty();
+}
+void make_places(Run& run) {
+    GenerateResult& r = run.result;
+    const Recipe& recipe = run.project.recipe;
+    const Grid<float>* heights = nullptr;
+    if (!run.options.classes)
+        for (const auto& [name, grid] : r.maps)
+            if (name == class_maps(recipe).front()) heights = &grid;
+    if (heights) run.slope = slope_of(*heights);
+    r.places =
+        place_places(r.classes, heights ? *heights : Grid<float>{}, recipe.places.places, r.seed)
+            .places;
+}
+
+// roads: [roads] between the places, written as overlay terrains (roads.hpp).
+bool has_roads(const Run& run) {
+    return has_places(run) && run.project.recipe.places.roads.has_value();
+}
+void make_roads(Run& run) {
+    GenerateResult& r = run.result;
+    const Recipe& recipe = run.project.recipe;
+    r.roads = build_roads(r.classes, run.slope, r.places, recipe.places.places,
+                          *recipe.places.roads, walkable_table(recipe), r.seed, run.router);
+    write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
+    r.class_fractions =
+        class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);
+}
+
+// reachability: [constraints] walkable_regions = 1 (reachability.hpp).
+bool has_reachability(const Run& run) {
+    const auto& c = run.project.recipe.places.constraints;
+    return c && c->walkable_regions == 1;
+}
+void make_reachable_stage(Run& run) {
+    GenerateResult& r = run.result;
+    const Recipe& recipe = run.project.recipe;
+    const RoadSettings roads = recipe.places.roads.value_or(RoadSettings{});
+    r.reach = make_reachable(r.classes, walkable_table(recipe), run_start_cells(run),
+                             *recipe.places.constraints, roads,
+                             place_mask(run.width, run.height, r.places), run.router);
+    r.class_fractions =
+        class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);
+}
+
+// The first constraint the run misses, as a message naming it; empty when all are met.
+std::string unmet_constraint(const Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    const GenerateResult& r = run.result;
+    std::vector<int> placed(recipe.places.places.size(), 0);
+    for (const Place& p : r.places)
+        ++placed[static_cast<std::size_t>(p.rule)];
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+        const PlaceRule& rule = recipe.places.places[i];
+        if (placed[i] < rule.count)
+            return "[[places]] '" + rule.name + "': count = " + std::to_string(rule.count) +
+                   ", only " + std::to_string(placed[i]) + " found room";
+    }
+    if (!r.roads.unreached.empty())
+        return "[roads] connect: no road reaches place '" +
+               recipe.places
+                   .places[static_cast<std::size_t>(
+                       r.places[static_cast<std::size_t>(r.roads.unreached[0])].rule)]
+                   .name +
+               "' (avoid, max_bridge and costs leave no way)";
+    if (has_reachability(run)) {
+        const ConstraintSettings& c = *recipe.places.constraints;
+        if (!r.reach.start_found)
+            return "[constraints] reachable_from = \"start\": no walkable cell at the start place";
+        if (!r.reach.met)
+            return "[constraints] walkable_regions = 1: " + std::to_string(r.reach.big_after) +
+                   " walkable regions of >= " + std::to_string(c.min_region) + " cells (policy " +
+                   (c.policy == ReachPolicy::reseed ? "reseed" : "connect") + ")";
+    }
+    return {};
+}
 
 bool places_objects(const Run& run) {
     return run.project.sprites && !run.project.recipe.objects.empty();
@@ -703,6 +806,22 @@ void place_sprites(Run& run) {
         rule.on &= ~overlay_mask(run.project.recipe);
     r.objects =
         place_objects(r.classes, r.maps, rules, *run.project.sprites, r.seed, run.options.threads);
+    if (r.places.empty()) return;
+    // Never on a place, road or bridge cell.
+    const std::vector<std::uint8_t> taken = place_mask(run.width, run.height, r.places);
+    const auto& roads = run.project.recipe.places.roads;
+    std::erase_if(r.objects, [&](const PlacedObject& o) {
+        const SpriteInfo& info = run.project.sprites->sprites[static_cast<std::size_t>(o.sprite)];
+        for (int y = o.y; y < o.y + info.footprint_h; ++y)
+            for (int x = o.x; x < o.x + info.footprint_w; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y) * run.width + x;
+                if (taken[i]) return true;
+                if (roads && (r.classes.cells()[i] == roads->road_class ||
+                              r.classes.cells()[i] == roads->bridge_class))
+                    return true;
+            }
+        return false;
+    });
 }
 
 // Per rule of the project (file order): the cells it decided, over every layer.
@@ -809,6 +928,51 @@ void apply_rules(Run& run) {
     r.decisions = std::move(run.tiles.decisions);
 }
 
+// The sprite sheet as the map carries it.
+void use_sprite_sheet(Map& map, const SpriteSheet& sheet) {
+    map.sprites.image = sheet.image;
+    map.sprites.sprite_width = sheet.sprite_width;
+    map.sprites.sprite_height = sheet.sprite_height;
+    map.sprites.columns = sheet.columns;
+    map.sprites.names.assign(
+        static_cast<std::size_t>(sheet.columns * (sheet.image.height() / sheet.sprite_height)), "");
+    for (const SpriteInfo& info : sheet.sprites)
+        map.sprites.names[static_cast<std::size_t>(info.index)] = info.name;
+}
+
+// The places as the object layer "places": per place an object named and typed by its
+// [[places]] name, its sprite (bottom-left at its footprint's bottom-left) or a rectangle over its
+// footprint, and the properties index (n-th place of its name), cell_x, cell_y, footprint_w,
+// footprint_h, start.
+void add_places_layer(Map& map, const SpriteSheet* sheet, const std::vector<Place>& places,
+                      const std::vector<PlaceRule>& rules) {
+    ObjectLayer layer;
+    layer.name = "places";
+    const int tw = map.atlas.tile_width, th = map.atlas.tile_height;
+    std::vector<int> seen(rules.size(), 0);
+    for (const Place& p : places) {
+        const PlaceRule& rule = rules[static_cast<std::size_t>(p.rule)];
+        const SpriteInfo* info = sheet && !rule.sprite.empty() ? sheet->find(rule.sprite) : nullptr;
+        if (info)
+            layer.objects.push_back({info->index, p.x * tw, (p.y + p.h) * th});
+        else
+            layer.objects.push_back({-1, p.x * tw, p.y * th});
+        ObjectLayer::Named n;
+        n.name = rule.name;
+        n.type = rule.name;
+        n.width = p.w * tw;
+        n.height = p.h * th;
+        n.properties = {{"index", "int", std::to_string(seen[static_cast<std::size_t>(p.rule)]++)},
+                        {"cell_x", "int", std::to_string(p.x)},
+                        {"cell_y", "int", std::to_string(p.y)},
+                        {"footprint_w", "int", std::to_string(p.w)},
+                        {"footprint_h", "int", std::to_string(p.h)},
+                        {"start", "bool", rule.start ? "true" : "false"}};
+        layer.named.push_back(std::move(n));
+    }
+    map.object_layers.push_back(std::move(layer));
+}
+
 // map: the Map from the tile grids, the objects and the run's properties.
 void assemble_map(Run& run) {
     GenerateResult& r = run.result;
@@ -826,6 +990,11 @@ void assemble_map(Run& run) {
     map.layers = std::move(run.tiles.layers);
     if (run.project.sprites && !r.objects.empty())
         add_object_layer(map, *run.project.sprites, r.objects);
+    if (!r.places.empty()) {
+        if (run.project.sprites) use_sprite_sheet(map, *run.project.sprites);
+        add_places_layer(map, run.project.sprites ? &*run.project.sprites : nullptr, r.places,
+                         run.project.recipe.places.places);
+    }
     map.properties = map_properties(
         run.project,
         {r.seed, map.width, map.height, run.options.classes ? nullptr : &r.thresholds, std::nullopt,
@@ -847,6 +1016,9 @@ const Stage kStages[] = {
     {"cleanup", clean_up, cleans_up},
     {"legalise", legalise_classes, legalises},
     {"shares", keep_shares, keeps_shares},
+    {"places", make_places, has_places},
+    {"roads", make_roads, has_roads},
+    {"reachability", make_reachable_stage, has_reachability},
     {"objects", place_sprites, places_objects},
     {"rules", apply_rules},
     {"map", assemble_map},
@@ -881,19 +1053,48 @@ std::vector<std::string> pipeline_stage_names() {
 GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
     const auto t_start = std::chrono::steady_clock::now();
     const Recipe& recipe = project.recipe;
-    Run run(project, options);
-    run.result.seed = options.seed.value_or(recipe.map.seed);
-    run.width =
-        options.classes ? options.classes->width() : options.width.value_or(recipe.map.width);
-    run.height =
-        options.classes ? options.classes->height() : options.height.value_or(recipe.map.height);
-    for (const Stage& stage : kStages)
-        if (!stage.applies || stage.applies(run))
-            run_timed(run.result.timings, stage.name, [&] { stage.run(run); });
-    run.result.timings.push_back({"total", std::chrono::duration<double, std::milli>(
-                                               std::chrono::steady_clock::now() - t_start)
-                                               .count()});
-    return std::move(run.result);
+    const std::uint64_t base_seed = options.seed.value_or(recipe.map.seed);
+    const bool asked = !recipe.places.places.empty() || recipe.places.constraints.has_value();
+    const int tries = recipe.places.constraints ? recipe.places.constraints->tries : 1;
+    std::size_t constrained = 0; // stages up to and including the last constrained one
+    for (std::size_t i = 0; i < std::size(kStages); ++i)
+        if (std::string_view(kStages[i].name) == "reachability") constrained = i + 1;
+    for (int t = 0;; ++t) {
+        Run run(project, options);
+        // Try 0 keeps the seed; try t a derived one (0..2^63-1, as [map] seed allows).
+        run.result.seed = t == 0 ? base_seed : hash_values(base_seed, 0x736561726368ull, t) >> 1;
+        run.width =
+            options.classes ? options.classes->width() : options.width.value_or(recipe.map.width);
+        run.height = options.classes ? options.classes->height()
+                                     : options.height.value_or(recipe.map.height);
+        std::size_t i = 0;
+        for (; i < constrained; ++i)
+            if (!kStages[i].applies || kStages[i].applies(run))
+                run_timed(run.result.timings, kStages[i].name, [&] { kStages[i].run(run); });
+        ConstraintsReport& c = run.result.constraints;
+        c.asked = asked;
+        c.tries = t + 1;
+        if (asked) {
+            c.unmet = unmet_constraint(run);
+            c.met = c.unmet.empty();
+            const int start = start_rule(recipe);
+            c.fitness = evaluate_fitness(run.result.classes, walkable_table(recipe),
+                                         run_start_cells(run), run.result.places, start);
+            if (!c.met && t + 1 < tries) {
+                if (options.progress)
+                    options.progress("try " + std::to_string(t + 1) + "/" + std::to_string(tries) +
+                                     " seed " + std::to_string(run.result.seed) + ": " + c.unmet);
+                continue;
+            }
+        }
+        for (; i < std::size(kStages); ++i)
+            if (!kStages[i].applies || kStages[i].applies(run))
+                run_timed(run.result.timings, kStages[i].name, [&] { kStages[i].run(run); });
+        run.result.timings.push_back({"total", std::chrono::duration<double, std::milli>(
+                                                   std::chrono::steady_clock::now() - t_start)
+                                                   .count()});
+        return std::move(run.result);
+    }
 }
 
 std::vector<ClassStep> class_history(const Project& project, const GenerateResult& result, int x,

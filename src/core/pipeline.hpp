@@ -17,7 +17,14 @@
 //   shares   [classes] keep_shares (default true): cells moved back along class borders so every
 //            class keeps its share (only after class passes, clean-up or legalise moved cells;
 //            after legalise only moves that keep every cell drawable)
-//   objects  sprites on top of the classes (only when the recipe scatters objects)
+//   places   [[places]]: towns, a dungeon entrance, the start (places.hpp; only with [[places]])
+//   roads    [roads]: least-cost roads and bridges between places, written into the class grid as
+//            overlay terrains (roads.hpp; only with [roads])
+//   reachability  [constraints] walkable_regions = 1: one walkable region holding the start
+//            (reachability.hpp); then the constraints are checked: when one is not met and
+//            `tries` allows, the run starts again from `noise` with a derived seed
+//   objects  sprites on top of the classes (only when the recipe scatters objects; never on a
+//            place, road or bridge cell)
 //   rules    one TileGrid per rule layer by descriptor rules; rule-hit statistics
 //   map      the Map: atlas, tile layers, object layer, map properties
 //
@@ -32,6 +39,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +50,9 @@
 #include "core/map.hpp"
 #include "core/objects/object_placement.hpp"
 #include "core/project.hpp"
+#include "core/quality/fitness.hpp"
+#include "core/quality/reachability.hpp"
+#include "core/roads/roads.hpp"
 #include "core/rules/autotile.hpp"
 #include "core/rules/class_passes.hpp"
 #include "core/rules/legalise.hpp"
@@ -56,6 +67,18 @@ struct GenerateOptions {
     bool keep_details =
         true; // keep heights, maps and per-cell decisions in the result (viewer, explain);
               // without them memory is about 6 bytes per cell less per map and layer
+    // Called with one line per search try that missed a constraint ("try 2/5 seed N: <what>");
+    // empty: quiet.
+    std::function<void(const std::string&)> progress;
+};
+
+// What [[places]], [roads] and [constraints] asked and what the kept try achieved.
+struct ConstraintsReport {
+    bool asked = false; // the recipe has [[places]] or [constraints]
+    bool met = true;
+    int tries = 0;     // tries made (1 when the first seed met every constraint)
+    std::string unmet; // the first constraint not met, as a message naming it; empty when met
+    Fitness fitness;   // of the kept try (reference 003's evaluation functions)
 };
 
 struct StageTiming {
@@ -107,6 +130,10 @@ struct GenerateResult {
     std::vector<std::uint64_t> layer_unmatched; // per layer: cells no rule matched
     std::vector<std::int64_t>
         first_unmatched;               // per layer: y * width + x of the first of them, or -1
+    std::vector<Place> places;         // [[places]], rule by rule (places.hpp)
+    RoadsResult roads;                 // [roads], in the order they were built (roads.hpp)
+    ReachReport reach;                 // [constraints] walkable_regions (reachability.hpp)
+    ConstraintsReport constraints;     // and the search over tries; `seed` is the kept seed
     std::vector<PlacedObject> objects; // sprites on top, in drawing order
     std::vector<StageTiming> timings;  // per stage that ran, in order; then total
     // [rivers]: the rivers and lakes written (empty without [rivers] or with a given class map),

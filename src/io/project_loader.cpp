@@ -126,7 +126,27 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
                     diags.push_back(error_at(recipe_name, rule.line, rule.column,
                                              "[[objects]] sprite '" + name + "' is not in " +
                                                  sheet_path.generic_string()));
+        // [[places]] sprites: their footprints from the sheet.
+        for (PlaceRule& place : project.recipe.places.places) {
+            if (place.sprite.empty() || !project.sprites) continue;
+            if (const SpriteInfo* info = project.sprites->find(place.sprite)) {
+                place.footprint_w = info->footprint_w;
+                place.footprint_h = info->footprint_h;
+            } else {
+                diags.push_back(error_at(recipe_name, place.line, place.column,
+                                         "[[places]] sprite '" + place.sprite + "' is not in " +
+                                             sheet_path.generic_string()));
+            }
+        }
     }
+
+    if (project.recipe.tileset.objects.empty())
+        for (const PlaceRule& place : project.recipe.places.places)
+            if (!place.sprite.empty())
+                diags.push_back(error_at(recipe_name, place.line, place.column,
+                                         "[[places]] sprite '" + place.sprite +
+                                             "' needs a sprite sheet: add objects = "
+                                             "\"path/to/objects.toml\" to [tileset]"));
 
     // Rule files, in recipe order.
     for (const RuleFileRef& ref : project.recipe.rules.files) {

@@ -301,6 +301,31 @@ void write_tmx_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer,
         });
 }
 
+// Named objects (the "places" layer): name, type, gid when the object has a sprite (a rectangle
+// otherwise), size and properties.
+void write_tmx_named_objects(ByteSink& sink, const Map& map, const ObjectLayer& layer, int first_id,
+                             int sprite_firstgid) {
+    std::string out;
+    for (std::size_t i = 0; i < layer.objects.size(); ++i) {
+        const MapObject& o = layer.objects[i];
+        const ObjectLayer::Named& n = layer.named[i];
+        out += "  <object id=\"" + std::to_string(first_id + static_cast<int>(i)) + "\" name=\"" +
+               xml_escape(n.name) + "\" type=\"" + xml_escape(n.type) + "\"";
+        if (o.sprite >= 0) out += " gid=\"" + std::to_string(sprite_firstgid + o.sprite) + "\"";
+        out += " x=\"" + std::to_string(o.x) + "\" y=\"" + std::to_string(o.y) + "\" width=\"" +
+               std::to_string(o.sprite >= 0 ? map.sprites.sprite_width : n.width) + "\" height=\"" +
+               std::to_string(o.sprite >= 0 ? map.sprites.sprite_height : n.height) + "\">\n";
+        out += "   <properties>\n";
+        for (const MapProperty& p : n.properties) {
+            out += "    <property name=\"" + xml_escape(p.name) + "\"";
+            if (p.type != "string") out += " type=\"" + xml_escape(p.type) + "\"";
+            out += " value=\"" + xml_escape(p.value) + "\"/>\n";
+        }
+        out += "   </properties>\n  </object>\n";
+    }
+    sink.write(out);
+}
+
 // One map document. The parts both formats share are decided here once: the map and layer sizes
 // (finite or infinite), layer and object ids, the tilesets and their firstgids, the chunk order.
 class MapWriter {
@@ -411,7 +436,11 @@ class MapWriter {
                    xml_escape(layer.name) + "\" draworder=\"index\">\n";
             sink_.write(out);
             out.clear();
-            write_tmx_objects(sink_, map_, layer, object_id, sprite_firstgid_, options_.threads);
+            if (layer.named.empty())
+                write_tmx_objects(sink_, map_, layer, object_id, sprite_firstgid_,
+                                  options_.threads);
+            else
+                write_tmx_named_objects(sink_, map_, layer, object_id, sprite_firstgid_);
             object_id += static_cast<int>(layer.objects.size());
             out += " </objectgroup>\n";
         }
@@ -460,16 +489,20 @@ class MapWriter {
             j.key("id").value(id++);
             j.key("name").value(layer.name);
             j.key("objects").begin_array();
-            for (const MapObject& o : layer.objects) {
+            for (std::size_t i = 0; i < layer.objects.size(); ++i) {
+                const MapObject& o = layer.objects[i];
+                const ObjectLayer::Named* n = layer.named.empty() ? nullptr : &layer.named[i];
                 j.begin_object();
-                j.key("gid").value(sprite_firstgid_ + o.sprite);
-                j.key("height").value(map_.sprites.sprite_height);
+                if (o.sprite >= 0) j.key("gid").value(sprite_firstgid_ + o.sprite);
+                j.key("height").value(o.sprite >= 0 ? map_.sprites.sprite_height : n->height);
                 j.key("id").value(object_id++);
-                j.key("name").value(map_.sprites.names[static_cast<std::size_t>(o.sprite)]);
+                j.key("name").value(n ? n->name
+                                      : map_.sprites.names[static_cast<std::size_t>(o.sprite)]);
+                if (n) properties_json(j, n->properties);
                 j.key("rotation").value(0);
-                j.key("type").value("");
+                j.key("type").value(n ? n->type : "");
                 j.key("visible").value(true);
-                j.key("width").value(map_.sprites.sprite_width);
+                j.key("width").value(o.sprite >= 0 ? map_.sprites.sprite_width : n->width);
                 j.key("x").value(o.x);
                 j.key("y").value(o.y);
                 j.end_object();

@@ -171,7 +171,8 @@ Image compose_cells(const Build& b, std::uint64_t layers, int x0, int y0, int x1
         for (auto it = first; it != last; ++it) {
             const MapObject& o = *it;
             const int ox = o.x, oy = o.y - sh; // the sprite's top-left, in map pixels
-            if (ox >= right || ox + sw <= left || oy >= bottom || oy + sh <= top) continue;
+            if (o.sprite < 0 || ox >= right || ox + sw <= left || oy >= bottom || oy + sh <= top)
+                continue;
             draw_sprite(sprites, o.sprite, out, ox - left, oy - top); // clipped to the chunk
         }
     }

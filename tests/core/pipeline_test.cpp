@@ -32,10 +32,12 @@ std::optional<Project> sample(const std::string& name) {
 
 TEST_CASE("the pipeline runs the stages of README's diagram, in order, each timed once") {
     // README "How it works": heightfield (noise) -> hydrology -> classes -> class passes ->
-    // clean-up -> legalise -> shares -> objects on top -> rules -> map.
-    CHECK(pipeline_stage_names() == std::vector<std::string>{"noise", "hydrology", "classes",
-                                                             "class_passes", "cleanup", "legalise",
-                                                             "shares", "objects", "rules", "map"});
+    // clean-up -> legalise -> shares -> places -> roads -> reachability -> objects on top ->
+    // rules -> map.
+    CHECK(pipeline_stage_names() ==
+          std::vector<std::string>{"noise", "hydrology", "classes", "class_passes", "cleanup",
+                                   "legalise", "shares", "places", "roads", "reachability",
+                                   "objects", "rules", "map"});
     // The shipped overworld has no [classes] sections (that stage does not apply) and sets
     // min_area (the clean-up does, and keep_shares after it).
     const std::vector<std::string> diagram{"noise",   "classes", "cleanup", "shares",

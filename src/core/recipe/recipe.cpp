@@ -215,7 +215,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     recipe.name = std::filesystem::path(path).stem().string();
     reader.reject_unknown_keys(root, "",
                                {"map", "noise", "maps", "classes", "biomes", "terrain", "rules",
-                                "tileset", "objects", "output", "rivers"});
+                                "tileset", "objects", "output", "rivers", "places", "roads",
+                                "constraints"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -499,6 +500,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             }
         }
     }
+
+    recipe.places = parse_places_recipe(reader, root, recipe.terrain);
 
     // combine references and cycles
     for (const MapDefinition& def : recipe.maps)

@@ -19,6 +19,7 @@
 #include "core/heightfield/heightfield.hpp"
 #include "core/hydrology/river_settings.hpp"
 #include "core/objects/object_placement.hpp"
+#include "core/recipe/places_parser.hpp"
 
 namespace tilegen {
 
@@ -95,6 +96,7 @@ struct Recipe {
     RulesSettings rules;
     TilesetSettings tileset;
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
+    PlacesRecipe places; // [[places]], [roads], [constraints] (places_parser.hpp; issue 17)
     OutputSettings output;
     std::optional<RiverSettings> rivers; // [rivers]: the hydrology stage (docs/hydrology.md)
 };

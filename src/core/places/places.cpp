@@ -1,0 +1,169 @@
+#include "core/places/places.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/hash.hpp"
+
+namespace tilegen {
+
+Grid<float> slope_of(const Grid<float>& heights) {
+    Grid<float> s(heights.width(), heights.height(), 0.0f);
+    const int w = heights.width(), h = heights.height();
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const float v = heights(x, y);
+            float m = 0;
+            if (x > 0) m = std::max(m, std::abs(v - heights(x - 1, y)));
+            if (x + 1 < w) m = std::max(m, std::abs(v - heights(x + 1, y)));
+            if (y > 0) m = std::max(m, std::abs(v - heights(x, y - 1)));
+            if (y + 1 < h) m = std::max(m, std::abs(v - heights(x, y + 1)));
+            s(x, y) = m * 100.0f;
+        }
+    return s;
+}
+
+std::vector<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places) {
+    std::vector<std::uint8_t> m(static_cast<std::size_t>(width) * height, 0);
+    for (const Place& p : places)
+        for (int y = p.y; y < p.y + p.h; ++y)
+            for (int x = p.x; x < p.x + p.w; ++x)
+                if (x >= 0 && y >= 0 && x < width && y < height)
+                    m[static_cast<std::size_t>(y) * width + x] = 1;
+    return m;
+}
+
+namespace {
+
+// 4-connected steps to the nearest cell whose class is in `mask`, capped at cap + 1.
+std::vector<std::uint16_t> distance_to(const ClassGrid& classes, std::uint32_t mask, int cap) {
+    const int w = classes.width(), h = classes.height();
+    const auto far = static_cast<std::uint16_t>(cap + 1);
+    std::vector<std::uint16_t> d(classes.size(), far);
+    std::vector<std::uint32_t> queue;
+    for (std::size_t i = 0; i < classes.size(); ++i)
+        if (mask >> classes.cells()[i] & 1u) {
+            d[i] = 0;
+            queue.push_back(static_cast<std::uint32_t>(i));
+        }
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        const std::uint32_t c = queue[head];
+        const std::uint16_t next = static_cast<std::uint16_t>(d[c] + 1);
+        if (next > cap) continue;
+        const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+        const std::uint32_t nbs[4] = {x > 0 ? c - 1 : c, x + 1 < w ? c + 1 : c, y > 0 ? c - w : c,
+                                      y + 1 < h ? c + w : c};
+        for (std::uint32_t n : nbs)
+            if (d[n] > next) {
+                d[n] = next;
+                queue.push_back(n);
+            }
+    }
+    return d;
+}
+
+} // namespace
+
+PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
+                          const std::vector<PlaceRule>& rules, std::uint64_t seed) {
+    PlacesResult result;
+    const int w = classes.width(), h = classes.height();
+    const std::size_t n = classes.size();
+    std::vector<std::uint8_t> occupied(n, 0);
+    Grid<float> slope;
+    bool need_slope = false;
+    for (const PlaceRule& r : rules)
+        need_slope = need_slope || (r.flat > 0 && !heights.empty());
+    if (need_slope) slope = slope_of(heights);
+    // Integral image of the cells on the rule's classes (reused per rule).
+    std::vector<std::uint32_t> sum(static_cast<std::size_t>(w + 1) * (h + 1), 0);
+
+    for (std::size_t ri = 0; ri < rules.size(); ++ri) {
+        const PlaceRule& rule = rules[ri];
+        result.placed.push_back(0);
+        if (rule.count <= 0) continue;
+        const int fw = rule.footprint_w, fh = rule.footprint_h;
+        for (int y = 0; y < h; ++y) {
+            std::uint32_t row = 0;
+            const ClassId* cr = classes.row(y);
+            for (int x = 0; x < w; ++x) {
+                row += (rule.on >> cr[x]) & 1u;
+                sum[static_cast<std::size_t>(y + 1) * (w + 1) + x + 1] =
+                    sum[static_cast<std::size_t>(y) * (w + 1) + x + 1] + row;
+            }
+        }
+        auto on_count = [&](int x, int y) {
+            const auto at = [&](int xx, int yy) {
+                return sum[static_cast<std::size_t>(yy) * (w + 1) + xx];
+            };
+            return at(x + fw, y + fh) - at(x, y + fh) - at(x + fw, y) + at(x, y);
+        };
+        std::vector<std::uint16_t> near;
+        if (rule.near) near = distance_to(classes, rule.near, rule.near_distance);
+        const std::uint64_t stream = hash_values(seed, 0x706c61636573ull /* "places" */, ri);
+        const int side = std::max(8, static_cast<int>(std::ceil(rule.min_distance)));
+        const int bw = (w + side - 1) / side, bh = (h + side - 1) / side;
+        struct Candidate {
+            std::uint64_t score = std::numeric_limits<std::uint64_t>::max();
+            std::uint32_t index = 0;
+        };
+        std::vector<Candidate> best(static_cast<std::size_t>(bw) * bh);
+        const auto want = static_cast<std::uint32_t>(fw * fh);
+        for (int y = 0; y + fh <= h; ++y) {
+            if (rule.face && y + fh >= h) continue;
+            for (int x = 0; x + fw <= w; ++x) {
+                if (on_count(x, y) != want) continue;
+                bool ok = true;
+                for (int yy = y; ok && yy < y + fh; ++yy)
+                    for (int xx = x; ok && xx < x + fw; ++xx) {
+                        const std::size_t c = static_cast<std::size_t>(yy) * w + xx;
+                        if (occupied[c]) ok = false;
+                        if (need_slope && rule.flat > 0 && slope(xx, yy) > rule.flat) ok = false;
+                    }
+                if (ok && rule.face)
+                    for (int xx = x; ok && xx < x + fw; ++xx)
+                        ok = (rule.face >> classes(xx, y + fh) & 1u) != 0;
+                if (ok && rule.near) {
+                    bool close = false;
+                    for (int yy = y; !close && yy < y + fh; ++yy)
+                        for (int xx = x; !close && xx < x + fw; ++xx)
+                            close =
+                                near[static_cast<std::size_t>(yy) * w + xx] <= rule.near_distance;
+                    ok = close;
+                }
+                if (!ok) continue;
+                const Candidate c{hash_position(stream, x, y),
+                                  static_cast<std::uint32_t>(y * w + x)};
+                Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
+                if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
+            }
+        }
+        std::vector<Candidate> kept;
+        for (const Candidate& c : best)
+            if (c.score != std::numeric_limits<std::uint64_t>::max()) kept.push_back(c);
+        std::sort(kept.begin(), kept.end(), [](const Candidate& a, const Candidate& b) {
+            return a.score != b.score ? a.score < b.score : a.index < b.index;
+        });
+        const double md2 = rule.min_distance * rule.min_distance;
+        for (const Candidate& c : kept) {
+            if (result.placed.back() >= rule.count) break;
+            const int x = static_cast<int>(c.index % w), y = static_cast<int>(c.index / w);
+            bool ok = true;
+            for (const Place& p : result.places) {
+                const double dx = p.x - x, dy = p.y - y;
+                if (dx * dx + dy * dy < md2) ok = false;
+                if (x < p.x + p.w && p.x < x + fw && y < p.y + p.h && p.y < y + fh) ok = false;
+            }
+            if (!ok) continue;
+            result.places.push_back({static_cast<int>(ri), x, y, fw, fh});
+            for (int yy = y; yy < y + fh; ++yy)
+                for (int xx = x; xx < x + fw; ++xx)
+                    occupied[static_cast<std::size_t>(yy) * w + xx] = 1;
+            ++result.placed.back();
+        }
+    }
+    return result;
+}
+
+} // namespace tilegen

@@ -1,0 +1,67 @@
+// Places: ClassGrid + heights -> named places (towns, villages, a dungeon entrance, the start).
+// Input: the class grid, the heightfield the classes were cut from (may be empty: no slope
+// limits apply), the [[places]] rules in recipe order, the seed.
+// Output: the places, rule by rule, and per rule how many could be placed (fewer than `count`
+// when the map has no room: the caller reports it as an unmet constraint).
+// Invariants: every footprint lies inside the map with every cell on the rule's `on` classes and
+// overlaps no other place; with `flat`, no footprint cell's slope exceeds it; with `near`, some
+// footprint cell lies within near_distance (4-connected steps) of a `near` class cell; with `face`,
+// every cell of the row just below the footprint is inside the map and of a `face` class (a cliff
+// with walkable land in front of it); the anchors (top-left cells) of a new place and of every
+// place placed before it (any rule) are at least the new rule's min_distance apart (Euclidean).
+// Decisions: each candidate anchor gets the score hash(seed, rule, x, y); the map is cut into
+// square buckets of side max(8, min_distance); per bucket the candidate of lowest (score, index)
+// is kept; the kept candidates are taken in order of (score, index) while they keep min_distance.
+// So the result is a pure function of the inputs. Cost: one pass over the map per rule (plus a
+// breadth-first distance pass for `near`).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/classes/terrain_classes.hpp"
+#include "core/grid.hpp"
+
+namespace tilegen {
+
+struct PlaceRule {
+    std::string name;         // required; names the place in `connect`, JSON and the TMX
+    std::string sprite;       // objects sheet sprite drawn on it; empty: none (1x1 footprint)
+    int footprint_w = 1;      // from the sprite's footprint; 1..16
+    int footprint_h = 1;      // 1..16
+    std::uint32_t on = 0;     // class mask every footprint cell stands on; required
+    int count = 1;            // places to make; default 1, range 0..256
+    double min_distance = 16; // anchor distance to every earlier place; default 16, 0..4096
+    std::uint32_t near = 0;   // classes to be near (0: no preference)
+    int near_distance = 8;    // 4-connected steps; default 8, range 1..256
+    double flat = 0;          // max slope (slope_of) per footprint cell; 0: no limit; 0..100
+    std::uint32_t face = 0;   // classes of the row in front (below) the footprint; 0: none
+    bool start = false;       // the player's start (at most one rule, count 1)
+    int line = 0, column = 0; // of the [[places]] table
+};
+
+struct Place {
+    int rule = 0;     // index into the rules
+    int x = 0, y = 0; // footprint's top-left cell
+    int w = 1, h = 1; // footprint
+    bool operator==(const Place&) const = default;
+};
+
+struct PlacesResult {
+    std::vector<Place> places; // rule by rule, in order of acceptance
+    std::vector<int> placed;   // per rule: places made (== count when the rule is met)
+    bool operator==(const PlacesResult&) const = default;
+};
+
+// The slope of a cell: the largest absolute height difference to a 4-neighbour, times 100
+// (percent of the height range per cell). Empty heights: all 0.
+Grid<float> slope_of(const Grid<float>& heights);
+
+PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
+                          const std::vector<PlaceRule>& rules, std::uint64_t seed);
+
+// Per cell: 1 where a place's footprint covers it.
+std::vector<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places);
+
+} // namespace tilegen

@@ -1,0 +1,256 @@
+#include "core/quality/reachability.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+
+namespace tilegen {
+
+Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable) {
+    const int w = classes.width(), h = classes.height();
+    const std::size_t n = classes.size();
+    Regions r;
+    r.label.assign(n, -1);
+    std::array<bool, 256> walk{};
+    for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
+        walk[c] = walkable[c];
+    std::vector<std::uint32_t> queue;
+    const ClassId* cells = classes.cells().data();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (r.label[i] >= 0 || !walk[cells[i]]) continue;
+        const auto id = static_cast<std::int32_t>(r.size.size());
+        queue.clear();
+        queue.push_back(static_cast<std::uint32_t>(i));
+        r.label[i] = id;
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            const std::uint32_t c = queue[head];
+            const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+            auto visit = [&](std::uint32_t nb) {
+                if (r.label[nb] < 0 && walk[cells[nb]]) {
+                    r.label[nb] = id;
+                    queue.push_back(nb);
+                }
+            };
+            if (x > 0) visit(c - 1);
+            if (x + 1 < w) visit(c + 1);
+            if (y > 0) visit(c - w);
+            if (y + 1 < h) visit(c + w);
+        }
+        r.size.push_back(queue.size());
+    }
+    return r;
+}
+
+namespace {
+std::uint16_t units(double cost) {
+    const double v = std::round(cost * kCostScale);
+    return static_cast<std::uint16_t>(std::clamp(v, 1.0, 65534.0));
+}
+} // namespace
+
+ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
+                           const std::vector<std::uint32_t>& start_cells,
+                           const ConstraintSettings& settings, const RoadSettings& roads,
+                           const std::vector<std::uint8_t>& protect, Router& router) {
+    (void)router; // connect runs its own single search (one tree of routes); kept for the API
+    ReachReport report;
+    const int w = classes.width(), h = classes.height();
+    const std::size_t n = classes.size();
+    auto walk = [&](ClassId c) { return c < walkable.size() && walkable[c]; };
+    Regions regions = walkable_regions(classes, walkable);
+    const std::size_t count = regions.size.size();
+    report.regions_before = count;
+    const auto big = [&](std::size_t r) {
+        return regions.size[r] >= static_cast<std::uint64_t>(settings.min_region);
+    };
+    for (std::size_t r = 0; r < count; ++r)
+        report.big_before += big(r) ? 1 : 0;
+    std::int32_t main = -1;
+    for (std::uint32_t c : start_cells)
+        if (c < n && regions.label[c] >= 0) {
+            main = regions.label[c];
+            break;
+        }
+    if (main < 0 && (!settings.from_start || start_cells.empty()))
+        for (std::size_t r = 0; r < count; ++r)
+            if (main < 0 || regions.size[r] > regions.size[main]) main = static_cast<int>(r);
+    if (main < 0) {
+        report.start_found = count == 0 && start_cells.empty();
+        report.met = count == 0;
+        return report;
+    }
+    // Border cells (walkable with a blocker or the map's edge beside them), per region.
+    std::vector<std::vector<std::uint32_t>> border(count);
+    const ClassId* cells = classes.cells().data();
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            const std::int32_t l = regions.label[i];
+            if (l < 0) continue;
+            const bool edge = (x > 0 && !walk(cells[i - 1])) ||
+                              (x + 1 < w && !walk(cells[i + 1])) ||
+                              (y > 0 && !walk(cells[i - w])) || (y + 1 < h && !walk(cells[i + w]));
+            if (edge) border[l].push_back(static_cast<std::uint32_t>(i));
+        }
+    std::vector<std::uint8_t> merged(count, 0), filled(count, 0);
+    merged[main] = 1;
+
+    if (settings.policy == ReachPolicy::connect) {
+        CostGrid g;
+        g.width = w;
+        g.height = h;
+        g.cost.assign(n, kBlocked);
+        g.span.assign(n, 0);
+        g.max_bridge = roads.max_bridge;
+        g.bridge_cost = units(roads.bridge_cost);
+        const std::uint16_t pass = units(settings.pass_cost), one = units(1);
+        for (std::size_t i = 0; i < n; ++i) {
+            const ClassId c = cells[i];
+            if (!protect.empty() && protect[i]) continue;
+            if (walk(c))
+                g.cost[i] = one;
+            else if (roads.avoid >> c & 1u)
+                continue;
+            else if (roads.bridge_over >> c & 1u)
+                g.span[i] = roads.max_bridge > 0 ? 1 : 0;
+            else
+                g.cost[i] = pass;
+        }
+        // One Dijkstra from the main region's border (binary heap keyed by distance, then cell
+        // index). Reaching a cell of another big region carves the route back to the regions
+        // already joined and joins that region: its border cells enter at the distance it was
+        // reached at, so the routes form one tree, and the interior of joined regions is never
+        // explored.
+        constexpr std::uint32_t kInf = 0xFFFFFFFFu;
+        constexpr std::uint8_t kRoot = 0xFF;
+        std::vector<std::uint32_t> dist(n, kInf);
+        std::vector<std::uint8_t> parent(n, kRoot);
+        std::vector<std::uint64_t> heap;
+        const auto push = [&](std::uint32_t d, std::uint32_t c) {
+            heap.push_back((static_cast<std::uint64_t>(d) << 32) | c);
+            std::push_heap(heap.begin(), heap.end(), std::greater<>());
+        };
+        const auto join = [&](std::int32_t r, std::uint32_t d) {
+            merged[r] = 1;
+            for (std::uint32_t c : border[r])
+                if (d < dist[c]) {
+                    dist[c] = d;
+                    parent[c] = kRoot;
+                    push(d, c);
+                }
+        };
+        join(main, 0);
+        constexpr int kDx[4] = {1, -1, 0, 0};
+        constexpr int kDy[4] = {0, 0, 1, -1};
+        const auto joined_cell = [&](std::uint32_t c) {
+            const std::int32_t l = regions.label[c];
+            return l >= 0 && merged[l];
+        };
+        while (!heap.empty()) {
+            std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+            const std::uint64_t top = heap.back();
+            heap.pop_back();
+            const auto d = static_cast<std::uint32_t>(top >> 32);
+            const auto c = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
+            if (d != dist[c]) continue;
+            const std::int32_t l = regions.label[c];
+            if (l >= 0 && !merged[l] && big(l)) {
+                // Carve the route back to a joined cell.
+                std::uint32_t k = c;
+                while (parent[k] != kRoot) {
+                    const int dir = parent[k] & 3, len = parent[k] >> 2;
+                    int x = static_cast<int>(k % w), y = static_cast<int>(k / w);
+                    for (int i = 0; i < len; ++i) {
+                        x -= kDx[dir];
+                        y -= kDy[dir];
+                        const auto b = static_cast<std::uint32_t>(y * w + x);
+                        if (classes.cells()[b] != roads.bridge_class) {
+                            classes.cells()[b] = roads.bridge_class;
+                            g.span[b] = 0;
+                            g.cost[b] = kBlocked;
+                            ++report.carved;
+                        }
+                    }
+                    x -= kDx[dir];
+                    y -= kDy[dir];
+                    k = static_cast<std::uint32_t>(y * w + x);
+                    ClassId& cell = classes.cells()[k];
+                    if (!walk(cell)) {
+                        cell = roads.road_class;
+                        ++report.carved;
+                    }
+                }
+                join(l, d);
+                continue;
+            }
+            const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+            const bool from_water = g.span[c] != 0;
+            for (int dir = 0; dir < 4; ++dir) {
+                int nx = x + kDx[dir], ny = y + kDy[dir];
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                auto nc = static_cast<std::uint32_t>(ny * w + nx);
+                int k = 0;
+                std::uint32_t extra = 0;
+                if (g.span[nc]) {
+                    if (from_water) continue;
+                    while (k < g.max_bridge && g.span[nc]) {
+                        ++k;
+                        nx += kDx[dir];
+                        ny += kDy[dir];
+                        if (nx < 0 || ny < 0 || nx >= w || ny >= h) break;
+                        nc = static_cast<std::uint32_t>(ny * w + nx);
+                    }
+                    if (nx < 0 || ny < 0 || nx >= w || ny >= h || g.span[nc]) continue;
+                    extra = static_cast<std::uint32_t>(k) * g.bridge_cost;
+                }
+                if (g.cost[nc] == kBlocked || joined_cell(nc)) continue;
+                const std::uint32_t nd = d + extra + g.cost[nc];
+                if (nd < dist[nc]) {
+                    dist[nc] = nd;
+                    parent[nc] = static_cast<std::uint8_t>(dir | (k << 2));
+                    push(nd, nc);
+                }
+            }
+        }
+    }
+    // Fill: under connect the big regions left; under fill every other region.
+    if (settings.policy != ReachPolicy::reseed) {
+        for (std::size_t r = 0; r < count; ++r)
+            if (!merged[r] && (settings.policy == ReachPolicy::fill || big(r))) filled[r] = 1;
+        std::vector<std::int32_t> fill_class(count, -1);
+        for (std::size_t r = 0; r < count; ++r) {
+            if (!filled[r]) continue;
+            std::array<std::uint64_t, 256> votes{};
+            for (std::uint32_t c : border[r]) {
+                const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+                if (x > 0 && !walk(cells[c - 1])) ++votes[cells[c - 1]];
+                if (x + 1 < w && !walk(cells[c + 1])) ++votes[cells[c + 1]];
+                if (y > 0 && !walk(cells[c - w])) ++votes[cells[c - w]];
+                if (y + 1 < h && !walk(cells[c + w])) ++votes[cells[c + w]];
+            }
+            int best = -1;
+            for (int c = 0; c < 256; ++c)
+                if (votes[c] > 0 && (best < 0 || votes[c] > votes[best])) best = c;
+            fill_class[r] = best;
+            if (best < 0) filled[r] = 0; // no blocker around it (cannot happen beside main)
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::int32_t l = regions.label[i];
+            if (l < 0 || !filled[l] || (!protect.empty() && protect[i])) continue;
+            classes.cells()[i] = static_cast<ClassId>(fill_class[l]);
+            ++report.filled;
+        }
+    }
+    for (std::size_t r = 0; r < count; ++r)
+        if (!merged[r] && !filled[r] && big(r)) ++report.big_after;
+    report.big_after += big(main) || report.carved > 0 ? 1 : 0;
+    std::uint64_t main_size = 0;
+    for (std::size_t r = 0; r < count; ++r)
+        if (merged[r]) main_size += regions.size[r];
+    report.main_size = main_size + report.carved;
+    report.met = settings.walkable_regions == 0 || report.big_after <= 1;
+    return report;
+}
+
+} // namespace tilegen

@@ -1,0 +1,231 @@
+#include "core/roads/roads.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "core/hash.hpp"
+
+namespace tilegen {
+
+namespace {
+std::uint16_t units(double cost) {
+    const double v = std::round(cost * kCostScale);
+    return static_cast<std::uint16_t>(std::clamp(v, 1.0, 65534.0));
+}
+} // namespace
+
+CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
+                        const std::vector<Place>& places, const RoadSettings& settings,
+                        const std::vector<bool>& walkable,
+                        const std::vector<std::uint8_t>& discounted) {
+    CostGrid g;
+    g.width = classes.width();
+    g.height = classes.height();
+    const std::size_t n = classes.size();
+    g.cost.assign(n, kBlocked);
+    g.span.assign(n, 0);
+    g.max_bridge = settings.max_bridge;
+    g.bridge_cost = units(settings.bridge_cost);
+    std::vector<double> base(kMaxClasses, -1);
+    for (int c = 0; c < kMaxClasses; ++c) {
+        const double given = c < static_cast<int>(settings.costs.size()) ? settings.costs[c] : -1;
+        const bool walk = c < static_cast<int>(walkable.size()) && walkable[c];
+        base[c] = given >= 0 ? given : (walk ? 1.0 : -1.0);
+        if (settings.avoid >> c & 1u) base[c] = -1;
+    }
+    const bool use_slope = !slope.empty() && settings.slope_cost > 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const ClassId c = classes.cells()[i];
+        if (settings.avoid >> c & 1u) continue;
+        if (settings.bridge_over >> c & 1u) {
+            g.span[i] = settings.max_bridge > 0 ? 1 : 0;
+            continue;
+        }
+        double cost = base[c];
+        if (cost < 0) continue;
+        if (use_slope) cost += settings.slope_cost * slope.cells()[i];
+        if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
+        g.cost[i] = units(cost);
+    }
+    std::vector<bool> connect_rule(64, settings.connect.empty());
+    for (int r : settings.connect)
+        if (r >= 0 && r < 64) connect_rule[r] = true;
+    for (const Place& p : places) {
+        const bool joins = p.rule < 64 && connect_rule[p.rule];
+        for (int y = p.y; y < p.y + p.h; ++y)
+            for (int x = p.x; x < p.x + p.w; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y) * g.width + x;
+                g.cost[i] = joins ? units(1) : kBlocked;
+                g.span[i] = 0;
+            }
+    }
+    return g;
+}
+
+RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
+                        const std::vector<Place>& places, const std::vector<PlaceRule>& rules,
+                        const RoadSettings& settings, const std::vector<bool>& walkable,
+                        std::uint64_t seed, Router& router) {
+    RoadsResult result;
+    const int w = classes.width();
+    const std::size_t n = classes.size();
+    std::vector<int> members; // indices into places that the network connects
+    for (std::size_t i = 0; i < places.size(); ++i) {
+        const int r = places[i].rule;
+        const bool in = settings.connect.empty() ||
+                        std::find(settings.connect.begin(), settings.connect.end(), r) !=
+                            settings.connect.end();
+        if (in) members.push_back(static_cast<int>(i));
+    }
+    if (members.size() < 2) return result;
+    // The start place first, when it is a member.
+    std::stable_partition(members.begin(), members.end(), [&](int i) {
+        return places[i].rule < static_cast<int>(rules.size()) && rules[places[i].rule].start;
+    });
+    CostGrid grid = road_cost_grid(classes, slope, places, settings, walkable, {});
+    std::vector<std::int32_t> owner(n, -1); // place a network cell belongs to (roads: their end)
+    std::vector<std::uint8_t> target(n, 0);
+    std::vector<std::uint32_t> sources;
+    auto footprint = [&](int pi, auto&& f) {
+        const Place& p = places[pi];
+        for (int y = p.y; y < p.y + p.h; ++y)
+            for (int x = p.x; x < p.x + p.w; ++x)
+                f(static_cast<std::uint32_t>(y * w + x));
+    };
+    footprint(members[0], [&](std::uint32_t c) {
+        sources.push_back(c);
+        owner[c] = members[0];
+    });
+    std::vector<bool> joined(places.size(), false);
+    joined[members[0]] = true;
+    for (std::size_t k = 1; k < members.size(); ++k)
+        footprint(members[k], [&](std::uint32_t c) { target[c] = 1; });
+    std::set<std::pair<int, int>> tree_edges;
+    std::vector<std::uint8_t> road_cell(n, 0), bridge_cell(n, 0);
+    const std::vector<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
+    for (std::size_t step = 1; step < members.size(); ++step) {
+        std::sort(sources.begin(), sources.end());
+        Route r = router.route(grid, sources, target);
+        if (!r.found) break;
+        const std::uint32_t end = r.cells.back();
+        int reached = -1;
+        for (int m : members)
+            if (!joined[m]) {
+                const Place& p = places[m];
+                const int x = static_cast<int>(end % w), y = static_cast<int>(end / w);
+                if (x >= p.x && x < p.x + p.w && y >= p.y && y < p.y + p.h) reached = m;
+            }
+        if (reached < 0) break; // cannot happen: targets are exactly the unjoined footprints
+        const int from = owner[r.cells.front()];
+        tree_edges.insert({std::min(from, reached), std::max(from, reached)});
+        joined[reached] = true;
+        footprint(reached, [&](std::uint32_t c) {
+            target[c] = 0;
+            sources.push_back(c);
+            owner[c] = reached;
+        });
+        for (std::size_t i = 0; i < r.cells.size(); ++i) {
+            const std::uint32_t c = r.cells[i];
+            if (owner[c] >= 0 && i == 0) continue; // the network cell it starts from
+            if (fp[c]) continue;                   // a footprint (only the ends can be)
+            road_cell[c] = 1;
+            if (r.bridged[i]) { // no later bridge crosses this one
+                bridge_cell[c] = 1;
+                grid.span[c] = 0;
+                grid.cost[c] = kBlocked;
+            } else {
+                sources.push_back(c);
+                owner[c] = reached;
+            }
+        }
+        Road road;
+        road.cells = std::move(r.cells);
+        road.bridged = std::move(r.bridged);
+        road.cost = r.cost;
+        road.to_place = reached;
+        result.roads.push_back(std::move(road));
+    }
+    for (int m : members)
+        if (!joined[m]) result.unreached.push_back(m);
+
+    // Loops: extra links over costs that favour existing road.
+    if (settings.extra_links > 0 && members.size() >= 3) {
+        std::vector<int> order;
+        for (int m : members)
+            if (joined[m]) order.push_back(m);
+        std::sort(order.begin(), order.end(), [&](int a, int b) {
+            const std::uint64_t ha = hash_values(seed, 0x6c6f6f70ull, a);
+            const std::uint64_t hb = hash_values(seed, 0x6c6f6f70ull, b);
+            return ha != hb ? ha < hb : a < b;
+        });
+        int made = 0;
+        for (int from : order) {
+            if (made >= settings.extra_links) break;
+            CostGrid looped = road_cost_grid(classes, slope, places, settings, walkable, road_cell);
+            for (std::size_t c = 0; c < n; ++c)
+                if (bridge_cell[c]) {
+                    looped.span[c] = 0;
+                    looped.cost[c] = kBlocked;
+                }
+            std::fill(target.begin(), target.end(), 0);
+            bool any = false;
+            for (int m : order) {
+                if (m == from) continue;
+                const bool neighbour = tree_edges.count({std::min(from, m), std::max(from, m)});
+                footprint(m, [&](std::uint32_t c) {
+                    if (neighbour)
+                        looped.cost[c] = kBlocked;
+                    else
+                        target[c] = 1;
+                });
+                any = any || !neighbour;
+            }
+            if (!any) continue;
+            std::vector<std::uint32_t> start;
+            footprint(from, [&](std::uint32_t c) { start.push_back(c); });
+            Route r = router.route(looped, start, target);
+            if (!r.found) continue;
+            int reached = -1;
+            for (int m : order) {
+                const Place& p = places[m];
+                const int x = static_cast<int>(r.cells.back() % w);
+                const int y = static_cast<int>(r.cells.back() / w);
+                if (x >= p.x && x < p.x + p.w && y >= p.y && y < p.y + p.h) reached = m;
+            }
+            tree_edges.insert({std::min(from, reached), std::max(from, reached)});
+            for (std::size_t i = 1; i + 1 < r.cells.size(); ++i) {
+                road_cell[r.cells[i]] = 1;
+                if (r.bridged[i]) bridge_cell[r.cells[i]] = 1;
+            }
+            Road road;
+            road.cells = std::move(r.cells);
+            road.bridged = std::move(r.bridged);
+            road.cost = r.cost;
+            road.to_place = reached;
+            road.from_place = from;
+            road.loop = true;
+            result.roads.push_back(std::move(road));
+            ++made;
+        }
+    }
+    return result;
+}
+
+void write_roads(ClassGrid& classes, const RoadsResult& roads, const std::vector<Place>& places,
+                 const RoadSettings& settings) {
+    const std::vector<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
+    for (const Road& r : roads.roads)
+        for (std::size_t i = 0; i < r.cells.size(); ++i) {
+            const std::uint32_t c = r.cells[i];
+            if (fp[c]) continue;
+            ClassId& cell = classes.cells()[c];
+            if (r.bridged[i])
+                cell = settings.bridge_class;
+            else if (cell != settings.bridge_class)
+                cell = settings.road_class;
+        }
+}
+
+} // namespace tilegen

@@ -1,0 +1,350 @@
+// Roads, places and reachability against plain references: a textbook Dijkstra over an explicit
+// edge list (steps and bridge jumps enumerated cell by cell), and recounts of the invariants the
+// headers state, over random class grids.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <vector>
+
+#include "core/hash.hpp"
+#include "core/places/places.hpp"
+#include "core/quality/reachability.hpp"
+#include "core/roads/roads.hpp"
+#include "core/roads/route.hpp"
+
+using namespace tilegen;
+
+namespace {
+
+// Textbook Dijkstra: std::set of (distance, cell); edges listed from the rules in route.hpp.
+std::uint64_t reference_cost(const CostGrid& g, const std::vector<std::uint32_t>& sources,
+                             const std::vector<std::uint8_t>& target) {
+    const int w = g.width, h = g.height;
+    const std::uint64_t inf = std::numeric_limits<std::uint64_t>::max();
+    std::vector<std::uint64_t> d(static_cast<std::size_t>(w) * h, inf);
+    std::set<std::pair<std::uint64_t, std::uint32_t>> open;
+    for (auto s : sources) {
+        d[s] = 0;
+        open.insert({0, s});
+    }
+    while (!open.empty()) {
+        auto [dist, c] = *open.begin();
+        open.erase(open.begin());
+        if (target[c]) return dist;
+        const int x = static_cast<int>(c) % w, y = static_cast<int>(c) / w;
+        const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+        for (int k = 0; k < 4; ++k) {
+            // steps
+            int nx = x + dx[k], ny = y + dy[k];
+            if (nx >= 0 && ny >= 0 && nx < w && ny < h) {
+                const std::uint32_t nc = ny * w + nx;
+                if (!g.span[nc] && g.cost[nc] != kBlocked && dist + g.cost[nc] < d[nc]) {
+                    open.erase({d[nc], nc});
+                    d[nc] = dist + g.cost[nc];
+                    open.insert({d[nc], nc});
+                }
+            }
+            // jumps over 1..max_bridge water cells, from land only
+            if (g.span[c]) continue;
+            for (int len = 1; len <= g.max_bridge; ++len) {
+                bool water = true;
+                for (int i = 1; i <= len; ++i) {
+                    const int wx = x + dx[k] * i, wy = y + dy[k] * i;
+                    if (wx < 0 || wy < 0 || wx >= w || wy >= h || !g.span[wy * w + wx])
+                        water = false;
+                }
+                const int lx = x + dx[k] * (len + 1), ly = y + dy[k] * (len + 1);
+                if (!water || lx < 0 || ly < 0 || lx >= w || ly >= h) continue;
+                const std::uint32_t lc = ly * w + lx;
+                if (g.span[lc] || g.cost[lc] == kBlocked) continue;
+                const std::uint64_t nd = dist + len * g.bridge_cost + g.cost[lc];
+                if (nd < d[lc]) {
+                    open.erase({d[lc], lc});
+                    d[lc] = nd;
+                    open.insert({nd, lc});
+                }
+            }
+        }
+    }
+    return inf;
+}
+
+ClassGrid random_classes(int w, int h, std::uint64_t seed, int classes) {
+    // Blobby: a class per 4x4 block, then noise per cell.
+    ClassGrid g(w, h, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::uint64_t b = hash_values(seed, x / 4, y / 4);
+            const std::uint64_t c = hash_values(seed, x, y, 7);
+            g(x, y) = static_cast<ClassId>((c % 8 == 0 ? c >> 8 : b) % classes);
+        }
+    return g;
+}
+
+} // namespace
+
+TEST_CASE("route: exact least cost and valid moves, against a textbook Dijkstra") {
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        const int w = 24 + static_cast<int>(seed % 7), h = 17 + static_cast<int>(seed % 5);
+        CostGrid g;
+        g.width = w;
+        g.height = h;
+        g.max_bridge = static_cast<int>(seed % 5);
+        g.bridge_cost = static_cast<std::uint32_t>(1 + seed % 40);
+        for (int i = 0; i < w * h; ++i) {
+            const std::uint64_t r = hash_values(seed, i);
+            const int kind = static_cast<int>(r % 10);
+            g.span.push_back(kind < 3 ? 1 : 0);
+            g.cost.push_back(kind == 3 ? kBlocked : static_cast<std::uint16_t>(1 + (r >> 8) % 50));
+        }
+        std::vector<std::uint32_t> sources = {static_cast<std::uint32_t>(seed % (w * h))};
+        g.span[sources[0]] = 0;
+        std::vector<std::uint8_t> target(w * h, 0);
+        const std::uint32_t t = static_cast<std::uint32_t>((seed * 7919) % (w * h));
+        target[t] = 1;
+        Router router;
+        const Route r = router.route(g, sources, target);
+        const std::uint64_t ref = reference_cost(g, sources, target);
+        CHECK(r.found == (ref != std::numeric_limits<std::uint64_t>::max()));
+        if (!r.found) continue;
+        CHECK(r.cost == ref);
+        CHECK(r.cells.front() == sources[0]);
+        CHECK(r.cells.back() == t);
+        // Recount the cost and the moves from the cells.
+        std::uint64_t cost = 0;
+        int span = 0;
+        for (std::size_t i = 1; i < r.cells.size(); ++i) {
+            const int ax = r.cells[i - 1] % w, ay = r.cells[i - 1] / w;
+            const int bx = r.cells[i] % w, by = r.cells[i] / w;
+            CHECK(std::abs(ax - bx) + std::abs(ay - by) == 1); // 4-connected
+            if (r.bridged[i]) {
+                CHECK(g.span[r.cells[i]] == 1);
+                cost += g.bridge_cost;
+                ++span;
+                CHECK(span <= g.max_bridge);
+            } else {
+                CHECK(g.span[r.cells[i]] == 0);
+                CHECK(g.cost[r.cells[i]] != kBlocked);
+                cost += g.cost[r.cells[i]];
+                span = 0;
+            }
+        }
+        CHECK(cost == r.cost);
+    }
+}
+
+TEST_CASE("places: on their classes, apart, flat, facing; deterministic") {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        const ClassGrid g = random_classes(64, 48, seed, 4);
+        Grid<float> heights(64, 48);
+        for (int y = 0; y < 48; ++y)
+            for (int x = 0; x < 64; ++x)
+                heights(x, y) = static_cast<float>(g(x, y)) * 0.01f;
+        std::vector<PlaceRule> rules(3);
+        rules[0].name = "town";
+        rules[0].on = 0b0010;
+        rules[0].footprint_w = 2;
+        rules[0].footprint_h = 2;
+        rules[0].count = 4;
+        rules[0].min_distance = 10;
+        rules[0].near = 0b0001;
+        rules[0].near_distance = 3;
+        rules[1].name = "cave";
+        rules[1].on = 0b1000;
+        rules[1].face = 0b0010;
+        rules[1].min_distance = 6;
+        rules[2].name = "start";
+        rules[2].on = 0b0110;
+        rules[2].start = true;
+        rules[2].flat = 0.5;
+        const PlacesResult res = place_places(g, heights, rules, seed);
+        CHECK(res == place_places(g, heights, rules, seed));
+        const Grid<float> slope = slope_of(heights);
+        for (std::size_t i = 0; i < res.places.size(); ++i) {
+            const Place& p = res.places[i];
+            const PlaceRule& r = rules[p.rule];
+            bool near = !r.near;
+            for (int y = p.y; y < p.y + p.h; ++y)
+                for (int x = p.x; x < p.x + p.w; ++x) {
+                    REQUIRE(g.contains(x, y));
+                    CHECK((r.on >> g(x, y) & 1u) == 1u);
+                    if (r.flat > 0) CHECK(slope(x, y) <= r.flat);
+                    for (int yy = 0; yy < 48; ++yy)
+                        for (int xx = 0; xx < 64; ++xx)
+                            if ((r.near >> g(xx, yy) & 1u) &&
+                                std::abs(xx - x) + std::abs(yy - y) <= r.near_distance)
+                                near = true;
+                }
+            CHECK(near);
+            if (r.face)
+                for (int x = p.x; x < p.x + p.w; ++x) {
+                    REQUIRE(g.contains(x, p.y + p.h));
+                    CHECK((r.face >> g(x, p.y + p.h) & 1u) == 1u);
+                }
+            for (std::size_t j = 0; j < i; ++j) {
+                const Place& q = res.places[j];
+                const double d = std::hypot(p.x - q.x, p.y - q.y);
+                CHECK(d >= r.min_distance);
+            }
+        }
+        int total = 0;
+        for (int k : res.placed)
+            total += k;
+        CHECK(total == static_cast<int>(res.places.size()));
+    }
+}
+
+namespace {
+struct RoadCase {
+    ClassGrid classes;
+    std::vector<bool> walkable{true, true, false, false, true, true};
+    std::vector<PlaceRule> rules;
+    RoadSettings roads;
+    PlacesResult places;
+};
+// Classes: 0 grass, 1 forest, 2 water (bridgeable), 3 mountain (avoided), 4 road, 5 bridge.
+RoadCase road_case(std::uint64_t seed) {
+    RoadCase rc;
+    rc.classes = random_classes(72, 56, seed, 4);
+    rc.rules.resize(2);
+    rc.rules[0].name = "start";
+    rc.rules[0].on = 0b0001;
+    rc.rules[0].start = true;
+    rc.rules[1].name = "town";
+    rc.rules[1].on = 0b0001;
+    rc.rules[1].footprint_w = 2;
+    rc.rules[1].count = 5;
+    rc.rules[1].min_distance = 12;
+    rc.places = place_places(rc.classes, {}, rc.rules, seed);
+    rc.roads.road_class = 4;
+    rc.roads.bridge_class = 5;
+    rc.roads.avoid = 0b1000;
+    rc.roads.bridge_over = 0b0100;
+    rc.roads.costs = {1, 3, -1, -1, 1, 1};
+    rc.roads.max_bridge = 3;
+    rc.roads.extra_links = 2;
+    return rc;
+}
+} // namespace
+
+TEST_CASE("roads: a least-cost network touching every place, bridges over water only") {
+    int bridges = 0, loops = 0;
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        RoadCase rc = road_case(seed);
+        Router router;
+        const RoadsResult res = build_roads(rc.classes, {}, rc.places.places, rc.rules, rc.roads,
+                                            rc.walkable, seed, router);
+        const int w = rc.classes.width();
+        const std::vector<std::uint8_t> fp = place_mask(w, rc.classes.height(), rc.places.places);
+        std::vector<std::uint8_t> built(rc.classes.size(), 0), built_bridge(rc.classes.size(), 0);
+        for (const Road& road : res.roads) {
+            // Same cost grid as it was routed on: earlier road cells discounted for loops.
+            CostGrid g = road_cost_grid(rc.classes, {}, rc.places.places, rc.roads, rc.walkable,
+                                        road.loop ? built : std::vector<std::uint8_t>{});
+            // What a road may not cross: earlier bridges, and places other than its two ends.
+            for (std::size_t c = 0; c < g.cost.size(); ++c)
+                if (built_bridge[c]) {
+                    g.span[c] = 0;
+                    g.cost[c] = kBlocked;
+                }
+            for (const Place& p : rc.places.places) {
+                const auto inside = [&](std::uint32_t c) {
+                    const int x = c % w, y = c / w;
+                    return x >= p.x && x < p.x + p.w && y >= p.y && y < p.y + p.h;
+                };
+                if (inside(road.cells.front()) || inside(road.cells.back())) continue;
+                for (int y = p.y; y < p.y + p.h; ++y)
+                    for (int x = p.x; x < p.x + p.w; ++x)
+                        g.cost[y * w + x] = kBlocked;
+            }
+            std::vector<std::uint8_t> target(rc.classes.size(), 0);
+            target[road.cells.back()] = 1;
+            const std::uint64_t ref = reference_cost(g, {road.cells.front()}, target);
+            CHECK(static_cast<double>(road.cost) <= 1.3 * static_cast<double>(ref));
+            int span = 0;
+            for (std::size_t i = 0; i < road.cells.size(); ++i) {
+                const std::uint32_t c = road.cells[i];
+                const ClassId k = rc.classes.cells()[c];
+                CHECK(k != 3); // avoid
+                if (road.bridged[i]) {
+                    CHECK(k == 2);
+                    ++span;
+                    ++bridges;
+                    CHECK(span <= rc.roads.max_bridge);
+                } else {
+                    if (span > 0) CHECK(k != 2); // land at the far end
+                    span = 0;
+                }
+                if (i > 0 && i + 1 < road.cells.size()) CHECK(fp[c] == 0);
+            }
+            for (std::size_t i = 1; i + 1 < road.cells.size(); ++i) {
+                built[road.cells[i]] = 1;
+                if (road.bridged[i]) built_bridge[road.cells[i]] = 1;
+            }
+            loops += road.loop ? 1 : 0;
+        }
+        // Write and recount: one 4-connected network of road/bridge cells + footprints holding
+        // every place.
+        ClassGrid out = rc.classes;
+        write_roads(out, res, rc.places.places, rc.roads);
+        if (!res.unreached.empty()) continue;
+        std::vector<std::uint8_t> net(out.size(), 0);
+        for (std::size_t i = 0; i < out.size(); ++i)
+            net[i] = out.cells()[i] == 4 || out.cells()[i] == 5 || fp[i];
+        std::vector<std::uint32_t> queue;
+        std::vector<std::uint8_t> seen(out.size(), 0);
+        const Place& p0 = rc.places.places.front();
+        queue.push_back(p0.y * w + p0.x);
+        seen[queue[0]] = 1;
+        for (std::size_t head = 0; head < queue.size(); ++head) {
+            const std::uint32_t c = queue[head];
+            const int x = c % w, y = c / w;
+            const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+            for (int k = 0; k < 4; ++k)
+                if (out.contains(x + dx[k], y + dy[k])) {
+                    const std::uint32_t nc = (y + dy[k]) * w + x + dx[k];
+                    if (net[nc] && !seen[nc]) {
+                        seen[nc] = 1;
+                        queue.push_back(nc);
+                    }
+                }
+        }
+        for (const Place& p : rc.places.places)
+            CHECK(seen[p.y * w + p.x] == 1);
+    }
+    CHECK(bridges > 0);
+    CHECK(loops > 0);
+}
+
+TEST_CASE("reachability: connect and fill leave one big walkable region holding the start") {
+    for (std::uint64_t seed = 1; seed <= 30; ++seed)
+        for (ReachPolicy policy : {ReachPolicy::connect, ReachPolicy::fill}) {
+            RoadCase rc = road_case(seed);
+            ConstraintSettings cs;
+            cs.walkable_regions = 1;
+            cs.min_region = 12;
+            cs.policy = policy;
+            ClassGrid g = rc.classes;
+            Router router;
+            const std::vector<std::uint32_t> start = {0};
+            const std::vector<std::uint8_t> protect;
+            const ReachReport rep =
+                make_reachable(g, rc.walkable, start, cs, rc.roads, protect, router);
+            // Independent recount.
+            const Regions regions = walkable_regions(g, rc.walkable);
+            int big = 0;
+            for (std::uint64_t s : regions.size)
+                big += s >= 12 ? 1 : 0;
+            if (!rep.met) continue;
+            CHECK(big <= 1);
+            CHECK(static_cast<std::uint64_t>(big) == rep.big_after);
+            // Only water cells became bridges, only blockers were carved into road.
+            for (std::size_t i = 0; i < g.size(); ++i) {
+                if (g.cells()[i] == 5) CHECK(rc.classes.cells()[i] == 2);
+                if (g.cells()[i] == 4) CHECK(rc.classes.cells()[i] != 3);
+            }
+        }
+}
