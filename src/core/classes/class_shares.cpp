@@ -133,7 +133,7 @@ class ShareKeeper {
     std::vector<bool> touching_classes() {
         std::vector<bool> touching(static_cast<std::size_t>(kClassSlots) * kClassSlots, false);
         const int w = g_.width(), h = g_.height();
-        for (const std::int64_t i : border_cells()) {
+        for (const std::uint32_t i : border_cells()) {
             const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
             const ClassId c = g_(x, y);
             const auto pair = [&](ClassId b) {
@@ -150,11 +150,11 @@ class ShareKeeper {
     // the threads) the first time they are asked for, then kept current: every cell that moves
     // adds itself and its 8 neighbours (a cell may be listed more than once; the candidates it
     // gives are checked when taken).
-    const std::vector<std::int64_t>& border_cells() {
+    const std::vector<std::uint32_t>& border_cells() {
         if (border_ready_) return border_;
         const int w = g_.width(), h = g_.height();
         const int bands = std::clamp(threads_, 1, h);
-        std::vector<std::vector<std::int64_t>> per_band(static_cast<std::size_t>(bands));
+        std::vector<std::vector<std::uint32_t>> per_band(static_cast<std::size_t>(bands));
         parallel_for(bands, bands, [&](int begin, int end) {
             std::vector<std::uint8_t> border(static_cast<std::size_t>(w));
             for (int band = begin; band < end; ++band) {
@@ -165,7 +165,8 @@ class ShareKeeper {
                     mark_border_cells(g_.row(y), y > 0 ? g_.row(y - 1) : nullptr,
                                       y + 1 < h ? g_.row(y + 1) : nullptr, w, border.data());
                     for (int x = 0; x < w; ++x)
-                        if (border[static_cast<std::size_t>(x)]) mine.push_back(index_of(x, y));
+                        if (border[static_cast<std::size_t>(x)])
+                            mine.push_back(static_cast<std::uint32_t>(index_of(x, y)));
                 }
             }
         });
@@ -180,7 +181,8 @@ class ShareKeeper {
         if (!border_ready_) return;
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx)
-                if (g_.contains(x + dx, y + dy)) border_.push_back(index_of(x + dx, y + dy));
+                if (g_.contains(x + dx, y + dy))
+                    border_.push_back(static_cast<std::uint32_t>(index_of(x + dx, y + dy)));
     }
 
     double missing_cells() const {
@@ -351,7 +353,7 @@ class ShareKeeper {
 
     // Runs body(part, begin, end) over `parts` slices of the border cells, one per thread.
     template <class Body> void over_border(int parts, Body&& body) {
-        const std::vector<std::int64_t>& cells = border_cells();
+        const std::vector<std::uint32_t>& cells = border_cells();
         const auto n = static_cast<std::int64_t>(cells.size());
         parallel_for(parts, parts, [&](int begin, int end) {
             for (int part = begin; part < end; ++part)
@@ -375,9 +377,9 @@ class ShareKeeper {
         if (choose_floors) {
             using Counts = std::vector<std::array<std::uint64_t, kScores>>;
             std::vector<Counts> counts(static_cast<std::size_t>(bands), Counts(kClassSlots));
-            over_border(bands, [&](int band, const std::int64_t* from, const std::int64_t* to) {
+            over_border(bands, [&](int band, const std::uint32_t* from, const std::uint32_t* to) {
                 Counts& mine = counts[static_cast<std::size_t>(band)];
-                for (const std::int64_t* i = from; i != to; ++i)
+                for (const std::uint32_t* i = from; i != to; ++i)
                     visit(*i, gives, growing,
                           [&](int n, int score, int, int) { ++mine[n][score]; });
             });
@@ -397,10 +399,10 @@ class ShareKeeper {
             }
         }
         std::vector<std::vector<std::vector<Candidate>>> per_band(static_cast<std::size_t>(bands));
-        over_border(bands, [&](int band, const std::int64_t* from, const std::int64_t* to) {
+        over_border(bands, [&](int band, const std::uint32_t* from, const std::uint32_t* to) {
             auto& lists = per_band[static_cast<std::size_t>(band)];
             lists.resize(kClassSlots);
-            for (const std::int64_t* i = from; i != to; ++i)
+            for (const std::uint32_t* i = from; i != to; ++i)
                 visit(*i, gives, growing, [&](int n, int score, int x, int y) {
                     if (score >= floors[n])
                         lists[n].push_back({score, hash_position(seed_, x, y), index_of(x, y)});
@@ -430,13 +432,24 @@ class ShareKeeper {
         std::uint64_t moved = 0;
         while (is_short(a)) {
             if (floor > 0 && (heap.empty() || heap.top().score < floor)) {
+                // The cells below the floor, down to a new floor chosen as at the start (for
+                // what a still lacks), and at least one score lower: at most kScores rounds.
                 std::array<bool, kClassSlots> growing{};
                 growing[a] = true;
-                std::array<int, kClassSlots> none{};
-                const auto lists = candidates_for(growing, none, false);
-                for (const Candidate& c : lists[a])
-                    if (c.score < floor) heap.push(c);
-                floor = 0;
+                std::array<int, kClassSlots> floors{};
+                const auto lists = candidates_for(growing, floors, true);
+                const int lower = std::min(floors[a], floor - 1);
+                if (lower < floors[a]) { // collect down to `lower` (the lists stop at floors[a])
+                    std::array<int, kClassSlots> at{};
+                    at[a] = lower;
+                    const auto more = candidates_for(growing, at, false);
+                    for (const Candidate& c : more[a])
+                        if (c.score < floor) heap.push(c);
+                } else {
+                    for (const Candidate& c : lists[a])
+                        if (c.score < floor) heap.push(c);
+                }
+                floor = lower;
                 continue;
             }
             if (heap.empty()) break;
@@ -478,7 +491,7 @@ class ShareKeeper {
     std::array<double, kClassSlots> want_{};
     std::vector<std::int64_t> seen_, stack_;
     std::unordered_set<std::int64_t> seen_set_;
-    std::vector<std::int64_t> border_; // see border_cells
+    std::vector<std::uint32_t> border_; // see border_cells (a map has at most 2^32 cells)
     bool border_ready_ = false;
     bool logging_ = false;
     std::vector<std::pair<std::int64_t, ClassId>> log_; // (cell, its class before) per move
