@@ -141,8 +141,6 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 }
         };
         join(main, 0);
-        constexpr int kDx[4] = {1, -1, 0, 0};
-        constexpr int kDy[4] = {0, 0, 1, -1};
         const auto joined_cell = [&](std::uint32_t c) {
             const std::int32_t l = regions.label[c];
             return l >= 0 && merged[l];
@@ -162,8 +160,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                     const int dir = parent[k] & 3, len = parent[k] >> 2;
                     int x = static_cast<int>(k % w), y = static_cast<int>(k / w);
                     for (int i = 0; i < len; ++i) {
-                        x -= kDx[dir];
-                        y -= kDy[dir];
+                        x -= kRouteDx[dir];
+                        y -= kRouteDy[dir];
                         const auto b = static_cast<std::uint32_t>(y * w + x);
                         if (classes.cells()[b] != roads.bridge_class) {
                             classes.cells()[b] = roads.bridge_class;
@@ -172,8 +170,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                             ++report.carved;
                         }
                     }
-                    x -= kDx[dir];
-                    y -= kDy[dir];
+                    x -= kRouteDx[dir];
+                    y -= kRouteDy[dir];
                     k = static_cast<std::uint32_t>(y * w + x);
                     ClassId& cell = classes.cells()[k];
                     if (!walk(cell)) {
@@ -187,23 +185,11 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
             const bool from_water = g.span[c] != 0;
             for (int dir = 0; dir < 4; ++dir) {
-                int nx = x + kDx[dir], ny = y + kDy[dir];
-                if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-                auto nc = static_cast<std::uint32_t>(ny * w + nx);
-                int k = 0;
-                std::uint32_t extra = 0;
-                if (g.span[nc]) {
-                    if (from_water) continue;
-                    while (k < g.max_bridge && g.span[nc]) {
-                        ++k;
-                        nx += kDx[dir];
-                        ny += kDy[dir];
-                        if (nx < 0 || ny < 0 || nx >= w || ny >= h) break;
-                        nc = static_cast<std::uint32_t>(ny * w + nx);
-                    }
-                    if (nx < 0 || ny < 0 || nx >= w || ny >= h || g.span[nc]) continue;
-                    extra = static_cast<std::uint32_t>(k) * g.bridge_cost;
-                }
+                const std::optional<RouteMove> move = route_move(g, x, y, dir, from_water);
+                if (!move) continue;
+                const std::uint32_t nc = move->cell;
+                const int k = move->bridged;
+                const std::uint32_t extra = static_cast<std::uint32_t>(k) * g.bridge_cost;
                 if (g.cost[nc] == kBlocked || joined_cell(nc)) continue;
                 const std::uint32_t nd = d + extra + g.cost[nc];
                 if (nd < dist[nc]) {

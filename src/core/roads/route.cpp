@@ -6,8 +6,6 @@
 namespace tilegen {
 
 namespace {
-constexpr int kDx[4] = {1, -1, 0, 0};
-constexpr int kDy[4] = {0, 0, 1, -1};
 constexpr std::uint8_t kSource = 0xFF;
 constexpr std::uint32_t kInfinite = 0xFFFFFFFFu;
 } // namespace
@@ -41,7 +39,7 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         push(0, s);
     }
     Route r;
-    const int w = grid.width, h = grid.height;
+    const int w = grid.width;
     std::uint32_t found = kInfinite;
     while (!heap_.empty()) {
         std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
@@ -59,23 +57,11 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
         const bool from_water = grid.span[c] != 0;
         for (int dir = 0; dir < 4; ++dir) {
-            int nx = x + kDx[dir], ny = y + kDy[dir];
-            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-            auto nc = static_cast<std::uint32_t>(ny * w + nx);
-            int k = 0;
-            std::uint32_t extra = 0;
-            if (grid.span[nc]) { // a bridge: straight over water to the next land cell
-                if (from_water) continue;
-                while (k < grid.max_bridge && grid.span[nc]) {
-                    ++k;
-                    nx += kDx[dir];
-                    ny += kDy[dir];
-                    if (nx < 0 || ny < 0 || nx >= w || ny >= h) break;
-                    nc = static_cast<std::uint32_t>(ny * w + nx);
-                }
-                if (nx < 0 || ny < 0 || nx >= w || ny >= h || grid.span[nc]) continue;
-                extra = static_cast<std::uint32_t>(k) * grid.bridge_cost;
-            }
+            const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
+            if (!move) continue;
+            const std::uint32_t nc = move->cell;
+            const int k = move->bridged;
+            const std::uint32_t extra = static_cast<std::uint32_t>(k) * grid.bridge_cost;
             const std::uint16_t step = grid.cost[nc];
             if (step == kBlocked) continue;
             const std::uint32_t nd = d + extra + step;
@@ -100,13 +86,13 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
         int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
         for (int i = 0; i < k; ++i) {
-            x -= kDx[dir];
-            y -= kDy[dir];
+            x -= kRouteDx[dir];
+            y -= kRouteDy[dir];
             r.cells.push_back(static_cast<std::uint32_t>(y * w + x));
             r.bridged.push_back(1);
         }
-        x -= kDx[dir];
-        y -= kDy[dir];
+        x -= kRouteDx[dir];
+        y -= kRouteDy[dir];
         c = static_cast<std::uint32_t>(y * w + x);
     }
     std::reverse(r.cells.begin(), r.cells.end());

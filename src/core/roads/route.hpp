@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace tilegen {
@@ -27,6 +28,40 @@ struct CostGrid {
     int max_bridge = 0;              // longest span in cells; 0: no bridges; range 0..32
     std::uint32_t bridge_cost = 16;  // per spanned cell
 };
+
+// The four step directions: +x, -x, +y, -y (a parent entry stores the index).
+inline constexpr int kRouteDx[4] = {1, -1, 0, 0};
+inline constexpr int kRouteDy[4] = {0, 0, 1, -1};
+
+// One move of the Moves above from cell (x, y) in direction `dir`: the cell it lands on and the
+// cells it bridges (0 for a step). Nothing when the move leaves the map, starts on water and would
+// cross water, spans more than max_bridge cells or lands on water. Whether the landing cell is
+// blocked is the caller's to check (its cost).
+struct RouteMove {
+    std::uint32_t cell = 0;
+    int bridged = 0;
+};
+inline std::optional<RouteMove> route_move(const CostGrid& grid, int x, int y, int dir,
+                                           bool from_water) {
+    const int w = grid.width, h = grid.height;
+    const auto inside = [&](int cx, int cy) { return cx >= 0 && cy >= 0 && cx < w && cy < h; };
+    int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
+    if (!inside(nx, ny)) return std::nullopt;
+    auto nc = static_cast<std::uint32_t>(ny * w + nx);
+    int k = 0;
+    if (grid.span[nc]) { // a bridge: straight over water to the next land cell
+        if (from_water) return std::nullopt;
+        while (k < grid.max_bridge && grid.span[nc]) {
+            ++k;
+            nx += kRouteDx[dir];
+            ny += kRouteDy[dir];
+            if (!inside(nx, ny)) return std::nullopt;
+            nc = static_cast<std::uint32_t>(ny * w + nx);
+        }
+        if (grid.span[nc]) return std::nullopt;
+    }
+    return RouteMove{nc, k};
+}
 
 struct Route {
     std::vector<std::uint32_t> cells;  // y * width + x, source first, target last
