@@ -27,6 +27,8 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/tilegenConfigVersio
     COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tilegenConfig.cmake
     ${CMAKE_CURRENT_BINARY_DIR}/tilegenConfigVersion.cmake DESTINATION ${TILEGEN_CMAKE_DIR})
+# The .pc file finds the prefix from its own place (${pcfiledir}), so any --prefix works.
+file(RELATIVE_PATH TILEGEN_PC_TO_PREFIX /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/tilegen.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tilegen.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tilegen.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

@@ -4,12 +4,13 @@
 //
 // The world is a tilegen::api::World (position-based recipes only: every chunk generates on its
 // own, to the same tiles whenever it is made). A worker thread makes the chunks around the camera,
-// nearest first; the main thread turns each chunk's tiles into textured quads over the tileset's
-// atlas (one texture, flip bits as texture-coordinate swaps) and draws them; chunks out of reach
-// are dropped, so memory stays bounded however far you walk.
-// Arrow keys walk (Shift runs); Escape quits. With --frames N the character walks east by itself
-// for N frames (CELLS in all, default 10000), then the program prints the frame times and memory
-// (resident set at 10 % of the walk and at its end, and the peak) and exits.
+// nearest first; the main thread draws each chunk's tiles once, as textured quads over the
+// tileset's atlas (flip bits as texture-coordinate swaps), into the chunk's texture, and shows the
+// chunks as sprites; chunks out of reach are dropped (their textures reused), so memory stays
+// bounded however far you walk. Arrow keys walk (Shift runs); Escape quits. With --frames N the
+// character walks east by itself for N frames (CELLS in all, default 10000), then the program
+// prints the frame times and memory (resident set at 10 % of the walk and at its end, and the peak)
+// and exits.
 #include <SFML/Graphics.hpp>
 #include <tilegen/tilegen.hpp>
 
@@ -215,7 +216,11 @@ int main(int argc, char** argv) {
     }
     atlas.update(tileset.atlas.rgba.data());
     ChunkWorker worker(*world);
-    std::map<ChunkKey, sf::VertexArray> chunks;
+    // Each chunk is drawn once into its own texture (its quads over the atlas), then shown as one
+    // sprite per frame: the layers are blended once per chunk, not once per frame. Render textures
+    // of dropped chunks are reused (SFML 2.5's cannot move: held by pointer).
+    std::map<ChunkKey, std::unique_ptr<sf::RenderTexture>> chunks;
+    std::vector<std::unique_ptr<sf::RenderTexture>> spare;
     // The camera centre (the character) in world pixels; it starts at cell (64, 64), the middle of
     // the samples' maps, and may walk anywhere: the world has no edge.
     double cx = 64.0 * tw, cy = 64.0 * th;
@@ -261,10 +266,33 @@ int main(int argc, char** argv) {
         auto in_reach = [&](ChunkKey k) {
             return k.first >= c0 && k.first <= c1 && k.second >= r0 && k.second <= r1;
         };
-        for (auto it = chunks.begin(); it != chunks.end();)
-            it = in_reach(it->first) ? std::next(it) : chunks.erase(it);
-        for (const auto& done : worker.take_done())
-            if (in_reach(done.key)) chunks[done.key] = chunk_quads(done, tileset);
+        for (auto it = chunks.begin(); it != chunks.end();) {
+            if (in_reach(it->first)) {
+                ++it;
+                continue;
+            }
+            spare.push_back(std::move(it->second));
+            it = chunks.erase(it);
+        }
+        for (const auto& done : worker.take_done()) {
+            if (!in_reach(done.key)) continue;
+            std::unique_ptr<sf::RenderTexture> texture;
+            if (!spare.empty()) {
+                texture = std::move(spare.back());
+                spare.pop_back();
+            } else {
+                texture = std::make_unique<sf::RenderTexture>();
+                if (!texture->create(static_cast<unsigned>(kChunk * tw),
+                                     static_cast<unsigned>(kChunk * th))) {
+                    std::cerr << "endless: cannot make a chunk texture\n";
+                    return 1;
+                }
+            }
+            texture->clear(sf::Color::Transparent);
+            texture->draw(chunk_quads(done, tileset), sf::RenderStates(&atlas));
+            texture->display();
+            chunks[done.key] = std::move(texture);
+        }
         std::vector<ChunkKey> wanted;
         bool view_complete = true; // every chunk the window shows is drawn
         for (int r = r0; r <= r1; ++r)
@@ -284,16 +312,15 @@ int main(int argc, char** argv) {
         worker.want(std::move(wanted));
 
         window.clear(sf::Color(20, 20, 30));
-        for (const auto& [key, quads] : chunks) {
+        for (const auto& [key, texture] : chunks) {
             // The ring around the view is made ahead of time, not drawn.
             if (key.first == c0 || key.first == c1 || key.second == r0 || key.second == r1)
                 continue;
-            sf::RenderStates states(&atlas);
-            // Whole pixels: no seams between tiles.
-            states.transform.translate(
-                static_cast<float>(std::floor(key.first * kChunk * tw - left)),
-                static_cast<float>(std::floor(key.second * kChunk * th - top)));
-            window.draw(quads, states);
+            sf::Sprite sprite(texture->getTexture());
+            // Whole pixels: no seams between chunks.
+            sprite.setPosition(static_cast<float>(std::floor(key.first * kChunk * tw - left)),
+                               static_cast<float>(std::floor(key.second * kChunk * th - top)));
+            window.draw(sprite, sf::BlendNone); // chunks are opaque where drawn: no blending
         }
         hero.setPosition(size.x / 2.f, size.y / 2.f);
         window.draw(hero);
