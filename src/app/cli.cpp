@@ -39,10 +39,7 @@ std::optional<std::filesystem::path> installed_data_dir() {
     return dir;
 }
 
-namespace {
-// A relative recipe path that names no file here, but one of the installed data: as given under
-// PREFIX/share/tilegen ("samples/meadows.toml"), or a sample by name ("meadows", "meadows.toml").
-std::string installed_recipe_or(const std::string& recipe) {
+std::string recipe_path_for(const std::string& recipe) {
     const std::filesystem::path given(recipe);
     std::error_code ec;
     if (given.is_absolute() || std::filesystem::exists(given, ec)) return recipe;
@@ -54,11 +51,10 @@ std::string installed_recipe_or(const std::string& recipe) {
         if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
     return recipe;
 }
-} // namespace
 
 std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
                                            Diagnostics& diags) {
-    if (recipe) return io::load_project(installed_recipe_or(*recipe), io::DiskFiles{}, diags);
+    if (recipe) return io::load_project(recipe_path_for(*recipe), io::DiskFiles{}, diags);
     return io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
 }
 
