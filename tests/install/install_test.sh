@@ -8,7 +8,8 @@
 #      (every visible chunk drawn) in at least 90 % of the frames
 #   4. the installed tilegen, run from another directory, generates with the installed samples (by
 #      name and by path), the same bytes as the build tree's tilegen; its man page is there
-#   5. cpack's .deb lists the files, and tilegen extracted from it (dpkg-deb -x) generates too
+#   5. cpack's .deb lists the files; dpkg installs it into a scratch root (apt resolves its
+#      dependencies) and tilegen from there generates the same bytes
 # Usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -113,7 +114,22 @@ for f in ./usr/bin/tilegen ./usr/include/tilegen/tilegen.hpp ./usr/share/tilegen
 done
 grep -q " ./usr/lib/.*/libtilegen.a$\| ./usr/lib/libtilegen.a$" "$tmp/deb.list" || fail ".deb lacks libtilegen.a"
 dpkg-deb -f "$deb" Depends
-dpkg-deb -x "$deb" "$tmp/root"
-"$tmp/root/usr/bin/tilegen" generate meadows --seed 3 --size 40x30 -o from-deb.tmx
+# dpkg installs it into a scratch root (its database empty there, so the dependencies are forced;
+# apt resolves them against this machine's packages), and tilegen runs from there.
+root=$tmp/root
+mkdir -p "$root/var/lib/dpkg/info" "$root/var/lib/dpkg/updates"
+touch "$root/var/lib/dpkg/status"
+dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" > "$tmp/dpkg.log" 2>&1 || {
+    cat "$tmp/dpkg.log"
+    fail "dpkg -i into a scratch root"
+}
+dpkg --root="$root" -s tilegen | grep -q '^Status: install ok installed' || fail "dpkg did not install it"
+if command -v apt-get > /dev/null; then
+    apt-get install -s "$deb" > "$tmp/apt.log" 2>&1 || {
+        cat "$tmp/apt.log"
+        fail "apt cannot resolve the .deb's dependencies"
+    }
+fi
+"$root/usr/bin/tilegen" generate meadows --seed 3 --size 40x30 -o from-deb.tmx
 cmp from-deb-tiles.png tree-tiles.png || fail "tilegen from the .deb differs"
 echo "install test passed"
