@@ -196,7 +196,8 @@ class Generator {
 
     /// Overrides [map] seed (range 0..2^63-1).
     void set_seed(std::uint64_t seed);
-    /// Overrides [map] width and height (cells, 1..65536 each). For a World this is the size that
+    /// Overrides [map] width and height (cells, 1..65536 each; generate() and world() report other
+    /// values as an error). For a World this is the size that
     /// sets map-relative noise scales and the threshold sample.
     void set_size(int width, int height);
     /// Worker threads for the heavy stages (default 1; 0: one per core). Outputs never depend on
@@ -215,8 +216,9 @@ class Generator {
     std::optional<Map> generate(Diagnostics& diags) const;
 
     /// A World for generating any region on its own (endless worlds). Only recipes whose maps are
-    /// position-based (noise kinds computed per cell, no whole-map erosion, no [classes *] passes)
-    /// have one: nullopt otherwise, with a diagnostic saying what is whole-map.
+    /// position-based have one (noise kinds computed per cell; no whole-map stage such as erosion,
+    /// [rivers], clean-up by min_area/min_width or [classes *] passes): nullopt
+    /// otherwise, with a diagnostic at what needs the whole map.
     std::optional<World> world(Diagnostics& diags) const;
 
     struct Impl;
@@ -241,7 +243,8 @@ class World {
     ~World();
 
     /// Classes and tiles of the cells [x, x + width) x [y, y + height) (negative x, y allowed;
-    /// width, height >= 1). No objects or places: they need the whole map.
+    /// width, height >= 1: std::invalid_argument otherwise). No objects or places: they need the
+    /// whole map.
     Map region(int x, int y, int width, int height) const;
 
     const std::vector<Terrain>& terrains() const; ///< by class id

@@ -260,8 +260,8 @@ void Generator::set_seed(std::uint64_t seed) {
 }
 void Generator::set_size(int width, int height) {
     impl_ = std::make_shared<Impl>(*impl_);
-    impl_->width = std::clamp(width, 1, 65536);
-    impl_->height = std::clamp(height, 1, 65536);
+    impl_->width = width;
+    impl_->height = height;
 }
 void Generator::set_threads(int threads) {
     impl_ = std::make_shared<Impl>(*impl_);
@@ -283,8 +283,21 @@ const Tileset& Generator::tileset() const {
     return impl_->tileset;
 }
 
+namespace {
+// set_size's values are checked when they are used: an error naming the recipe when out of range.
+bool size_in_range(const Generator& g, const Project& project, Diagnostics& diags) {
+    if (g.width() >= 1 && g.width() <= 65536 && g.height() >= 1 && g.height() <= 65536) return true;
+    diags.push_back(to_public(error_at(project.recipe.path, 0, 0,
+                                       "map size " + std::to_string(g.width()) + "x" +
+                                           std::to_string(g.height()) +
+                                           " is out of range (1 to 65536 cells per side)")));
+    return false;
+}
+} // namespace
+
 std::optional<Map> Generator::generate(Diagnostics& diags) const {
     const Project& project = *impl_->project;
+    if (!size_in_range(*this, project, diags)) return std::nullopt;
     GenerateOptions options;
     options.seed = impl_->seed;
     options.width = impl_->width;
@@ -328,6 +341,7 @@ std::optional<Map> Generator::generate(Diagnostics& diags) const {
 
 std::optional<World> Generator::world(Diagnostics& diags) const {
     const Project& project = *impl_->project;
+    if (!size_in_range(*this, project, diags)) return std::nullopt;
     const int w = width(), h = height();
     const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
     tilegen::Diagnostics d;

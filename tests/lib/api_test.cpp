@@ -123,7 +123,14 @@ TEST_CASE("api: a recipe given as text with a base directory equals the file; er
     diags.clear();
     CHECK_FALSE(api::Generator::from_file(source_dir() / "no-such.toml", diags));
     CHECK_FALSE(diags.empty());
-    // The built-in recipe cuts its classes after class passes: no World for it.
+    // Sizes out of range are reported when used, not clamped.
+    from_text->set_size(0, 30);
+    diags.clear();
+    CHECK_FALSE(from_text->generate(diags));
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].message.find("out of range") != std::string::npos);
+    CHECK_FALSE(from_text->world(diags));
+    // The built-in recipe needs the whole map (clean-up): no World for it.
     auto builtin = api::Generator::builtin(diags);
     REQUIRE(builtin);
     diags.clear();
