@@ -116,11 +116,17 @@ TEST_CASE("png decoding by libpng gives SFML's pixels for every PNG form and BMP
             if ((format & PNG_FORMAT_FLAG_COLORMAP) && !few) continue;
             same_as_sfml(png_in_format(format, 37, 23, few), name);
         }
-    // The previews (indexed of 1 to 8 bits, RGB) and atlases (RGBA) in the repository.
-    for (const char* path :
-         {"docs/samples/overworld.png", "docs/samples/cave.png", "docs/noise-kinds.png",
-          "tilesets/overworld/tileset.png", "tests/data/writer-tmj-finite-embedded/map-tiles.png"})
-        same_as_sfml(test::read_text(test::source_dir() / path), path);
+    // Every PNG in the repository: previews (indexed of 1 to 8 bits, RGB), atlases and painted
+    // tilesets (RGBA), greyscale heightfields, class maps.
+    int files = 0;
+    for (const char* dir : {"docs", "tilesets", "tests/data", "samples"})
+        for (const auto& entry :
+             std::filesystem::recursive_directory_iterator(test::source_dir() / dir))
+            if (entry.path().extension() == ".png") {
+                same_as_sfml(test::read_text(entry.path()), entry.path().string());
+                ++files;
+            }
+    CHECK(files >= 30);
     for (int bits : {24, 32})
         for (bool top_down : {false, true})
             for (bool zero_alpha : {false, true}) {
