@@ -15,6 +15,7 @@
 #include "io/class_map_reader.hpp"
 #include "io/file_source.hpp"
 #include "io/files.hpp"
+#include "io/godot_writer.hpp"
 #include "io/infinite_writer.hpp"
 #include "io/ldtk_writer.hpp"
 #include "io/png_stream.hpp"
@@ -118,9 +119,12 @@ bool write_ldtk_output(const Project& project, const GenerateResult& result, con
     return io::write_ldtk(source, path, diags);
 }
 
-// The output format an -o path asks for: Tiled (TMX/TMJ) or LDtk.
+// The output format an -o path asks for: Tiled (TMX/TMJ), LDtk or Godot.
 bool is_ldtk(const fs::path& path) {
     return path.extension() == ".ldtk";
+}
+bool is_godot(const fs::path& path) {
+    return path.extension() == ".tscn";
 }
 
 } // namespace
@@ -163,11 +167,12 @@ CommandSpec generate_spec() {
         "samples/overworld.toml).\n";
     s.options = {
         {{"-o", "--output"},
-         "OUT.tmx|OUT.tmj|OUT.ldtk",
+         "OUT.tmx|OUT.tmj|OUT.ldtk|OUT.tscn",
          "the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and OUT-tiles.png are "
          "written beside it. OUT.tmj writes Tiled's JSON format (with OUT.tsj) instead; OUT.ldtk "
-         "an LDtk 1.5 project (with OUT-ldtk-tiles.png; docs/ldtk.md)",
-         file_ending({".tmx", ".tmj", ".ldtk"})},
+         "an LDtk 1.5 project (with OUT-ldtk-tiles.png; docs/ldtk.md); OUT.tscn a Godot 4 scene "
+         "(with its TileSet OUT.tres; docs/godot.md)",
+         file_ending({".tmx", ".tmj", ".ldtk", ".tscn"})},
         {{"--png"},
          "OUT.png|none",
          "the PNG preview (default: beside the TMX, OUT.png; \"none\": no preview). Maps larger "
@@ -275,15 +280,17 @@ int run_generate(const Args& args) {
             ? io::TilesetPlacement::embedded
             : io::TilesetPlacement::external;
 
-    const bool ldtk = tmx_arg && is_ldtk(*tmx_arg);
-    if (ldtk) {
-        // LDtk projects are finite levels with their own tileset image (docs/ldtk.md).
+    const bool ldtk = tmx_arg && is_ldtk(*tmx_arg), godot = tmx_arg && is_godot(*tmx_arg);
+    if (ldtk || godot) {
+        // LDtk projects and Godot scenes are finite maps with their own tilesets (docs/ldtk.md,
+        // docs/godot.md).
         for (const char* option :
              {"--infinite", "--region", "--encoding", "--tilesets", "--embed-tilesets"})
             if (cl.has(option))
-                return usage_error("generate", std::string(option) +
-                                                   " applies to Tiled maps, not to -o X.ldtk (an "
-                                                   "LDtk project is one finite level)");
+                return usage_error("generate",
+                                   std::string(option) + " applies to Tiled maps, not to -o " +
+                                       (ldtk ? "X.ldtk (an LDtk project is one finite level)"
+                                             : "X.tscn (a Godot scene of one finite map)"));
     }
 
     Diagnostics diags;
@@ -312,7 +319,11 @@ int run_generate(const Args& args) {
         const auto ldtk_files = io::ldtk_paths(tmx_path);
         std::vector<fs::path> outputs = {bundle.tmx,         bundle.tsx,           bundle.atlas,
                                          bundle.objects_tsx, bundle.objects_atlas, png_path};
+        const auto godot_files = io::godot_paths(tmx_path);
         if (ldtk) outputs = {ldtk_files.ldtk, ldtk_files.tiles, ldtk_files.objects, png_path};
+        if (godot)
+            outputs = {godot_files.scene, godot_files.tileset, godot_files.tiles,
+                       godot_files.objects, png_path};
         for (const fs::path& out : outputs) {
             if (out == png_path && !want_png) continue;
             if (auto input = clashes_with_input(out.string(), inputs)) {
@@ -513,8 +524,11 @@ int run_generate(const Args& args) {
         options.threads; // the layer data is formatted on these threads; same bytes for any count
     output.tilesets = tilesets;
     int reduction = 1;
-    if (ldtk ? !write_ldtk_output(*project, result, tmx_path, diags)
-             : !io::write_tmx_bundle(result.map, tmx_path, diags, output)) {
+    const bool written = ldtk ? write_ldtk_output(*project, result, tmx_path, diags)
+                         : godot
+                             ? io::write_godot(result.map, project->recipe.terrain, tmx_path, diags)
+                             : io::write_tmx_bundle(result.map, tmx_path, diags, output);
+    if (!written) {
         print_diagnostics(diags);
         return kExitInput;
     }
@@ -635,6 +649,14 @@ int run_generate(const Args& args) {
             const auto files = io::ldtk_paths(tmx_path);
             j.key("outputs").begin_array();
             j.value(files.ldtk.generic_string()).value(files.tiles.generic_string());
+            if (io::has_objects(result.map)) j.value(files.objects.generic_string());
+            if (png_output) j.value(png_output->generic_string());
+            j.end_array();
+        } else if (godot) {
+            const auto files = io::godot_paths(tmx_path);
+            j.key("outputs").begin_array();
+            j.value(files.scene.generic_string()).value(files.tileset.generic_string());
+            j.value(files.tiles.generic_string());
             if (io::has_objects(result.map)) j.value(files.objects.generic_string());
             if (png_output) j.value(png_output->generic_string());
             j.end_array();
