@@ -649,7 +649,7 @@ int run_generate(const Args& args) {
             const auto files = io::ldtk_paths(tmx_path);
             j.key("outputs").begin_array();
             j.value(files.ldtk.generic_string()).value(files.tiles.generic_string());
-            if (io::has_objects(result.map)) j.value(files.objects.generic_string());
+            if (io::ldtk_writes_objects(result.map)) j.value(files.objects.generic_string());
             if (png_output) j.value(png_output->generic_string());
             j.end_array();
         } else if (godot) {
@@ -657,7 +657,7 @@ int run_generate(const Args& args) {
             j.key("outputs").begin_array();
             j.value(files.scene.generic_string()).value(files.tileset.generic_string());
             j.value(files.tiles.generic_string());
-            if (io::has_objects(result.map)) j.value(files.objects.generic_string());
+            if (io::godot_writes_objects(result.map)) j.value(files.objects.generic_string());
             if (png_output) j.value(png_output->generic_string());
             j.end_array();
         } else {

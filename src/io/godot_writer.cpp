@@ -43,14 +43,14 @@ constexpr std::array<const char*, 8> kPeering = {
     "top_side",    "top_right_corner",   "right_side", "bottom_right_corner",
     "bottom_side", "bottom_left_corner", "left_side",  "top_left_corner"};
 
-bool has_sprite_objects(const Map& map) {
+} // namespace
+
+bool godot_writes_objects(const Map& map) {
     for (const ObjectLayer& layer : map.object_layers)
         for (const MapObject& o : layer.objects)
             if (o.sprite >= 0) return true;
     return false;
 }
-
-} // namespace
 
 GodotPaths godot_paths(const fs::path& scene) {
     GodotPaths p;
@@ -131,7 +131,7 @@ std::string godot_tileset_text(const Map& map, std::span<const TerrainClass> ter
 
 std::string godot_scene_text(const Map& map, const fs::path& scene) {
     const GodotPaths paths = godot_paths(scene);
-    const bool sprites = has_sprite_objects(map);
+    const bool sprites = godot_writes_objects(map);
     std::string out = "[gd_scene load_steps=" + std::to_string(sprites ? 3 : 2) + " format=3]\n\n";
     out += "[ext_resource type=\"TileSet\" path=" + quoted(paths.tileset.filename().string()) +
            " id=\"1_tileset\"]\n";
@@ -210,7 +210,8 @@ bool write_godot(const Map& map, std::span<const TerrainClass> terrain, const fs
     }
     const GodotPaths paths = godot_paths(scene);
     if (!save_png(paths.tiles, map.atlas.image, diags)) return false;
-    if (has_sprite_objects(map) && !save_png(paths.objects, map.sprites.image, diags)) return false;
+    if (godot_writes_objects(map) && !save_png(paths.objects, map.sprites.image, diags))
+        return false;
     if (!write_file_atomic(paths.tileset, godot_tileset_text(map, terrain, scene), diags))
         return false;
     return write_file_atomic(paths.scene, godot_scene_text(map, scene), diags);

@@ -37,6 +37,9 @@ struct GodotPaths {
 };
 GodotPaths godot_paths(const std::filesystem::path& scene);
 
+// Whether write_godot writes X-objects.png: some object is drawn by a sprite.
+bool godot_writes_objects(const Map& map);
+
 // Why this map cannot be a Godot scene (larger than Godot's 16-bit cell coordinates), or nullopt.
 std::optional<std::string> godot_unsupported(const Map& map);
 

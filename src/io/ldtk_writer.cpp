@@ -132,6 +132,13 @@ LdtkPaths ldtk_paths(const fs::path& path) {
     return p;
 }
 
+bool ldtk_writes_objects(const Map& map) {
+    bool objects = false;
+    for (const ObjectLayer& o : map.object_layers)
+        objects = objects || !o.objects.empty();
+    return objects && map.sprites.sprite_count() > 0;
+}
+
 std::optional<std::string> ldtk_unsupported(const Map& map) {
     if (map.atlas.tile_width != map.atlas.tile_height)
         return "LDtk needs square tiles (its grid has one size); the tileset's tiles are " +
@@ -777,10 +784,7 @@ bool write_ldtk(const LdtkSource& source, const fs::path& path, Diagnostics& dia
     const LdtkPaths paths = ldtk_paths(path);
     LdtkDocument doc = ldtk_document(source, path);
     if (!save_png(paths.tiles, doc.atlas.image, diags)) return false;
-    bool objects = false;
-    for (const ObjectLayer& o : source.map->object_layers)
-        objects = objects || !o.objects.empty();
-    if (objects && source.map->sprites.sprite_count() > 0 &&
+    if (ldtk_writes_objects(*source.map) &&
         !save_png(paths.objects, source.map->sprites.image, diags))
         return false;
     return write_file_atomic(paths.ldtk, doc.json, diags);

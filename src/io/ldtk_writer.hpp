@@ -56,6 +56,9 @@ struct LdtkPaths {
 };
 LdtkPaths ldtk_paths(const std::filesystem::path& path);
 
+// Whether write_ldtk writes X-objects.png: an object layer has objects and the map has sprites.
+bool ldtk_writes_objects(const Map& map);
+
 // Why this map cannot be an LDtk project (non-square tiles), or nullopt.
 std::optional<std::string> ldtk_unsupported(const Map& map);
 

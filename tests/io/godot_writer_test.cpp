@@ -294,6 +294,30 @@ TEST_CASE("godot: -o X.tscn writes the scene, its TileSet and images; bad combin
     REQUIRE(r.exit_code == 0);
     for (const char* f : {"m.tscn", "m.tres", "m-tiles.png", "m-objects.png"})
         CHECK(fs::exists(dir / f));
+    // --json lists exactly the files written, for both formats.
+    for (const char* out : {"j/m.tscn", "k/m.ldtk"}) {
+        CAPTURE(out);
+        const fs::path sub = dir / fs::path(out).parent_path();
+        fs::create_directories(sub);
+        r = run_tilegen("generate " + recipe + " --size 24x16 --json -o " +
+                        shell_quote((dir / out).string()));
+        REQUIRE(r.exit_code == 0);
+        std::vector<std::string> listed, present;
+        const std::size_t at = r.out.find("\"outputs\":[");
+        REQUIRE(at != std::string::npos);
+        std::string list = r.out.substr(at + 11, r.out.find(']', at) - at - 11);
+        for (std::size_t q = list.find('"'); q != std::string::npos; q = list.find('"', q)) {
+            const std::size_t e = list.find('"', q + 1);
+            listed.push_back(fs::path(list.substr(q + 1, e - q - 1)).filename().string());
+            q = e + 1;
+        }
+        for (const auto& e : fs::directory_iterator(sub))
+            present.push_back(e.path().filename().string());
+        std::sort(listed.begin(), listed.end());
+        std::sort(present.begin(), present.end());
+        CHECK(listed == present);
+        CHECK(listed.size() >= 4); // map, (tileset,) tiles, objects, preview
+    }
     for (const char* bad :
          {"--infinite", "--encoding base64", "--tilesets embedded", "--region 0,0,8,8"}) {
         CAPTURE(bad);
