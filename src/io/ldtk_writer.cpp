@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -78,16 +79,74 @@ struct Translated {
     std::vector<std::pair<int, std::vector<int>>> expand;
 };
 
-std::vector<int> cell_options(ClassMask m, int classes) {
-    const ClassMask all = classes >= 32 ? ~ClassMask{0} : (ClassMask{1} << classes) - 1;
+ClassMask all_classes(int classes) {
+    return classes >= 32 ? ~ClassMask{0} : (ClassMask{1} << classes) - 1;
+}
+
+// LDtk's pattern value of IntGrid value group `g` (1-based uid): (g + 1) * 1000.
+int group_value(std::size_t g) {
+    return static_cast<int>(g + 2) * 1000;
+}
+
+// IntGrid value groups (each class in at most one): the class sets the rules use most, or whose
+// complement they use most, taken greedily while disjoint from the groups already taken.
+std::vector<ClassMask> choose_groups(std::span<const LayerRules> layers, int classes) {
+    const ClassMask all = all_classes(classes);
+    std::map<ClassMask, long> uses;
+    for (const LayerRules& layer : layers)
+        for (const Rule& r : layer.ordered)
+            for (int row = 0; row < r.pattern.size(); ++row)
+                for (int col = 0; col < r.pattern.size(); ++col) {
+                    const ClassMask m = r.pattern.cell(col, row) & all;
+                    if (std::popcount(m) >= 2 && std::popcount(all & ~m) >= 2) {
+                        ++uses[m];
+                        ++uses[all & ~m];
+                    }
+                }
+    std::vector<std::pair<long, ClassMask>> ranked;
+    for (const auto& [m, n] : uses)
+        ranked.push_back({-n, m});
+    std::sort(ranked.begin(), ranked.end());
+    std::vector<ClassMask> groups;
+    ClassMask taken = 0;
+    for (const auto& [n, m] : ranked)
+        if ((m & taken) == 0) {
+            groups.push_back(m);
+            taken |= m;
+        }
+    return groups;
+}
+
+// The LDtk conditions that together accept exactly the classes in `m`: one value (any, a class,
+// all but a class, a group, all but a group), or several disjoint ones (groups inside m, then
+// single classes) for one LDtk rule each.
+std::vector<int> cell_options(ClassMask m, int classes, std::span<const ClassMask> groups) {
+    const ClassMask all = all_classes(classes);
     m &= all;
     if (m == all) return {0};
     if (std::popcount(m) == 1) return {std::countr_zero(m) + 1};
     if (std::popcount(all & ~m) == 1) return {-(std::countr_zero(all & ~m) + 1)};
-    std::vector<int> out; // one of several (possibly none): expanded into single values
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        if (groups[g] == m) return {group_value(g)};
+        if (groups[g] == (all & ~m)) return {-group_value(g)};
+    }
+    std::vector<int> out; // one of several (possibly none): expanded
+    ClassMask rest = m;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+        if ((groups[g] & ~m) == 0) {
+            out.push_back(group_value(g));
+            rest &= ~groups[g];
+        }
     for (int c = 0; c < classes; ++c)
-        if ((m >> c) & 1u) out.push_back(c + 1);
+        if ((rest >> c) & 1u) out.push_back(c + 1);
     return out;
+}
+
+// Whether LDtk's condition `v` (a positive option of cell_options) accepts class value `value`.
+bool option_accepts(int v, int value, std::span<const ClassMask> groups) {
+    if (v < 1000) return v == value;
+    const std::size_t g = static_cast<std::size_t>(v / 1000 - 2);
+    return ((groups[g] >> (value - 1)) & 1u) != 0;
 }
 
 bool is_mirror_of(const Rule& a, const ResolvedTargets& ta, const Rule& b,
@@ -155,6 +214,7 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
     const LdtkPaths paths = ldtk_paths(path);
     LdtkDocument doc;
 
+    const std::vector<ClassMask> groups = choose_groups(src.layers, k);
     // Rules: each ordered rule translated; a rule right after its exact mirror joins it as flipX.
     int next_uid = 100;
     std::vector<std::vector<Translated>> translated(src.layers.size());
@@ -178,7 +238,7 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
             long long expansions = 1;
             for (int row = 0; row < n; ++row)
                 for (int col = 0; col < n; ++col) {
-                    std::vector<int> o = cell_options(p.cell(col, row), k);
+                    std::vector<int> o = cell_options(p.cell(col, row), k, groups);
                     const int at = row * n + col;
                     if (o.size() == 1) {
                         t.pattern[static_cast<std::size_t>(at)] = o[0];
@@ -501,11 +561,28 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
             j.key("color").value(hex_colour(src.colours[static_cast<std::size_t>(c)]));
             j.key("tile");
             null_value(j);
-            j.key("groupUid").value(0);
+            int group = 0;
+            for (std::size_t g = 0; g < groups.size(); ++g)
+                if ((groups[g] >> c) & 1u) group = static_cast<int>(g) + 1;
+            j.key("groupUid").value(group);
             j.end_object();
         }
         j.end_array();
-        j.key("intGridValuesGroups").begin_array().end_array();
+        j.key("intGridValuesGroups").begin_array();
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+            std::string name;
+            for (int c = 0; c < k; ++c)
+                if ((groups[g] >> c) & 1u)
+                    name += (name.empty() ? "" : "_") +
+                            identifier_of(src.terrain[static_cast<std::size_t>(c)].name);
+            j.begin_object();
+            j.key("uid").value(static_cast<int>(g) + 1);
+            j.key("identifier").value(name);
+            j.key("color");
+            null_value(j);
+            j.end_object();
+        }
+        j.end_array();
         j.key("autoRuleGroups").begin_array().end_array();
         j.key("autoSourceLayerDefUid");
         null_value(j);
@@ -730,7 +807,10 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
                                     const int c = class_at(*src.classes, x + (t.mirror ? -dx : dx),
                                                            y + dy, src.outside) +
                                                   1;
-                                    const auto pos = std::find(options.begin(), options.end(), c);
+                                    const auto pos =
+                                        std::find_if(options.begin(), options.end(), [&](int v) {
+                                            return option_accepts(v, c, groups);
+                                        });
                                     e = e * static_cast<int>(options.size()) +
                                         static_cast<int>(pos - options.begin());
                                 }

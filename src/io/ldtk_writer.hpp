@@ -5,7 +5,8 @@
 //           clamp), the seed
 //   output  one JSON document (LDtk 1.5.3, validated against LDtk's published schema by the
 //           tests): one level of the map's size; an IntGrid layer "Classes" (value = class index
-//           + 1, identifier and colour from the recipe); per tile layer an AutoLayer fed by it,
+//           + 1, identifier and colour from the recipe; value groups for the class sets the rules
+//           use most, disjoint); per tile layer an AutoLayer fed by it,
 //           whose rules are the descriptor rules translated (docs/ldtk.md) and whose
 //           autoLayerTiles are the tiles tilegen chose, baked; an Entities layer per object layer;
 //           the tileset definitions. Beside it X-ldtk-tiles.png: the atlas, then one copy per

@@ -78,16 +78,24 @@ struct LRule {
     std::vector<int> pattern, tiles;
 };
 
-// LDtk's match of one pattern cell value against an IntGrid value.
-bool value_matches(int pattern, int value) {
+// LDtk's match of one pattern cell value against an IntGrid value: 0 anything, 1000001 any
+// value, v a value, (g + 1) * 1000 any value of group g (group_of: value -> group uid), negatives
+// the opposite.
+bool value_matches(int pattern, int value, const std::map<int, int>& group_of) {
     if (pattern == 0) return true;
     if (pattern == 1000001) return value != 0;
-    if (pattern > 0) return value == pattern;
-    return value != -pattern;
+    if (pattern == -1000001) return value == 0;
+    const int v = pattern > 0 ? pattern : -pattern;
+    bool in = v == value;
+    if (v > 999) {
+        const auto it = group_of.find(value);
+        in = it != group_of.end() && it->second == v / 1000 - 1;
+    }
+    return pattern > 0 ? in : !in;
 }
 
 bool rule_matches(const LRule& r, const std::vector<int>& grid, int w, int h, int x, int y,
-                  int dir_x) {
+                  int dir_x, const std::map<int, int>& group_of) {
     const int rad = r.size / 2;
     for (int py = 0; py < r.size; ++py)
         for (int px = 0; px < r.size; ++px) {
@@ -95,7 +103,8 @@ bool rule_matches(const LRule& r, const std::vector<int>& grid, int w, int h, in
             if (v == 0) continue;
             const int cx = x + (px - rad) * dir_x, cy = y + py - rad;
             if (cx < 0 || cy < 0 || cx >= w || cy >= h) return false; // (tested inside only)
-            if (!value_matches(v, grid[static_cast<std::size_t>(cy * w + cx)])) return false;
+            if (!value_matches(v, grid[static_cast<std::size_t>(cy * w + cx)], group_of))
+                return false;
         }
     return true;
 }
@@ -155,9 +164,14 @@ Checked check_export(const Json& defs, const Json& level, const io::LdtkAtlas& a
         CHECK_MESSAGE(same, "copy " << id << " is not its source tile turned");
     }
 
-    // Rules by uid, in order, per auto-layer.
+    // Rules by uid, in order, per auto-layer; IntGrid values' groups.
     std::map<std::string, std::vector<LRule>> rules_of;
+    std::map<int, int> group_of;
     for (const Json& layer : defs["layers"].items) {
+        if (layer["__type"].str == "IntGrid")
+            for (const Json& v : layer["intGridValues"].items)
+                if (as_int(v["groupUid"]) != 0)
+                    group_of[as_int(v["value"])] = as_int(v["groupUid"]);
         if (layer["__type"].str != "AutoLayer") continue;
         auto& list = rules_of[layer["identifier"].str];
         for (const Json& g : layer["autoRuleGroups"].items)
@@ -239,11 +253,12 @@ Checked check_export(const Json& defs, const Json& level, const io::LdtkAtlas& a
             int first = -1, dir = 1;
             for (const LRule& r : rules) {
                 if (!r.active) continue;
-                if (rule_matches(r, intgrid, map.width, map.height, x, y, 1)) {
+                if (rule_matches(r, intgrid, map.width, map.height, x, y, 1, group_of)) {
                     first = r.uid;
                     break;
                 }
-                if (r.flip_x && rule_matches(r, intgrid, map.width, map.height, x, y, -1)) {
+                if (r.flip_x &&
+                    rule_matches(r, intgrid, map.width, map.height, x, y, -1, group_of)) {
                     first = r.uid;
                     dir = -1;
                     break;
