@@ -179,8 +179,16 @@ std::string godot_scene_text(const Map& map, const fs::path& scene) {
                     ? (o.sprite >= 0 ? sheet.names[static_cast<std::size_t>(o.sprite)] : "object")
                     : layer.named[i].name;
             const std::string name = node_name(base + "_" + std::to_string(i));
-            const std::string position =
+            std::string position =
                 "position = Vector2(" + std::to_string(o.x) + ", " + std::to_string(o.y) + ")\n";
+            // A place's properties as node metadata (ints and bools as such, else strings).
+            if (!layer.named.empty())
+                for (const MapProperty& p : layer.named[i].properties)
+                    position += "metadata/" + node_name(p.name) + " = " +
+                                (p.type == "int" || p.type == "bool" || p.type == "float"
+                                     ? p.value
+                                     : quoted(p.value)) +
+                                "\n";
             if (o.sprite < 0) {
                 out += "\n[node name=" + quoted(name) +
                        " type=\"Marker2D\" parent=" + quoted(parent) + "]\n" + position;

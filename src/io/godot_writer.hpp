@@ -12,7 +12,8 @@
 //           the alternative's transform flags flip_h 0x1000, flip_v 0x2000, transpose 0x4000), then
 //           per object layer a y-sorted Node2D of Sprite2D nodes (position = the sprite's
 //           bottom-left, offset up by its height, so y-sorting follows the base) and, for places
-//           without a sprite, Marker2D nodes at their footprint's top-left.
+//           without a sprite, Marker2D nodes at their footprint's top-left; a place's properties
+//           (index, cell_x, ..., start) are its node's metadata.
 //   invariants  the bytes depend only on the inputs; paths inside the files are relative to the
 //           scene (X.tres, X-tiles.png, X-objects.png), so the folder can sit anywhere in a Godot
 //           project. Cells keep Godot's 16-bit coordinates: maps up to 32768 cells a side.

@@ -173,6 +173,26 @@ void null_value(JsonWriter& j) {
     j.raw("null");
 }
 
+// A Tiled property type as LDtk's field type ("Int", "Float", "Bool", "String").
+std::string ldtk_field_type(const std::string& tiled_type) {
+    if (tiled_type == "int") return "Int";
+    if (tiled_type == "float") return "Float";
+    if (tiled_type == "bool") return "Bool";
+    return "String";
+}
+
+// A property value (as MapProperty writes it) as a JSON value of LDtk field type `type`.
+void field_value(JsonWriter& j, const std::string& type, const std::string& value) {
+    if (type == "Int")
+        j.value(static_cast<std::int64_t>(std::stoll(value.empty() ? "0" : value)));
+    else if (type == "Float")
+        j.value(std::stod(value.empty() ? "0" : value));
+    else if (type == "Bool")
+        j.value(value == "true");
+    else
+        j.value(value);
+}
+
 } // namespace
 
 int LdtkAtlas::id_of(Gid gid) const {
@@ -343,6 +363,8 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
         int width = 0, height = 0;
         double pivot_y = 0;
         std::string colour;
+        std::vector<std::pair<std::string, std::string>> fields; // a place's properties: name, type
+        std::vector<int> field_uids;
     };
     std::vector<EntityDef> entity_defs;
     const auto entity_of = [&](const ObjectLayer& layer, std::size_t i) -> const EntityDef& {
@@ -367,6 +389,11 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
             d.height = layer.named[i].height;
         }
         d.colour = layer.named.empty() ? "#94D9B3" : "#BE4A2F";
+        if (!layer.named.empty())
+            for (const MapProperty& p : layer.named[i].properties) {
+                d.fields.emplace_back(p.name, p.type);
+                d.field_uids.push_back(next_uid++);
+            }
         entity_defs.push_back(d);
         return entity_defs.back();
     };
@@ -642,7 +669,26 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
         j.key("maxCount").value(0).key("limitScope").value("PerLevel");
         j.key("limitBehavior").value("MoveLastOne");
         j.key("pivotX").value(0).key("pivotY").value(d.pivot_y);
-        j.key("fieldDefs").begin_array().end_array();
+        j.key("fieldDefs").begin_array();
+        for (std::size_t f = 0; f < d.fields.size(); ++f) {
+            const std::string type = ldtk_field_type(d.fields[f].second);
+            j.begin_object();
+            j.key("identifier").value(d.fields[f].first).key("uid").value(d.field_uids[f]);
+            j.key("__type").value(type).key("type").value("F_" + type);
+            j.key("isArray").value(false).key("canBeNull").value(false);
+            j.key("doc");
+            null_value(j);
+            j.key("editorDisplayMode").value("Hidden").key("editorDisplayPos").value("Above");
+            j.key("editorDisplayScale").value(1).key("editorLinkStyle").value("StraightArrow");
+            j.key("editorAlwaysShow").value(false).key("editorShowInWorld").value(true);
+            j.key("editorCutLongValues").value(true).key("exportToToc").value(false);
+            j.key("searchable").value(false).key("useForSmartColor").value(false);
+            j.key("allowOutOfLevelRef").value(true).key("allowedRefs").value("OnlySame");
+            j.key("allowedRefTags").begin_array().end_array();
+            j.key("autoChainRef").value(true).key("symmetricalRef").value(false);
+            j.end_object();
+        }
+        j.end_array();
         j.end_object();
     }
     j.end_array();
@@ -771,7 +817,26 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
                 j.key("width").value(w).key("height").value(h);
                 j.key("defUid").value(d.uid);
                 j.key("px").begin_array().value(obj.x).value(obj.y).end_array();
-                j.key("fieldInstances").begin_array().end_array();
+                j.key("fieldInstances").begin_array();
+                for (std::size_t f = 0; f < d.fields.size(); ++f) {
+                    std::string value;
+                    for (const MapProperty& p : layer.named[o].properties)
+                        if (p.name == d.fields[f].first) value = p.value;
+                    const std::string type = ldtk_field_type(d.fields[f].second);
+                    j.begin_object();
+                    j.key("__identifier").value(d.fields[f].first).key("__type").value(type);
+                    j.key("__value");
+                    field_value(j, type, value);
+                    j.key("__tile");
+                    null_value(j);
+                    j.key("defUid").value(d.field_uids[f]);
+                    j.key("realEditorValues").begin_array().begin_object();
+                    j.key("id").value("V_" + type).key("params").begin_array();
+                    field_value(j, type, value);
+                    j.end_array().end_object().end_array();
+                    j.end_object();
+                }
+                j.end_array();
                 j.key("__worldX").value(obj.x).key("__worldY").value(obj.y);
                 j.end_object();
             }

@@ -285,6 +285,38 @@ TEST_CASE("godot: samples (second half), 20 seeds: the scene's cells are the TMX
     check_samples(1);
 }
 
+TEST_CASE("godot: places are nodes of the y-sorted 'places' layer with their properties as "
+          "metadata") {
+    Diagnostics d;
+    auto project =
+        io::load_project(source_dir() / "tests/data/roads/roads.toml", io::DiskFiles{}, d);
+    REQUIRE(project);
+    GenerateOptions options;
+    options.seed = 7;
+    options.keep_details = false;
+    const GenerateResult result = generate_map(*project, options);
+    const std::string scene = io::godot_scene_text(result.map, "x.tscn");
+    std::size_t places = 0, starts = 0;
+    for (const ObjectLayer& layer : result.map.object_layers)
+        if (layer.name == "places")
+            for (const auto& n : layer.named) {
+                ++places;
+                for (const MapProperty& p : n.properties)
+                    starts += p.name == "start" && p.value == "true";
+            }
+    REQUIRE(places > 0);
+    std::size_t index_lines = 0, start_lines = 0;
+    for (std::size_t at = scene.find("metadata/index = "); at != std::string::npos;
+         at = scene.find("metadata/index = ", at + 1))
+        ++index_lines;
+    for (std::size_t at = scene.find("metadata/start = true"); at != std::string::npos;
+         at = scene.find("metadata/start = true", at + 1))
+        ++start_lines;
+    CHECK(index_lines == places);
+    CHECK(start_lines == starts);
+    CHECK(read_tscn(scene).y_sorted.count("places") == 1);
+}
+
 TEST_CASE("godot: -o X.tscn writes the scene, its TileSet and images; bad combinations write "
           "nothing") {
     TempDir dir;

@@ -416,8 +416,20 @@ TEST_CASE("ldtk: places and objects are entities at their pixel positions") {
             CHECK(as_int(entities[i]["px"][1]) == layer.objects[i].y);
             // Sprites and sprite-drawn places stand on their bottom-left corner (pivot 0,1).
             CHECK(entities[i]["__pivot"][1].num == (layer.objects[i].sprite >= 0 ? 1.0 : 0.0));
-            if (!layer.named.empty())
-                CHECK(entities[i]["__identifier"].str.rfind("Place_", 0) == 0);
+            if (layer.named.empty()) continue;
+            CHECK(entities[i]["__identifier"].str.rfind("Place_", 0) == 0);
+            // The place's properties as fields, with their values.
+            const Json& fields = entities[i]["fieldInstances"];
+            REQUIRE(fields.items.size() == layer.named[i].properties.size());
+            for (std::size_t k = 0; k < fields.items.size(); ++k) {
+                const MapProperty& p = layer.named[i].properties[k];
+                CHECK(fields[k]["__identifier"].str == p.name);
+                const Json& v = fields[k]["__value"];
+                if (p.type == "bool")
+                    CHECK(v.b == (p.value == "true"));
+                else
+                    CHECK(v.num == std::stod(p.value));
+            }
         }
     }
     CHECK(layers == 2); // places and objects
