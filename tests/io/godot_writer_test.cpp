@@ -317,7 +317,7 @@ TEST_CASE("godot: places are nodes of the y-sorted 'places' layer with their pro
     CHECK(read_tscn(scene).y_sorted.count("places") == 1);
 }
 
-TEST_CASE("godot: -o X.tscn writes the scene, its TileSet and images; bad combinations write "
+TEST_CASE("godot: -o X.tscn writes the scene, its TileSet and images, and bad combinations write "
           "nothing") {
     TempDir dir;
     const std::string recipe = shell_quote((source_dir() / "samples/cave.toml").string());
