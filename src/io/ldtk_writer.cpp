@@ -340,7 +340,7 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
                                  t.get(x, y));
         }
     }
-    const int cwid = la.columns, chei = la.image.height() / grid;
+    const int cwid = la.columns;
 
     // uids of the definitions.
     const int tiles_uid = 1, sprites_uid = 2, intgrid_uid = 3, level_uid = 4;
@@ -909,7 +909,6 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
         j.key("autoLayerTiles").begin_array().end_array();
         j.key("entityInstances").begin_array().end_array();
     });
-    (void)chei;
     j.end_array();
     j.key("__neighbours").begin_array().end_array();
     j.end_object().end_array();
