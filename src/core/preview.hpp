@@ -37,6 +37,8 @@ class PreviewRenderer {
     int width() const { return width_; }
     int height() const { return height_; }
     int factor() const { return factor_; } // 1 = full size
+    // Pixels of a row drawn from one cell (a tile's row) when drawn cell by cell, else 1.
+    int piece_pixels() const { return by_cells_ ? cell_w_ : 1; }
     PreviewColor color() const { return color_; }
     // indexed only: at most 256 colours, transparent ones first, then by value.
     const std::vector<Rgba>& palette() const { return palette_; }

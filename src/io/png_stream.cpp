@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <condition_variable>
 #include <csetjmp>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
 #include "core/preview.hpp"
 #include "io/files.hpp"
+#include "io/strip_deflate.hpp"
 
 namespace tilegen::io {
 
@@ -39,11 +41,15 @@ class StripMaker {
         row_bytes_ = image.color == PngColor::indexed
                          ? (static_cast<std::size_t>(image.width) * depth_ + 7) / 8
                          : static_cast<std::size_t>(image.width) * channels_;
-        filter_bpp_ = image.color == PngColor::indexed ? 1 : channels_;
-        ok_ = deflateInit2(&z_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+        // Matches are looked for where a piece starts (packed rows: every byte).
+        unit_ = depth_ < 8 ? 1
+                           : static_cast<std::size_t>(std::max(1, image.piece_pixels)) *
+                                 static_cast<std::size_t>(channels_);
+        zlib_ = level >= 0;
+        ok_ = !zlib_ || deflateInit2(&z_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
     }
     ~StripMaker() {
-        if (ok_) deflateEnd(&z_);
+        if (zlib_ && ok_) deflateEnd(&z_);
     }
     StripMaker(const StripMaker&) = delete;
     StripMaker& operator=(const StripMaker&) = delete;
@@ -71,18 +77,20 @@ class StripMaker {
                 src = packed_.data();
             }
             std::uint8_t* dst = filtered_.data() + static_cast<std::size_t>(r) * stride;
-            dst[0] = 1; // Sub: each byte minus the one a pixel to its left
-            const std::size_t bpp = filter_bpp_;
-            for (std::size_t i = 0; i < bpp && i < row_bytes_; ++i)
-                dst[1 + i] = src[i];
-            for (std::size_t i = bpp; i < row_bytes_; ++i)
-                dst[1 + i] = static_cast<std::uint8_t>(src[i] - src[i - bpp]);
+            dst[0] = 0; // filter None: tile art repeats byte for byte, and None keeps that
+            std::memcpy(dst + 1, src, row_bytes_);
         }
         out.filtered_bytes = filtered_.size();
-        out.adler = static_cast<std::uint32_t>(
-            adler32(adler32(0, nullptr, 0), filtered_.data(), static_cast<uInt>(filtered_.size())));
-        if (deflateReset(&z_) != Z_OK) return false;
+        out.adler = adler32_update(1, filtered_.data(), filtered_.size());
         const bool last = k == strips - 1;
+        if (!zlib_) {
+            out.deflated.clear();
+            deflater_.compress(filtered_.data(), filtered_.size(), stride, unit_, last,
+                               out.deflated);
+            out.done = true;
+            return true;
+        }
+        if (deflateReset(&z_) != Z_OK) return false;
         const std::size_t bound = deflateBound(&z_, static_cast<uLong>(filtered_.size())) + 64;
         if (deflated_.size() < bound) deflated_.resize(bound);
         z_.next_in = filtered_.data();
@@ -106,9 +114,10 @@ class StripMaker {
   private:
     const PngStrips& image_;
     z_stream z_{};
-    bool ok_ = false;
+    bool zlib_ = false, ok_ = false;
+    StripDeflater deflater_;
     int depth_ = 8, channels_ = 4;
-    std::size_t row_bytes_ = 0, filter_bpp_ = 1;
+    std::size_t row_bytes_ = 0, unit_ = 1;
     std::vector<std::uint8_t> raw_, filtered_, packed_, deflated_;
 };
 
@@ -188,7 +197,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
         4294967295.0)
         return fail("strips of " + std::to_string(image.strip_rows) + " rows of " +
                     std::to_string(image.width) + " pixels are too large");
-    const int level = std::clamp(options.level, 0, 9);
+    const int level = std::clamp(options.level, -1, 9);
     const int strips = (image.height + image.strip_rows - 1) / image.strip_rows;
     const int threads = std::clamp(options.threads, 1, std::min(256, strips));
 
@@ -220,7 +229,8 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
         return fail(ctx.error);
     }
 
-    // The zlib header: deflate, 32 KiB window, FLEVEL from the level, FCHECK (RFC 1950).
+    // The zlib header: deflate, 32 KiB window, FLEVEL from the level (the built-in encoder: 0,
+    // fastest), FCHECK (RFC 1950).
     const unsigned flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
     unsigned header = (0x78u << 8) | (flevel << 6);
     header += 31 - header % 31;
@@ -266,7 +276,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
     if (threads > 1)
         for (int t = 0; t < threads; ++t)
             pool.emplace_back(worker);
-    std::uint32_t adler = static_cast<std::uint32_t>(adler32(0, nullptr, 0));
+    std::uint32_t adler = 1; // Adler-32 of nothing
     bool written_ok = true;
     for (int k = 0; k < strips && written_ok; ++k) {
         Strip strip;
@@ -320,6 +330,7 @@ std::optional<int> write_preview_png(ByteSink& sink, const Map& map, int max_sid
                                                             : PngColor::rgba;
     image.palette = renderer.palette();
     image.strip_rows = std::min(64, std::max(1, image.height));
+    image.piece_pixels = renderer.piece_pixels();
     image.buffer_bytes = [&](int rows) { return renderer.buffer_bytes(rows); };
     image.rows = [&](int y0, int y1, std::uint8_t* out) { renderer.render_rows(y0, y1, out); };
     if (!write_png_strips(sink, image, options, name, diags)) return std::nullopt;
