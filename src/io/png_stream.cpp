@@ -19,8 +19,11 @@ namespace tilegen::io {
 namespace {
 
 // One strip, ready to write: its part of the zlib stream and the Adler-32 of its filtered rows.
+// Strips are swapped between the workers, the slots and the writer, never freed, so their buffers
+// are allocated (and their pages faulted in) only while they grow.
 struct Strip {
-    std::vector<std::uint8_t> deflated;
+    std::vector<std::uint8_t> deflated; // the first `bytes` of it
+    std::size_t bytes = 0;
     std::uint32_t adler = 1;
     std::size_t filtered_bytes = 0;
     bool done = false;
@@ -84,29 +87,28 @@ class StripMaker {
         out.adler = adler32_update(1, filtered_.data(), filtered_.size());
         const bool last = k == strips - 1;
         if (!zlib_) {
-            out.deflated.clear();
-            deflater_.compress(filtered_.data(), filtered_.size(), stride, unit_, last,
-                               out.deflated);
+            out.bytes = deflater_.compress(filtered_.data(), filtered_.size(), stride, unit_, last,
+                                           out.deflated);
             out.done = true;
             return true;
         }
         if (deflateReset(&z_) != Z_OK) return false;
+        std::vector<std::uint8_t>& deflated = out.deflated;
         const std::size_t bound = deflateBound(&z_, static_cast<uLong>(filtered_.size())) + 64;
-        if (deflated_.size() < bound) deflated_.resize(bound);
+        if (deflated.size() < bound) deflated.resize(bound);
         z_.next_in = filtered_.data();
         z_.avail_in = static_cast<uInt>(filtered_.size());
         std::size_t produced = 0;
         for (;;) {
-            z_.next_out = deflated_.data() + produced;
-            z_.avail_out = static_cast<uInt>(deflated_.size() - produced);
+            z_.next_out = deflated.data() + produced;
+            z_.avail_out = static_cast<uInt>(deflated.size() - produced);
             const int rc = deflate(&z_, last ? Z_FINISH : Z_SYNC_FLUSH);
-            produced = deflated_.size() - z_.avail_out;
+            produced = deflated.size() - z_.avail_out;
             if (last ? rc == Z_STREAM_END : rc == Z_OK && z_.avail_out != 0) break; // all out
             if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
-            deflated_.resize(deflated_.size() * 2);
+            deflated.resize(deflated.size() * 2);
         }
-        out.deflated.assign(deflated_.begin(),
-                            deflated_.begin() + static_cast<std::ptrdiff_t>(produced));
+        out.bytes = produced;
         out.done = true;
         return true;
     }
@@ -118,7 +120,7 @@ class StripMaker {
     StripDeflater deflater_;
     int depth_ = 8, channels_ = 4;
     std::size_t row_bytes_ = 0, unit_ = 1;
-    std::vector<std::uint8_t> raw_, filtered_, packed_, deflated_;
+    std::vector<std::uint8_t> raw_, filtered_, packed_;
 };
 
 // libpng: output to the sink, errors as text (libpng longjmps out of png_error; the functions
@@ -248,6 +250,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
     std::string failure;
     auto worker = [&] {
         StripMaker maker(image, level);
+        Strip strip;
         for (;;) {
             int k = 0;
             {
@@ -258,14 +261,13 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
                 if (failed || next_claim >= strips) return;
                 k = next_claim++;
             }
-            Strip strip;
             const bool ok = maker.ok() && maker.make(k, strips, strip);
             std::lock_guard lock(m);
             if (!ok) {
                 failed = true;
                 failure = "zlib could not compress";
             } else {
-                slots[static_cast<std::size_t>(k % window)] = std::move(strip);
+                std::swap(slots[static_cast<std::size_t>(k % window)], strip);
             }
             cv.notify_all();
         }
@@ -278,15 +280,15 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
             pool.emplace_back(worker);
     std::uint32_t adler = 1; // Adler-32 of nothing
     bool written_ok = true;
+    Strip strip;
     for (int k = 0; k < strips && written_ok; ++k) {
-        Strip strip;
         if (threads > 1) {
             std::unique_lock lock(m);
             cv.wait(lock,
                     [&] { return failed || slots[static_cast<std::size_t>(k % window)].done; });
             if (failed) break;
-            strip = std::move(slots[static_cast<std::size_t>(k % window)]);
-            slots[static_cast<std::size_t>(k % window)] = Strip{};
+            std::swap(strip, slots[static_cast<std::size_t>(k % window)]);
+            slots[static_cast<std::size_t>(k % window)].done = false;
             ++next_write;
             cv.notify_all();
         } else if (!inline_maker->ok() || !inline_maker->make(k, strips, strip)) {
@@ -301,7 +303,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
             static_cast<std::uint8_t>(adler >> 8), static_cast<std::uint8_t>(adler)};
         const bool first = k == 0, last = k == strips - 1;
         written_ok = png_write_idat(png, zlib_head, first ? 2 : 0, strip.deflated.data(),
-                                    strip.deflated.size(), tail, last ? 4 : 0);
+                                    strip.bytes, tail, last ? 4 : 0);
     }
     {
         std::lock_guard lock(m);

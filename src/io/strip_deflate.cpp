@@ -179,8 +179,14 @@ inline void StripDeflater::match(unsigned length, unsigned dist) {
     ++dist_freq_[dist_code(dist)];
 }
 
-void StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::size_t stride,
-                             std::size_t unit, bool last, std::vector<std::uint8_t>& out) {
+std::uint8_t* StripDeflater::room(std::vector<std::uint8_t>& out, std::size_t bytes) {
+    if (out.size() < written_ + bytes) out.resize(std::max(written_ + bytes, out.size() * 2));
+    return out.data() + written_;
+}
+
+std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::size_t stride,
+                                    std::size_t unit, bool last, std::vector<std::uint8_t>& out) {
+    written_ = 0;
     stride = std::max<std::size_t>(stride, 1);
     unit = std::max<std::size_t>(unit, 1);
     symbols_.clear();
@@ -274,9 +280,7 @@ void StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::size_t 
         literal(in[i]);
     flush_block(in, block_start, n, last, out);
     // Pending bits, then (not last) the empty stored block of a sync flush.
-    const std::size_t at = out.size();
-    out.resize(at + 16);
-    BitWriter w{out.data() + at, bits_, bit_count_};
+    BitWriter w{room(out, 16), bits_, bit_count_};
     if (!last) {
         w.put(0, 3);
         w.align();
@@ -285,9 +289,10 @@ void StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::size_t 
     } else {
         w.align();
     }
-    out.resize(static_cast<std::size_t>(w.p - out.data()));
+    written_ = static_cast<std::size_t>(w.p - out.data());
     bits_ = 0;
     bit_count_ = 0;
+    return written_;
 }
 
 void StripDeflater::flush_block(const std::uint8_t* in, std::size_t block_start, std::size_t end,
@@ -375,9 +380,7 @@ void StripDeflater::flush_block(const std::uint8_t* in, std::size_t block_start,
     const std::size_t stored_blocks = std::max<std::size_t>(1, (raw + 65534) / 65535);
     const std::uint64_t stored_bits = stored_blocks * (3 + 7 + 32) + 8 * raw;
 
-    const std::size_t at = out.size();
-    out.resize(at + std::max(dynamic_bits, stored_bits) / 8 + 64);
-    BitWriter w{out.data() + at, bits_, bit_count_};
+    BitWriter w{room(out, std::max(dynamic_bits, stored_bits) / 8 + 64), bits_, bit_count_};
     if (stored_bits < dynamic_bits) {
         for (std::size_t b = 0; b < stored_blocks; ++b) {
             const std::size_t from = block_start + b * 65535,
@@ -444,7 +447,7 @@ void StripDeflater::flush_block(const std::uint8_t* in, std::size_t block_start,
     }
     bits_ = w.bits;
     bit_count_ = w.count;
-    out.resize(static_cast<std::size_t>(w.p - out.data()));
+    written_ = static_cast<std::size_t>(w.p - out.data());
     symbols_.clear();
     std::fill(std::begin(litlen_freq_), std::end(litlen_freq_), 0);
     std::fill(std::begin(dist_freq_), std::end(dist_freq_), 0);

@@ -24,10 +24,11 @@ namespace tilegen::io {
 class StripDeflater {
   public:
     StripDeflater();
-    // Appends the deflate blocks of in[0, n) to `out`. stride >= 1 (bytes per row, the first a
-    // filter byte that is never probed), unit >= 1 (bytes between probes); n may be 0.
-    void compress(const std::uint8_t* in, std::size_t n, std::size_t stride, std::size_t unit,
-                  bool last, std::vector<std::uint8_t>& out);
+    // Writes the deflate blocks of in[0, n) at out's start and returns their size in bytes (out
+    // may be longer). stride >= 1 (bytes per row, the first a filter byte that is never probed),
+    // unit >= 1 (bytes between probes); n may be 0.
+    std::size_t compress(const std::uint8_t* in, std::size_t n, std::size_t stride,
+                         std::size_t unit, bool last, std::vector<std::uint8_t>& out);
 
     static constexpr std::size_t kBlockSymbols = 1 << 15;
 
@@ -36,6 +37,8 @@ class StripDeflater {
         std::uint16_t length; // a literal's byte, or a match's length (3..258)
         std::uint16_t dist;   // 0 for a literal, else the match's distance (1..32768)
     };
+    // out's bytes from written_ on, at least `bytes` of them.
+    std::uint8_t* room(std::vector<std::uint8_t>& out, std::size_t bytes);
     void literal(std::uint8_t b);
     void match(unsigned length, unsigned dist);
     // Writes the block of the symbols gathered, which cover in[block_start, end).
@@ -47,6 +50,7 @@ class StripDeflater {
     std::uint32_t litlen_freq_[286] = {}, dist_freq_[30] = {};
     std::uint64_t bits_ = 0; // bits not yet written, LSB first
     int bit_count_ = 0;
+    std::size_t written_ = 0; // bytes of out written
 };
 
 // Adler-32 of p[0, n) continued from `adler` (1 for a fresh start): zlib's adler32.

@@ -68,7 +68,7 @@ TEST_CASE("strip deflate: zlib inflates every input back, for every piece size")
         const std::vector<std::uint8_t> in =
             tile_rows(seed, stride, rows, unit, kinds, values, noise);
         std::vector<std::uint8_t> out;
-        deflater.compress(in.data(), in.size(), stride, unit, true, out);
+        out.resize(deflater.compress(in.data(), in.size(), stride, unit, true, out));
         const auto back = inflate_raw(out, in.size());
         REQUIRE(back.has_value());
         CHECK(*back == in);
@@ -81,7 +81,7 @@ TEST_CASE("strip deflate: tile rows shrink; random bytes go stored, barely large
     io::StripDeflater deflater;
     const std::vector<std::uint8_t> tiles = tile_rows(5, 4097, 64, 4, 12, 45, 0);
     std::vector<std::uint8_t> out;
-    deflater.compress(tiles.data(), tiles.size(), 4097, 4, true, out);
+    out.resize(deflater.compress(tiles.data(), tiles.size(), 4097, 4, true, out));
     CHECK(out.size() * 4 < tiles.size());
     CHECK(inflate_raw(out, tiles.size()) == tiles);
 
@@ -91,14 +91,14 @@ TEST_CASE("strip deflate: tile rows shrink; random bytes go stored, barely large
     for (std::size_t i = 0; i < random.size(); ++i)
         random[i] = static_cast<std::uint8_t>(hash_values(77, i));
     out.clear();
-    deflater.compress(random.data(), random.size(), 1001, 1, true, out);
+    out.resize(deflater.compress(random.data(), random.size(), 1001, 1, true, out));
     CHECK(out.size() <= random.size() + 5 * (random.size() / io::StripDeflater::kBlockSymbols + 1));
     CHECK(inflate_raw(out, random.size()) == random);
 
     // One byte repeated: matches far longer than 258 bytes, sent in pieces.
     const std::vector<std::uint8_t> run(100000, 7);
     out.clear();
-    deflater.compress(run.data(), run.size(), 100000, 1, true, out);
+    out.resize(deflater.compress(run.data(), run.size(), 100000, 1, true, out));
     CHECK(out.size() < 1000);
     CHECK(inflate_raw(out, run.size()) == run);
 
@@ -107,14 +107,14 @@ TEST_CASE("strip deflate: tile rows shrink; random bytes go stored, barely large
         CAPTURE(n);
         const std::vector<std::uint8_t> small(n, 3);
         out.clear();
-        deflater.compress(small.data(), small.size(), 4, 2, true, out);
+        out.resize(deflater.compress(small.data(), small.size(), 4, 2, true, out));
         CHECK(inflate_raw(out, n) == small);
     }
 }
 
 TEST_CASE("strip deflate: pieces without `last` join into one stream (pigz style)") {
     io::StripDeflater deflater;
-    std::vector<std::uint8_t> whole, joined;
+    std::vector<std::uint8_t> whole, joined, buffer; // buffer: reused, never cleared
     for (std::uint64_t part = 0; part < 5; ++part) {
         // Part 3 is random (stored), part 4 empty.
         const std::vector<std::uint8_t> in = part == 4 ? std::vector<std::uint8_t>{}
@@ -122,8 +122,10 @@ TEST_CASE("strip deflate: pieces without `last` join into one stream (pigz style
                                                  ? tile_rows(part, 301, 50, 1, 100000, 256, 1000)
                                                  : tile_rows(part, 301, 50, 6, 9, 30, 5);
         whole.insert(whole.end(), in.begin(), in.end());
-        std::vector<std::uint8_t> out;
-        deflater.compress(in.data(), in.size(), 301, 6, part == 4, out);
+        const std::size_t n = deflater.compress(in.data(), in.size(), 301, 6, part == 4, buffer);
+        REQUIRE(n <= buffer.size());
+        const std::vector<std::uint8_t> out(buffer.begin(),
+                                            buffer.begin() + static_cast<std::ptrdiff_t>(n));
         if (part < 4) {
             // A sync flush's end: an empty stored block, byte-aligned.
             REQUIRE(out.size() >= 4);
