@@ -189,6 +189,7 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
     written_ = 0;
     stride = std::max<std::size_t>(stride, 1);
     unit = std::max<std::size_t>(unit, 1);
+    const bool pow2_unit = (unit & (unit - 1)) == 0; // the usual 1, 4, 8, 16, ...: no division
     symbols_.clear();
     std::fill(std::begin(litlen_freq_), std::end(litlen_freq_), 0);
     std::fill(std::begin(dist_freq_), std::end(dist_freq_), 0);
@@ -212,7 +213,10 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
         while (e >= row_start + stride)
             row_start += stride;
         std::size_t at = row_start + (stride > 1 ? 1 : 0);
-        if (e > at) at += (e - at + unit - 1) / unit * unit;
+        if (e > at) {
+            const std::size_t ahead = e - at + unit - 1; // rounded down to whole pieces
+            at += pow2_unit ? ahead & ~(unit - 1) : ahead / unit * unit;
+        }
         if (at >= row_start + stride) {
             row_start += stride;
             at = row_start + (stride > 1 ? 1 : 0);
@@ -266,7 +270,8 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
             }
             continue;
         }
-        q = next_probe(q + unit);
+        q += unit;
+        if (q >= row_start + stride) q = next_probe(q);
         if (symbols_.size() + (q - pos) >= kBlockSymbols) {
             const std::size_t to = std::min(q, n);
             for (std::size_t i = pos; i < to; ++i)
