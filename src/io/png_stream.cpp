@@ -62,13 +62,21 @@ class StripMaker {
     bool make(int k, int strips, Strip& out) {
         const int y0 = k * image_.strip_rows, y1 = std::min(image_.height, y0 + image_.strip_rows);
         const int rows = y1 - y0;
-        raw_.resize(image_.buffer_bytes(rows));
-        image_.rows(y0, y1, raw_.data());
         const std::size_t stride = row_bytes_ + 1;
         filtered_.resize(stride * static_cast<std::size_t>(rows));
+        // 8-bit indices and RGBA are drawn straight behind each row's filter byte (None).
+        const bool direct = depth_ == 8 && image_.color != PngColor::rgb;
+        if (direct) {
+            image_.rows(y0, y1, filtered_.data() + 1, stride);
+            for (int r = 0; r < rows; ++r)
+                filtered_[static_cast<std::size_t>(r) * stride] = 0;
+        } else {
+            raw_.resize(image_.buffer_bytes(rows));
+            image_.rows(y0, y1, raw_.data(), 0);
+        }
         const std::size_t pixel_row = static_cast<std::size_t>(image_.width) *
                                       (image_.color == PngColor::indexed ? 1 : channels_);
-        for (int r = 0; r < rows; ++r) {
+        for (int r = 0; r < rows && !direct; ++r) {
             const std::uint8_t* src = raw_.data() + static_cast<std::size_t>(r) * pixel_row;
             if (depth_ < 8) {
                 // Packed: the leftmost pixel in the high bits (PNG).
@@ -334,7 +342,9 @@ std::optional<int> write_preview_png(ByteSink& sink, const Map& map, int max_sid
     image.strip_rows = std::min(64, std::max(1, image.height));
     image.piece_pixels = renderer.piece_pixels();
     image.buffer_bytes = [&](int rows) { return renderer.buffer_bytes(rows); };
-    image.rows = [&](int y0, int y1, std::uint8_t* out) { renderer.render_rows(y0, y1, out); };
+    image.rows = [&](int y0, int y1, std::uint8_t* out, std::size_t pitch) {
+        renderer.render_rows(y0, y1, out, pitch);
+    };
     if (!write_png_strips(sink, image, options, name, diags)) return std::nullopt;
     return renderer.factor();
 }

@@ -46,9 +46,11 @@ struct PngStrips {
     int piece_pixels = 1;
     // Bytes `rows` needs for n rows (at least the packed rows: n * width * 1, 3 or 4).
     std::function<std::size_t(int rows)> buffer_bytes;
-    // Renders rows [y0, y1) into `out`, row after row, no padding: one byte per pixel (a palette
-    // index), R G B, or R G B A. Called from several threads at once, for distinct rows.
-    std::function<void(int y0, int y1, std::uint8_t* out)> rows;
+    // Renders rows [y0, y1) into `out`, row after row: one byte per pixel (a palette index),
+    // R G B, or R G B A. pitch 0: no padding (buffer_bytes(y1 - y0) bytes); else (8-bit indices
+    // and RGBA only) row r starts at out + r * pitch and the bytes between rows must be left
+    // alone. Called from several threads at once, for distinct rows.
+    std::function<void(int y0, int y1, std::uint8_t* out, std::size_t pitch)> rows;
 };
 
 struct PngStreamOptions {
