@@ -319,12 +319,16 @@ TEST_CASE("png strips: any strip height gives the same pixels; a broken palette 
     };
     Image expected(13, 11);
     image.rows(0, 11, expected.pixels().data(), 0);
-    for (int strip_rows : {1, 4, 11, 64}) {
+    // The built-in deflater (level -1, with pieces of 3 pixels) and zlib at levels 1 and 9.
+    for (const auto& [strip_rows, level] :
+         {std::pair{1, -1}, {4, -1}, {11, -1}, {64, -1}, {1, 1}, {4, 1}, {11, 9}, {64, 1}}) {
         CAPTURE(strip_rows);
+        CAPTURE(level);
         image.strip_rows = strip_rows;
+        image.piece_pixels = 3;
         io::StringSink sink;
         Diagnostics d;
-        REQUIRE(io::write_png_strips(sink, image, {2, 1}, "x.png", d));
+        REQUIRE(io::write_png_strips(sink, image, {2, level}, "x.png", d));
         const Parsed p = parse_png(sink.text);
         CHECK(p.idat_chunks == (11 + strip_rows - 1) / strip_rows);
         CHECK(inflated_size(p.zlib) == (13 * 4 + 1) * 11);
