@@ -12,59 +12,39 @@ namespace tilegen {
 
 namespace {
 
-// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells,
-// found per basin (flood_basins): a basin's raised cells are connected through its descent tree
-// (every cell below a raised one is raised too), so the depressions are the basins' raised parts
-// joined where they touch — sequential passes, no flood fill.
+// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells:
+// flood_basins groups the basins whose raised cells touch (FlowField::depression), so the lakes
+// are the raised cells counted by group — sequential passes, no flood fill.
 void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
     const std::size_t n = f.level.size();
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
     const std::uint32_t* basin = f.basin.cells().data();
-    std::vector<std::uint32_t> parent(f.basins), size(f.basins, 0);
-    for (std::uint32_t b = 0; b < f.basins; ++b)
-        parent[b] = b;
-    auto find = [&](std::uint32_t b) {
-        while (parent[b] != b) {
-            parent[b] = parent[parent[b]];
-            b = parent[b];
-        }
-        return b;
-    };
-    auto join = [&](std::uint32_t a, std::uint32_t b) {
-        a = find(a);
-        b = find(b);
-        if (a != b) parent[std::max(a, b)] = std::min(a, b);
-    };
-    for (std::size_t c = 0; c < n; ++c)
-        size[basin[c]] += fi[c] > lv[c] ? 1u : 0u;
-    const std::size_t uw = static_cast<std::size_t>(w);
-    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y)
-        for (std::size_t x = 0; x < uw; ++x) {
-            const std::size_t c = y * uw + x;
-            if (fi[c] == lv[c]) continue;
-            if (x + 1 < uw && fi[c + 1] > lv[c + 1] && basin[c + 1] != basin[c])
-                join(basin[c], basin[c + 1]);
-            if (y + 1 < static_cast<std::size_t>(h) && fi[c + uw] > lv[c + uw] &&
-                basin[c + uw] != basin[c])
-                join(basin[c], basin[c + uw]);
-        }
+    const std::uint32_t* group = f.depression.data();
+    // The raised cells in reading order (appended without a branch: each cell is written and
+    // kept only when raised).
+    GridCells<std::uint32_t> raised(n + 1);
+    std::size_t count = 0;
+    for (std::size_t c = 0; c < n; ++c) {
+        raised[count] = static_cast<std::uint32_t>(c);
+        count += fi[c] > lv[c] ? 1u : 0u;
+    }
     std::vector<std::uint64_t> total(f.basins, 0);
-    for (std::uint32_t b = 0; b < f.basins; ++b)
-        total[find(b)] += size[b];
+    for (std::size_t i = 0; i < count; ++i)
+        ++total[group[basin[raised[i]]]];
     out.lake_mask = Grid<std::uint8_t>(w, h, 0);
     std::uint8_t* mask = out.lake_mask.cells().data();
     std::vector<std::uint32_t> lake_of(f.basins, 0xffffffffu);
-    for (std::size_t c = 0; c < n; ++c) {
-        if (fi[c] == lv[c]) continue;
-        const std::uint32_t root = find(basin[c]);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::uint32_t c = raised[i];
+        const std::uint32_t root = group[basin[c]];
         if (total[root] < static_cast<std::uint64_t>(min_area)) continue;
         if (lake_of[root] == 0xffffffffu) {
             lake_of[root] = static_cast<std::uint32_t>(out.lakes.size());
             out.lakes.emplace_back();
         }
-        out.lakes[lake_of[root]].push_back(static_cast<std::uint32_t>(c));
+        out.lakes[lake_of[root]].push_back(c);
         mask[c] = 1;
     }
 }
