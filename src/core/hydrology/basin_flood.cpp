@@ -353,49 +353,73 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
 Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid) {
     const int w = down_grid.width(), h = down_grid.height();
     const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
-    // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree, the drain code;
-    // so each step of a walk touches one word.
-    constexpr std::uint32_t kDrainBits = 7, kInShift = 3, kInMask = 7u << kInShift,
-                            kWalked = 1u << 6, kCountShift = 7;
-    GridCells<std::uint32_t> state(n);
+    // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree (bits 3..5) and
+    // the drain code (bits 0..2), so each step of a walk touches one word. Cell n (past the end)
+    // is an idle walk's.
+    constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kWalked = 1u << 6,
+                            kCountShift = 7, kOne = 1u << kCountShift;
+    Grid<std::uint32_t> state = Grid<std::uint32_t>::uninitialised(w, h);
+    Grid<std::uint32_t> sources = Grid<std::uint32_t>::uninitialised(w, h);
+    std::uint32_t* st = state.cells().data();
+    std::uint32_t* source = sources.cells().data();
+    std::size_t source_count = 0; // cells nothing drains into, in reading order
     const std::uint8_t* down = down_grid.cells().data();
     for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
         const std::uint8_t* mid = down + y * uw;
-        const std::uint8_t* up = y > 0 ? mid - uw : nullptr;
-        const std::uint8_t* dn = y + 1 < static_cast<std::size_t>(h) ? mid + uw : nullptr;
-        std::uint32_t* out = state.data() + y * uw;
+        std::uint32_t* out = st + y * uw;
         for (std::size_t x = 0; x < uw; ++x) {
             std::uint32_t in = 0;
             if (x > 0) in += mid[x - 1] == drain_east;
             if (x + 1 < uw) in += mid[x + 1] == drain_west;
             out[x] = in;
         }
-        if (up)
+        if (y > 0)
             for (std::size_t x = 0; x < uw; ++x)
-                out[x] += up[x] == drain_south;
-        if (dn)
+                out[x] += mid[x - uw] == drain_south;
+        if (y + 1 < static_cast<std::size_t>(h))
             for (std::size_t x = 0; x < uw; ++x)
-                out[x] += dn[x] == drain_north;
-        for (std::size_t x = 0; x < uw; ++x)
-            out[x] = (1u << kCountShift) | (out[x] << kInShift) | (mid[x] & kDrainBits);
+                out[x] += mid[x + uw] == drain_north;
+        for (std::size_t x = 0; x < uw; ++x) {
+            source[source_count] = static_cast<std::uint32_t>(y * uw + x);
+            source_count += out[x] == 0 ? 1 : 0;
+            out[x] = kOne | (out[x] << kInShift) | (mid[x] & 7u);
+        }
     }
+    // Walks down from the sources, each on while the next cell has all its inflows in. One walk
+    // waits at every step for the word it loads; kWalks walks advanced in turn overlap those waits.
+    // Whole numbers: the order they are added in does not matter.
+    constexpr int kWalks = 4;
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
-    std::uint32_t* st = state.data();
-    for (std::size_t c = 0; c < n; ++c) {
-        std::uint32_t s = st[c];
-        if (s & (kInMask | kWalked)) continue;
-        // A cell nothing (more) drains into: walk down while each next cell has all its inflows.
-        std::size_t cur = c;
-        while (!(s & kDrainOff)) {
-            const auto t = static_cast<std::size_t>(static_cast<std::int64_t>(cur) + offset[s & 3]);
-            const std::uint32_t u = st[t] + ((s >> kCountShift) << kCountShift) - (1u << kInShift);
-            if (u & kInMask) {
-                st[t] = u;
-                break;
+    std::uint32_t cell[kWalks], word[kWalks];
+    std::size_t next_source = 0;
+    auto take_source = [&](int k) {
+        const bool left = next_source < source_count;
+        cell[k] = left ? source[next_source] : static_cast<std::uint32_t>(n);
+        word[k] = left ? st[cell[k]] : kDrainOff | kWalked;
+        next_source += left ? 1 : 0;
+    };
+    for (int k = 0; k < kWalks; ++k)
+        take_source(k);
+    for (bool busy = true; busy;) {
+        busy = false;
+        for (int k = 0; k < kWalks; ++k) {
+            const std::uint32_t s = word[k], c = cell[k];
+            busy |= c != n;
+            if (s & kDrainOff) { // off the map (or idle): the next source
+                take_source(k);
+                continue;
             }
-            s = u | kWalked;
-            st[t] = s;
-            cur = t;
+            const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3]);
+            std::uint32_t u = st[t] + (s & ~(kOne - 1)) - (1u << kInShift);
+            const bool on = (u & kInMask) == 0;
+            u |= on ? kWalked : 0u;
+            st[t] = u;
+            if (on) {
+                cell[k] = t;
+                word[k] = u;
+            } else {
+                take_source(k);
+            }
         }
     }
     Grid<float> acc = Grid<float>::uninitialised(w, h);

@@ -12,9 +12,9 @@ namespace tilegen {
 
 namespace {
 
-// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells:
-// flood_basins groups the basins whose raised cells touch (FlowField::depression), so the lakes
-// are the raised cells counted by group — sequential passes, no flood fill.
+// Filled depressions (4-connected cells the fill raised) of at least min_area cells: flood_basins
+// groups the basins whose raised cells touch (FlowField::depression), so the lakes are the raised
+// cells counted by group — two sequential passes, no flood fill.
 void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
     const std::size_t n = f.level.size();
@@ -22,30 +22,27 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const std::uint16_t* fi = f.filled.cells().data();
     const std::uint32_t* basin = f.basin.cells().data();
     const std::uint32_t* group = f.depression.data();
-    // The raised cells in reading order (appended without a branch: each cell is written and
-    // kept only when raised).
-    GridCells<std::uint32_t> raised(n + 1);
-    std::size_t count = 0;
-    for (std::size_t c = 0; c < n; ++c) {
-        raised[count] = static_cast<std::uint32_t>(c);
-        count += fi[c] > lv[c] ? 1u : 0u;
-    }
-    std::vector<std::uint64_t> total(f.basins, 0);
-    for (std::size_t i = 0; i < count; ++i)
-        ++total[group[basin[raised[i]]]];
-    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
+    const std::uint8_t* into = out.into.cells().data();
+    std::vector<std::uint32_t> total(f.basins, 0);
+    for (std::size_t c = 0; c < n; ++c)
+        total[group[basin[c]]] += fi[c] > lv[c] ? 1u : 0u;
+    std::vector<std::uint8_t> large(f.basins);
+    for (std::uint32_t g = 0; g < f.basins; ++g)
+        large[g] = total[g] >= static_cast<std::uint64_t>(min_area) ? 1 : 0;
+    out.lake_mask = Grid<std::uint8_t>::uninitialised(w, h);
     std::uint8_t* mask = out.lake_mask.cells().data();
-    std::vector<std::uint32_t> lake_of(f.basins, 0xffffffffu);
-    for (std::size_t i = 0; i < count; ++i) {
-        const std::uint32_t c = raised[i];
-        const std::uint32_t root = group[basin[c]];
-        if (total[root] < static_cast<std::uint64_t>(min_area)) continue;
-        if (lake_of[root] == 0xffffffffu) {
-            lake_of[root] = static_cast<std::uint32_t>(out.lakes.size());
-            out.lakes.emplace_back();
+    std::vector<std::uint32_t>& lake_of = total; // reused: the lake of each group
+    std::fill(lake_of.begin(), lake_of.end(), 0xffffffffu);
+    for (std::size_t c = 0; c < n; ++c) {
+        const std::uint32_t g = group[basin[c]];
+        const bool lake = (fi[c] > lv[c]) & (large[g] != 0);
+        mask[c] = lake ? 1 : 0;
+        if (!lake) continue;
+        if (lake_of[g] == 0xffffffffu) {
+            lake_of[g] = static_cast<std::uint32_t>(out.lakes.size());
+            out.lakes.push_back({static_cast<std::uint32_t>(c), 0});
         }
-        out.lakes[lake_of[root]].push_back(c);
-        mask[c] = 1;
+        out.lakes[lake_of[g]].open += into[c] ? 0u : 1u;
     }
 }
 
@@ -222,8 +219,9 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    const FlowField f = flood_basins(quantise_heights(heights));
+    FlowField f = flood_basins(quantise_heights(heights));
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
+    f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
         return lakes && out.lake_mask.cells()[static_cast<std::size_t>(c)] != 0;
@@ -361,17 +359,15 @@ RiverOverlay write_rivers(ClassGrid& classes, const HydrologyResult& hydro,
     const std::uint8_t* into_mask = hydro.into.cells().data();
     auto into = [into_mask](std::uint32_t c) { return into_mask[c] != 0; };
     auto lake = [&](std::uint32_t c) { return lakes && hydro.lake_mask.cells()[c] != 0; };
-    if (ids.lake >= 0)
-        for (const auto& cells : hydro.lakes) {
-            LakeReport rep{static_cast<int>(cells.front() % uw),
-                           static_cast<int>(cells.front() / uw), 0};
-            for (std::uint32_t c : cells)
-                if (!into(c)) {
-                    cls[c] = static_cast<ClassId>(ids.lake);
-                    ++rep.cells;
-                }
-            if (rep.cells) out.lakes.push_back(rep);
-        }
+    if (ids.lake >= 0 && lakes) {
+        const std::uint8_t* mask = hydro.lake_mask.cells().data();
+        for (std::size_t c = 0; c < classes.size(); ++c)
+            if (mask[c] && !into_mask[c]) cls[c] = static_cast<ClassId>(ids.lake);
+        for (const HydrologyResult::Lake& found : hydro.lakes)
+            if (found.open)
+                out.lakes.push_back({static_cast<int>(found.first % uw),
+                                     static_cast<int>(found.first / uw), found.open});
+    }
     const auto is_river = [&](std::uint32_t c) {
         return cls[c] == ids.river || (ids.waterfall >= 0 && cls[c] == ids.waterfall);
     };
