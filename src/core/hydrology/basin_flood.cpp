@@ -57,8 +57,10 @@ struct LabelForest {
 
 // Least significant digit radix sort of the pairs by cost (two passes of 8 bits): stable, so
 // pairs of equal cost stay in scan order. `hist` holds the counts of each byte of the costs.
-void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 256>, 2>& hist) {
-    BasinPairs tmp(pairs.size());
+void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 256>, 2>& hist,
+                  std::size_t room) {
+    BasinPairs tmp(std::max(pairs.size(), room));
+    const std::size_t count = pairs.size();
     for (int pass = 0; pass < 2; ++pass) {
         BasinPairs& from = pass == 0 ? pairs : tmp;
         BasinPairs& to = pass == 0 ? tmp : pairs;
@@ -69,8 +71,10 @@ void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 
             sum += hist[static_cast<std::size_t>(pass)][static_cast<std::size_t>(v)];
         }
         const int shift = pass * 8;
-        for (const BasinPair& e : from)
+        for (std::size_t i = 0; i < count; ++i) {
+            const BasinPair& e = from[i];
             to[at[static_cast<std::size_t>((e.cost >> shift) & 0xff)]++] = e;
+        }
     }
 }
 
@@ -173,7 +177,10 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
                 k += r[x] != r[x + uw];
         bound += k;
     }
-    BasinPairs pairs(bound);
+    // Buffers of at least 4 bytes per cell, the size of the stage's 32-bit grids: freed, they
+    // serve those grids (and the next run's pairs) without fresh pages (grid.hpp).
+    const std::size_t room = level_grid.size() / 4;
+    BasinPairs pairs(std::max(bound, room));
     std::array<std::array<std::uint32_t, 256>, 2> hist{};
     std::size_t kept = 0;
     // A pair is left out when the last pair kept for the same two basins (along the row for
@@ -216,7 +223,7 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
         }
     }
     pairs.resize(kept);
-    sort_by_cost(pairs, hist);
+    sort_by_cost(pairs, hist, room);
     return pairs;
 }
 
