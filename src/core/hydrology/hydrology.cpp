@@ -17,32 +17,42 @@ namespace {
 // cells counted by group — two sequential passes, no flood fill.
 void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
-    const std::size_t n = f.level.size();
+    const std::size_t n = f.level.size(), groups = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
     const std::uint32_t* basin = f.basin.cells().data();
     const std::uint32_t* group = f.depression.data();
     const std::uint8_t* into = out.into.cells().data();
-    std::vector<std::uint32_t> total(f.basins, 0);
+    // Counts per group in four interleaved tables (cell c counts in table c % 4): neighbours mostly
+    // share a group, and one table would make each count wait for the one before.
+    std::vector<std::uint32_t> counts(4 * groups, 0);
     for (std::size_t c = 0; c < n; ++c)
-        total[group[basin[c]]] += fi[c] > lv[c] ? 1u : 0u;
-    std::vector<std::uint8_t> large(f.basins);
-    for (std::uint32_t g = 0; g < f.basins; ++g)
-        large[g] = total[g] >= static_cast<std::uint64_t>(min_area) ? 1 : 0;
+        counts[(c & 3) * groups + group[basin[c]]] += fi[c] > lv[c] ? 1u : 0u;
+    std::vector<std::uint8_t> large(groups);
+    for (std::size_t g = 0; g < groups; ++g)
+        large[g] =
+            counts[g] + counts[groups + g] + counts[2 * groups + g] + counts[3 * groups + g] >=
+                    static_cast<std::uint64_t>(min_area)
+                ? 1
+                : 0;
     out.lake_mask = Grid<std::uint8_t>::uninitialised(w, h);
     std::uint8_t* mask = out.lake_mask.cells().data();
-    std::vector<std::uint32_t>& lake_of = total; // reused: the lake of each group
-    std::fill(lake_of.begin(), lake_of.end(), 0xffffffffu);
+    std::vector<std::uint32_t> lake_of(groups, 0xffffffffu);
+    std::fill(counts.begin(), counts.end(), 0u); // now the open cells of each lake's group
     for (std::size_t c = 0; c < n; ++c) {
         const std::uint32_t g = group[basin[c]];
         const bool lake = (fi[c] > lv[c]) & (large[g] != 0);
         mask[c] = lake ? 1 : 0;
-        if (!lake) continue;
-        if (lake_of[g] == 0xffffffffu) {
+        counts[(c & 3) * groups + g] += lake && !into[c] ? 1u : 0u;
+        if (lake && lake_of[g] == 0xffffffffu) {
             lake_of[g] = static_cast<std::uint32_t>(out.lakes.size());
             out.lakes.push_back({static_cast<std::uint32_t>(c), 0});
         }
-        out.lakes[lake_of[g]].open += into[c] ? 0u : 1u;
+    }
+    for (HydrologyResult::Lake& lake : out.lakes) {
+        const std::size_t g = group[basin[lake.first]];
+        lake.open = std::uint64_t{counts[g]} + counts[groups + g] + counts[2 * groups + g] +
+                    counts[3 * groups + g];
     }
 }
 
