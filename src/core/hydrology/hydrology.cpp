@@ -25,16 +25,29 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const std::uint8_t* into = out.into.cells().data();
     // Counts per group in four interleaved tables (cell c counts in table c % 4): neighbours mostly
     // share a group, and one table would make each count wait for the one before.
-    std::vector<std::uint32_t> counts(4 * groups, 0);
-    for (std::size_t c = 0; c < n; ++c)
-        counts[(c & 3) * groups + group[basin[c]]] += fi[c] > lv[c] ? 1u : 0u;
+    // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
+    // lake: its water is that sea's, and a lake there would be a sliver along the shore.
+    std::vector<std::uint32_t> counts(4 * groups, 0), shore(4 * groups, 0);
+    const std::size_t uw = static_cast<std::size_t>(w);
+    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y)
+        for (std::size_t x = 0; x < uw; ++x) {
+            const std::size_t c = y * uw + x;
+            const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
+            const bool wet = into[c] || (x > 0 && into[c - 1]) || (x + 1 < uw && into[c + 1]) ||
+                             (y > 0 && into[c - uw]) ||
+                             (y + 1 < static_cast<std::size_t>(h) && into[c + uw]);
+            const std::size_t slot = (c & 3) * groups + group[basin[c]];
+            counts[slot] += raised;
+            shore[slot] |= wet ? raised : 0u;
+        }
     std::vector<std::uint8_t> large(groups);
-    for (std::size_t g = 0; g < groups; ++g)
-        large[g] =
-            counts[g] + counts[groups + g] + counts[2 * groups + g] + counts[3 * groups + g] >=
-                    static_cast<std::uint64_t>(min_area)
-                ? 1
-                : 0;
+    for (std::size_t g = 0; g < groups; ++g) {
+        const std::uint64_t area = std::uint64_t{counts[g]} + counts[groups + g] +
+                                   counts[2 * groups + g] + counts[3 * groups + g];
+        const bool at_shore =
+            (shore[g] | shore[groups + g] | shore[2 * groups + g] | shore[3 * groups + g]) != 0;
+        large[g] = area >= static_cast<std::uint64_t>(min_area) && !at_shore ? 1 : 0;
+    }
     out.lake_mask = Grid<std::uint8_t>::uninitialised(w, h);
     std::uint8_t* mask = out.lake_mask.cells().data();
     std::vector<std::uint32_t> lake_of(groups, 0xffffffffu);
@@ -351,9 +364,13 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
     HydrologyResult out;
     out.into = std::move(into);
     if (heights.empty()) return out;
-    if (settings.method == RiverMethod::agents)
+    if (settings.method == RiverMethod::agents) {
+        // Lakes as method "flow" finds them (agents climb from the coast, so they never enter
+        // one: a lake's rim lies above it and it never touches an `into` cell).
+        if (settings.lake_min_area > 0)
+            find_lakes(flood_basins(quantise_heights(heights)), settings.lake_min_area, out);
         agent_rivers(heights, settings, seed, out);
-    else
+    } else
         flow_rivers(heights, rain, settings, seed, keep_flow, out);
     carve_and_widen(heights, settings, out);
     return out;
