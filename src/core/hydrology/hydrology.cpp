@@ -29,17 +29,21 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     // lake: its water is that sea's, and a lake there would be a sliver along the shore.
     std::vector<std::uint32_t> counts(4 * groups, 0), shore(4 * groups, 0);
     const std::size_t uw = static_cast<std::size_t>(w);
-    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y)
+    const std::vector<std::uint8_t> dry(uw + 2, 0); // the rows above and below the map
+    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
+        const std::uint8_t* row = into + y * uw;
+        const std::uint8_t* up = y > 0 ? row - uw : dry.data();
+        const std::uint8_t* dn = y + 1 < static_cast<std::size_t>(h) ? row + uw : dry.data();
         for (std::size_t x = 0; x < uw; ++x) {
             const std::size_t c = y * uw + x;
             const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
-            const bool wet = into[c] || (x > 0 && into[c - 1]) || (x + 1 < uw && into[c + 1]) ||
-                             (y > 0 && into[c - uw]) ||
-                             (y + 1 < static_cast<std::size_t>(h) && into[c + uw]);
+            const std::uint32_t wet =
+                row[x] | up[x] | dn[x] | (x > 0 ? row[x - 1] : 0u) | (x + 1 < uw ? row[x + 1] : 0u);
             const std::size_t slot = (c & 3) * groups + group[basin[c]];
             counts[slot] += raised;
-            shore[slot] |= wet ? raised : 0u;
+            shore[slot] |= wet != 0 ? raised : 0u;
         }
+    }
     std::vector<std::uint8_t> large(groups);
     for (std::size_t g = 0; g < groups; ++g) {
         const std::uint64_t area = std::uint64_t{counts[g]} + counts[groups + g] +
