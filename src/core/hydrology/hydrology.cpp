@@ -200,7 +200,11 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
     };
     std::vector<Mouth> mouths;
     for (std::uint32_t c = 0; c < n; ++c) {
-        if (acc[c] < threshold || is_lake(c)) continue;
+        // Most cells fail the threshold: a tight loop over the flow finds the next that does not.
+        while (c < n && acc[c] < threshold)
+            ++c;
+        if (c == n) break;
+        if (is_lake(c)) continue;
         const std::int64_t t = drain_target(f, c);
         if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
         if (is_into(c)) continue;
