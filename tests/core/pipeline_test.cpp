@@ -38,10 +38,12 @@ TEST_CASE("the pipeline runs the stages of README's diagram, in order, each time
           std::vector<std::string>{"noise", "hydrology", "classes", "class_passes", "cleanup",
                                    "legalise", "shares", "places", "roads", "reachability",
                                    "objects", "rules", "map"});
-    // The shipped overworld has no [classes] sections (that stage does not apply) and sets
-    // min_area (the clean-up does, and keep_shares after it).
-    const std::vector<std::string> diagram{"noise",   "classes", "cleanup", "shares",
-                                           "objects", "rules",   "map"};
+    // The shipped overworld has [rivers] (hydrology), no [classes] sections (that stage does not
+    // apply), sets min_area (the clean-up does, and keep_shares after it), has [[places]],
+    // [roads] and [constraints] walkable_regions = 1 (places, roads, reachability) and objects.
+    const std::vector<std::string> diagram{"noise",   "hydrology", "classes", "cleanup",
+                                           "shares",  "places",    "roads",   "reachability",
+                                           "objects", "rules",     "map"};
 
     auto overworld = sample("overworld.toml"); // scatters objects
     REQUIRE(overworld);
