@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "core/hash.hpp"
 #include "core/heightfield/heightfield.hpp"
@@ -524,6 +525,7 @@ struct Run {
     bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
     Grid<float> slope;            // places -> roads: slope_of the classes' first map
     Router router;                // roads -> reachability: buffers reused
+    std::vector<PlaceRule> place_rules;   // places -> roads, constraints: at the run's size
     std::optional<HydrologyResult> hydro; // hydrology -> classes
     ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
     // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
@@ -555,17 +557,34 @@ std::vector<std::uint32_t> run_start_cells(const Run& run) {
 bool has_places(const Run& run) {
     return !run.project.recipe.places.places.empty();
 }
+// The [[places]] rules at the run's size. They are written for the recipe's [map] size; a map of
+// fewer cells (generate --size) gets each count times (its cells / the recipe's cells), rounded to
+// the nearest whole number (the start keeps its 1), and each min_distance times the square root of
+// that ratio, so a small map has fewer places closer together instead of no room for them. At the
+// recipe's size or larger: the rules as written.
+std::vector<PlaceRule> place_rules_at_size(const Recipe& recipe, int width, int height) {
+    std::vector<PlaceRule> rules = recipe.places.places;
+    const double ratio = static_cast<double>(width) * height /
+                         (static_cast<double>(recipe.map.width) * recipe.map.height);
+    if (ratio >= 1) return rules;
+    for (PlaceRule& rule : rules) {
+        if (!rule.start) rule.count = static_cast<int>(std::lround(rule.count * ratio));
+        rule.min_distance *= std::sqrt(ratio);
+    }
+    return rules;
+}
+
 void make_places(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
+    run.place_rules = place_rules_at_size(recipe, run.width, run.height);
     const Grid<float>* heights = nullptr;
     if (!run.options.classes)
         for (const auto& [name, grid] : r.maps)
             if (name == class_maps(recipe).front()) heights = &grid;
     if (heights) run.slope = slope_of(*heights);
     r.places =
-        place_places(r.classes, heights ? *heights : Grid<float>{}, recipe.places.places, r.seed)
-            .places;
+        place_places(r.classes, heights ? *heights : Grid<float>{}, run.place_rules, r.seed).places;
 }
 
 // roads: [roads] between the places, written as overlay terrains (roads.hpp).
@@ -575,8 +594,8 @@ bool has_roads(const Run& run) {
 void make_roads(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
-    r.roads = build_roads(r.classes, run.slope, r.places, recipe.places.places,
-                          *recipe.places.roads, walkable_table(recipe), r.seed, run.router);
+    r.roads = build_roads(r.classes, run.slope, r.places, run.place_rules, *recipe.places.roads,
+                          walkable_table(recipe), r.seed, run.router);
     write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
     r.class_fractions =
         class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);
@@ -606,7 +625,7 @@ std::string unmet_constraint(const Run& run) {
     for (const Place& p : r.places)
         ++placed[static_cast<std::size_t>(p.rule)];
     for (std::size_t i = 0; i < placed.size(); ++i) {
-        const PlaceRule& rule = recipe.places.places[i];
+        const PlaceRule& rule = run.place_rules[i];
         if (placed[i] < rule.count)
             return "[[places]] '" + rule.name + "': count = " + std::to_string(rule.count) +
                    ", only " + std::to_string(placed[i]) + " found room";
@@ -748,18 +767,112 @@ void write_overlay(Run& run) {
     run.predicted = ClassGrid();
 }
 
-// After a stage that rewrites classes: a river's end cell that is no longer of an `into` class
-// (the clean-up kept a shore the prediction merged away) takes the `into` class predicted there,
-// so every river still ends in one.
+// The cells of the 4-connected region of class `c` holding `from` that are not yet in `seen`, up
+// to `limit` of them, appended to `out` (breadth-first, 4-neighbours N, W, E, S).
+void flood_class(const ClassGrid& g, std::uint32_t from, ClassId c, std::size_t limit,
+                 std::unordered_set<std::uint32_t>& seen, std::vector<std::uint32_t>& out) {
+    if (!seen.insert(from).second) return;
+    std::size_t next = out.size();
+    out.push_back(from);
+    const int w = g.width(), h = g.height();
+    for (std::size_t taken = 1; next < out.size() && taken < limit; ++next) {
+        const std::uint32_t at = out[next];
+        const int x = static_cast<int>(at % static_cast<std::uint32_t>(w));
+        const int y = static_cast<int>(at / static_cast<std::uint32_t>(w));
+        const int dx[4] = {0, -1, 1, 0}, dy[4] = {-1, 0, 0, 1};
+        for (int k = 0; k < 4 && taken < limit; ++k) {
+            const int nx = x + dx[k], ny = y + dy[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h || g(nx, ny) != c) continue;
+            const auto n = static_cast<std::uint32_t>(ny) * static_cast<std::uint32_t>(w) +
+                           static_cast<std::uint32_t>(nx);
+            if (seen.insert(n).second) {
+                out.push_back(n);
+                ++taken;
+            }
+        }
+    }
+}
+
+// Grows the region of river end cell `end` to `min_area` cells: the cells nearest to it
+// (breadth-first from the region, 4-neighbours N, W, E, S) take its class, joining every region
+// of that class they reach, until the region holds min_area cells. Never takes an overlay cell
+// (`frozen` classes) nor another river's end cell (`ends`, sorted). Returns whether a cell changed.
+bool grow_end_region(ClassGrid& g, std::uint32_t end, int min_area, std::uint32_t frozen,
+                     const std::vector<std::uint32_t>& ends) {
+    if (min_area <= 1) return false;
+    const ClassId c = g.cells()[end];
+    const auto want = static_cast<std::size_t>(min_area);
+    std::unordered_set<std::uint32_t> seen;
+    std::vector<std::uint32_t> region;
+    flood_class(g, end, c, want, seen, region);
+    if (region.size() >= want) return false;
+    const int w = g.width(), h = g.height();
+    bool changed = false;
+    for (std::size_t next = 0; next < region.size() && region.size() < want; ++next) {
+        const std::uint32_t at = region[next];
+        const int x = static_cast<int>(at % static_cast<std::uint32_t>(w));
+        const int y = static_cast<int>(at / static_cast<std::uint32_t>(w));
+        const int dx[4] = {0, -1, 1, 0}, dy[4] = {-1, 0, 0, 1};
+        for (int k = 0; k < 4 && region.size() < want; ++k) {
+            const int nx = x + dx[k], ny = y + dy[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            const auto n = static_cast<std::uint32_t>(ny) * static_cast<std::uint32_t>(w) +
+                           static_cast<std::uint32_t>(nx);
+            const ClassId was = g(nx, ny);
+            if (seen.count(n) || (was < 32 && ((frozen >> was) & 1u)) ||
+                std::binary_search(ends.begin(), ends.end(), n))
+                continue;
+            if (was == c) { // another region of the class: it joins, whole
+                flood_class(g, n, c, want - region.size(), seen, region);
+                continue;
+            }
+            seen.insert(n);
+            g(nx, ny) = c;
+            region.push_back(n);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+// The river end cells, sorted.
+std::vector<std::uint32_t> river_end_cells(const Run& run) {
+    std::vector<std::uint32_t> ends;
+    for (const auto& [cell, c] : run.river_ends)
+        ends.push_back(cell);
+    std::sort(ends.begin(), ends.end());
+    return ends;
+}
+
+// After a stage that rewrites classes: every river still ends in a region of an `into` class (or
+// a lake) of at least that class's min_area cells. A river's end cell that is no longer of an
+// `into` class or a lake (the clean-up merged away a shore the prediction kept) takes the `into`
+// class predicted there; a region of an `into` class at a river's end smaller than the class's
+// min_area (the end cell alone, or a shore the carving or the clean-up cut short) grows to
+// min_area (grow_end_region); land regions the growth left smaller than their min_area are then
+// merged into their surroundings (merge_small_regions), which never shrinks a region that has
+// min_area cells. Afterwards no region is smaller than its min_area (but regions only overlay
+// cells border, as after the clean-up), and every river ends where it did.
 void keep_river_ends(Run& run) {
     if (run.river_ends.empty()) return;
     const Recipe& recipe = run.project.recipe;
     std::uint32_t ok = class_mask(recipe, recipe.rivers->into);
     if (recipe.rivers->lake_symbol)
         ok |= class_mask(recipe, std::string(1, recipe.rivers->lake_symbol));
-    ClassId* cls = run.result.classes.cells().data();
-    for (const auto& [cell, c] : run.river_ends)
+    ClassGrid& g = run.result.classes;
+    ClassId* cls = g.cells().data();
+    const std::vector<std::uint32_t> ends = river_end_cells(run);
+    const std::uint32_t overlays = overlay_mask(recipe);
+    bool grew = false;
+    for (const auto& [cell, c] : run.river_ends) {
         if (!((ok >> cls[cell]) & 1u)) cls[cell] = c;
+        if ((overlays >> cls[cell]) & 1u) continue; // a lake
+        grew = grow_end_region(g, cell, recipe.cleanup[cls[cell]].min_area, overlays, ends) || grew;
+    }
+    if (grew) {
+        CleanupReport merged;
+        merge_small_regions(g, recipe.cleanup, merged, overlays);
+    }
 }
 
 // classes: the class grid (cut from the maps, or the given one) and the fraction of each class.
@@ -940,6 +1053,17 @@ void keep_shares(Run& run) {
             return legal->keeps_drawable(g, x, y, to);
         };
     }
+    // A river's end cell never moves (its region keeps min_area: class_shares.hpp).
+    const std::vector<std::uint32_t> ends = river_end_cells(run);
+    if (!ends.empty())
+        allowed = [&ends, inner = std::move(allowed)](const ClassGrid& g, int x, int y,
+                                                      ClassId to) {
+            const auto cell =
+                static_cast<std::uint32_t>(y) * static_cast<std::uint32_t>(g.width()) +
+                static_cast<std::uint32_t>(x);
+            if (std::binary_search(ends.begin(), ends.end(), cell)) return false;
+            return !inner || inner(g, x, y, to);
+        };
     r.shares =
         keep_class_shares(r.classes, targets, recipe.cleanup, r.seed, allowed, run.options.threads);
     keep_river_ends(run);

@@ -7,7 +7,9 @@
 //            thresholds are read off it before the carving
 //   classes  ClassGrid from the maps by percentile thresholds or the biome table (or the given
 //            class map), and the class fractions; with [rivers], lakes, rivers and waterfalls
-//            written over it (overlay terrains, which no later stage changes or produces)
+//            written over it (overlay terrains, which no later stage changes or produces); after
+//            each later class stage every river still ends in water of at least its min_area
+//            (docs/hydrology.md, "Where rivers end")
 //   class_passes  the rule files' [classes] sections rewrite the class grid, in order, as
 //            cellular automata (only when the rule files have such sections; a given class map
 //            is rewritten too)
@@ -17,7 +19,9 @@
 //   shares   [classes] keep_shares (default true): cells moved back along class borders so every
 //            class keeps its share (only after class passes, clean-up or legalise moved cells;
 //            after legalise only moves that keep every cell drawable)
-//   places   [[places]]: towns, a dungeon entrance, the start (places.hpp; only with [[places]])
+//   places   [[places]]: towns, a dungeon entrance, the start (places.hpp; only with [[places]]);
+//            on a map of fewer cells than the recipe's [map] size, counts and min_distance scaled
+//            down with the cell ratio (docs/places-and-roads.md, "Map size")
 //   roads    [roads]: least-cost roads and bridges between places, written into the class grid as
 //            overlay terrains (roads.hpp; only with [roads])
 //   reachability  [constraints] walkable_regions = 1: one walkable region holding the start

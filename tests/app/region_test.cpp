@@ -128,8 +128,26 @@ TEST_CASE("generate --region: bad windows and recipes that need the whole map") 
     }
     CHECK(f.tilegen("generate " + meadows + " --region 0,0,4,4 --infinite -o x.tmx").exit_code ==
           2);
-    // The default overworld cleans up the whole map (min_area): refused with the terrain's line.
-    const auto whole = f.tilegen("generate --region 0,0,16,16 -o y.tmx");
+    // The default overworld routes rivers over the whole map: refused at its [rivers] table.
+    const auto rivers = f.tilegen("generate --region 0,0,16,16 -o y.tmx");
+    CHECK(rivers.exit_code == 1);
+    CHECK(rivers.err.find("cannot have rivers") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(f.dir / "y.tmx"));
+    // Without [rivers] it still cleans up the whole map (min_area): refused with the terrain's
+    // line.
+    std::string text = read_text(source_dir() / "samples" / "overworld.toml");
+    const auto from = text.find("\n[rivers]"), to = text.find("\n[rules]");
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to > from);
+    text.erase(from, to - from);
+    for (const char* path :
+         {"\"../rules/", "\"../tilesets/overworld/tileset", "\"../tilesets/overworld/objects"}) {
+        const auto at = text.find(path);
+        REQUIRE(at != std::string::npos);
+        text.replace(at, 4, "\"" + (source_dir() / "samples").generic_string() + "/../");
+    }
+    write_text(f.dir / "dry.toml", text);
+    const auto whole = f.tilegen("generate dry.toml --region 0,0,16,16 -o y.tmx");
     CHECK(whole.exit_code == 1);
     CHECK(whole.err.find("infinite maps and regions cannot apply it") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(f.dir / "y.tmx"));

@@ -14,7 +14,7 @@ using namespace tilegen::test;
 
 namespace {
 std::string recipe() {
-    return shell_quote((source_dir() / "tests/data/rivers/overworld-rivers.toml").string());
+    return shell_quote((source_dir() / "samples/overworld.toml").string());
 }
 } // namespace
 
@@ -67,8 +67,8 @@ TEST_CASE("rivers: noise writes the carved heightfield the classes are cut from"
     Diagnostics d;
     const auto carved = io::parse_pfm(read_text(dir / "c.pfm"), "c", d);
     REQUIRE(carved);
-    const auto project = io::load_project(source_dir() / "tests/data/rivers/overworld-rivers.toml",
-                                          io::DiskFiles{}, d);
+    const auto project =
+        io::load_project(source_dir() / "samples/overworld.toml", io::DiskFiles{}, d);
     REQUIRE(project);
     GenerateOptions options;
     options.seed = 3;

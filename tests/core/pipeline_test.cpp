@@ -38,10 +38,12 @@ TEST_CASE("the pipeline runs the stages of README's diagram, in order, each time
           std::vector<std::string>{"noise", "hydrology", "classes", "class_passes", "cleanup",
                                    "legalise", "shares", "places", "roads", "reachability",
                                    "objects", "rules", "map"});
-    // The shipped overworld has no [classes] sections (that stage does not apply) and sets
-    // min_area (the clean-up does, and keep_shares after it).
-    const std::vector<std::string> diagram{"noise",   "classes", "cleanup", "shares",
-                                           "objects", "rules",   "map"};
+    // The shipped overworld has [rivers] (hydrology), no [classes] sections (that stage does not
+    // apply), sets min_area (the clean-up does, and keep_shares after it), has [[places]],
+    // [roads] and [constraints] walkable_regions = 1 (places, roads, reachability) and objects.
+    const std::vector<std::string> diagram{"noise",   "hydrology", "classes", "cleanup",
+                                           "shares",  "places",    "roads",   "reachability",
+                                           "objects", "rules",     "map"};
 
     auto overworld = sample("overworld.toml"); // scatters objects
     REQUIRE(overworld);
@@ -201,9 +203,13 @@ TEST_CASE("class_change_lines: classified, each pass, the clean-up, legalise and
                                            (result.classes_before_cleanup.empty() ? 0 : 1) +
                                            (result.classes_before_legalise.empty() ? 0 : 1) +
                                            (result.classes_before_shares.empty() ? 0 : 1);
-                REQUIRE(lines.size() == 1 + stages);
+                // Then, on a river or lake cell (the overworld's [rivers]), the hydrology's lines.
+                const std::size_t water = hydrology_lines(*project, result, x, y).size();
+                REQUIRE(lines.size() == 1 + stages + water);
                 CHECK(lines.front() == "classified as " + named(classified(x, y)));
-                const std::string& last = lines.back();
+                for (std::size_t i = 1 + stages; i < lines.size(); ++i)
+                    CHECK((lines[i].starts_with("river ") || lines[i].starts_with("lake ")));
+                const std::string& last = lines[stages];
                 CHECK(last.ends_with(named(result.classes(x, y))));
                 changed += classified(x, y) != result.classes(x, y) ? 1 : 0;
             }

@@ -54,10 +54,36 @@ TEST_CASE("every sample marks exactly its blockers as not walkable") {
             CHECK(s.boundary_edges == one.boundary_edges);
         }
         // Percentile classes keep their shares to within a cell per class (before any class pass
-        // or clean-up moves them; samples_test checks how far those go).
+        // or clean-up moves them; samples_test checks how far those go). With [rivers], the
+        // classes are cut from the carved map with the uncarved map's thresholds and the overlays
+        // written over them: the same recipe without [rivers] keeps the shares, and (carve = 0:
+        // only river and bank cells are lowered, and they become overlay) every cell that is not
+        // overlay has the class it has without rivers.
+        GenerateResult bare_result;
+        const GenerateResult* cut = &result;
+        if (project->recipe.rivers) {
+            Project bare = *project;
+            bare.recipe.rivers.reset();
+            bare_result = generate_map(bare, options);
+            cut = &bare_result;
+            if (project->recipe.rivers->carve == 0) {
+                REQUIRE(result.classes_before_cleanup.size() == result.classes.size());
+                REQUIRE(bare_result.classes_before_cleanup.size() == result.classes.size());
+                std::size_t differ = 0, overlay = 0;
+                for (std::size_t i = 0; i < result.classes.size(); ++i) {
+                    const ClassId c = result.classes_before_cleanup.cells()[i];
+                    if (project->recipe.terrain[c].overlay)
+                        ++overlay;
+                    else if (c != bare_result.classes_before_cleanup.cells()[i])
+                        ++differ;
+                }
+                CHECK(overlay > 0);
+                CHECK(differ == 0);
+            }
+        }
         for (std::size_t c = 0; c < shares.size(); ++c)
             if (!std::isnan(shares[c]))
-                CHECK(std::abs(result.classified_fractions[c] - shares[c]) * 100 <
+                CHECK(std::abs(cut->classified_fractions[c] - shares[c]) * 100 <
                       800.0 / static_cast<double>(one.cells));
     }
     CHECK(samples >= 8);

@@ -68,8 +68,12 @@ namespace {
 // (land a river encloses) are left out, and so are regions of the `mouths` classes that touch an
 // overlay cell (the water a river ends in, which the hydrology keeps where the clean-up would
 // merge it away: keep_river_ends in pipeline.cpp).
-std::vector<std::pair<ClassId, std::size_t>>
-region_sizes(const ClassGrid& g, std::uint32_t overlays = 0, std::uint32_t mouths = 0) {
+// With `cutters` (a class mask: the roads and bridges, drawn over the cleaned-up classes), regions
+// that touch one of their cells are left out too.
+std::vector<std::pair<ClassId, std::size_t>> region_sizes(const ClassGrid& g,
+                                                          std::uint32_t overlays = 0,
+                                                          std::uint32_t mouths = 0,
+                                                          std::uint32_t cutters = 0) {
     const auto is_overlay = [overlays](ClassId c) { return c < 32 && ((overlays >> c) & 1u); };
     std::vector<std::pair<ClassId, std::size_t>> out;
     Grid<int> seen(g.width(), g.height(), 0);
@@ -80,7 +84,7 @@ region_sizes(const ClassGrid& g, std::uint32_t overlays = 0, std::uint32_t mouth
             std::vector<std::pair<int, int>> stack{{x0, y0}};
             seen(x0, y0) = 1;
             std::size_t cells = 0;
-            bool bordered = false, by_land = false, by_overlay = false;
+            bool bordered = false, by_land = false, by_overlay = false, by_cutter = false;
             while (!stack.empty()) {
                 const auto [x, y] = stack.back();
                 stack.pop_back();
@@ -93,6 +97,7 @@ region_sizes(const ClassGrid& g, std::uint32_t overlays = 0, std::uint32_t mouth
                         bordered = true;
                         by_land = by_land || !is_overlay(g(nx, ny));
                         by_overlay = by_overlay || is_overlay(g(nx, ny));
+                        by_cutter = by_cutter || (g(nx, ny) < 32 && ((cutters >> g(nx, ny)) & 1u));
                     } else if (!seen(nx, ny)) {
                         seen(nx, ny) = 1;
                         stack.emplace_back(nx, ny);
@@ -101,6 +106,7 @@ region_sizes(const ClassGrid& g, std::uint32_t overlays = 0, std::uint32_t mouth
             }
             if (is_overlay(c) || (bordered && !by_land)) continue;
             if (by_overlay && c < 32 && ((mouths >> c) & 1u)) continue;
+            if (by_cutter) continue;
             out.emplace_back(c, cells);
         }
     return out;
@@ -140,12 +146,28 @@ TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on t
                                    project->recipe.terrain[i].share) <= 0.005);
             // No region smaller than its class's min_area remains (an independent count), but
             // land a river encloses (every cell around it overlay: the clean-up leaves it, as
-            // class_cleanup.hpp says).
-            for (const auto& [cls, cells] :
-                 region_sizes(result.classes, overlay_mask(project->recipe))) {
-                const int min_area = project->recipe.cleanup[cls].min_area;
-                if (cells != result.classes.size()) CHECK(cells >= std::max(min_area, 1));
+            // class_cleanup.hpp says) and, with [roads], land a road or bridge cuts off (they
+            // are drawn over the cleaned-up classes): the same seed without places and roads
+            // has none either.
+            std::uint32_t cutters = 0;
+            if (const auto& roads = project->recipe.places.roads)
+                cutters = (1u << roads->road_class) | (1u << roads->bridge_class);
+            std::vector<const ClassGrid*> grids{&result.classes};
+            GenerateResult bare_result;
+            if (cutters) {
+                Project bare = *project;
+                bare.recipe.places = {};
+                GenerateOptions bare_options = options;
+                bare_options.seed = result.seed; // the seed the constraints kept
+                bare_result = generate_map(bare, bare_options);
+                grids.push_back(&bare_result.classes);
             }
+            for (const ClassGrid* grid : grids)
+                for (const auto& [cls, cells] :
+                     region_sizes(*grid, overlay_mask(project->recipe), 0, cutters)) {
+                    const int min_area = project->recipe.cleanup[cls].min_area;
+                    if (cells != grid->size()) CHECK(cells >= std::max(min_area, 1));
+                }
             Grid<int> cover(result.classes.width(), result.classes.height(), 0);
             for (const PlacedObject& o : result.objects) {
                 ++objects;
@@ -177,7 +199,12 @@ TEST_CASE("every sample at its own size, 200 seeds: every class within a point o
             options.seed = seed;
             options.threads = 2;
             options.keep_details = false;
-            const GenerateResult result = generate_map(*project, options);
+            // Roads, bridges and the reachability fill ([[places]], [roads], [constraints]) move
+            // cells after the shares stage on purpose: the shares are those the class stages
+            // leave, the same seed without them.
+            Project bare = *project;
+            bare.recipe.places = {};
+            const GenerateResult result = generate_map(bare, options);
             std::vector<double> targets = share_targets(project->recipe, result);
             // An independent count of the final classes; shares are of the cells that are not
             // overlay terrain (rivers, lakes, waterfalls), the targets renormalised alike.
@@ -229,13 +256,31 @@ TEST_CASE(
             options.threads = 2;
             const GenerateResult result = generate_map(*project, options);
             CAPTURE(seed);
+            // Roads, bridges and the reachability fill are drawn over the cleaned-up classes:
+            // land they cut off may be small, and they move cells between classes on purpose. The
+            // same seed without places and roads (`bare`) has no specks and keeps the shares.
+            std::uint32_t cutters = 0;
+            if (const auto& roads = project->recipe.places.roads)
+                cutters = (1u << roads->road_class) | (1u << roads->bridge_class);
+            GenerateResult bare_result;
+            if (cutters) {
+                Project bare = *project;
+                bare.recipe.places = {};
+                GenerateOptions bare_options = options;
+                bare_options.seed = result.seed; // the seed the constraints kept
+                bare_result = generate_map(bare, bare_options);
+            }
+            const GenerateResult& classes_result = cutters ? bare_result : result;
             // share_error (over the cells that are not overlay terrain): within a point.
-            const MapStats stats = map_stats_of(*project, result, 2);
+            const MapStats stats = map_stats_of(*project, classes_result, 2);
             for (std::size_t i = 0; i < project->recipe.terrain.size(); ++i)
                 if (!std::isnan(stats.share_error[i])) CHECK(std::abs(stats.share_error[i]) <= 1.0);
             // No specks (overlay terrains are drawn features: a waterfall is one or two cells).
             for (const auto& [cls, cells] :
-                 region_sizes(result.classes, overlay_mask(project->recipe)))
+                 region_sizes(classes_result.classes, overlay_mask(project->recipe)))
+                CHECK(cells > 3);
+            for (const auto& [cls, cells] :
+                 region_sizes(result.classes, overlay_mask(project->recipe), 0, cutters))
                 CHECK(cells > 3);
         }
     }

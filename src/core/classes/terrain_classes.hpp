@@ -33,7 +33,8 @@ struct TerrainClass {
         color;            // 0xRRGGBB: the class's color in PNG class maps and overlays (optional)
     bool walkable = true; // false for blockers (water, walls, ...): map statistics count the
                           // 4-connected regions of walkable cells; default true
-    bool overlay = false; // a terrain without a share (percentile recipes) or named by [rivers]:
+    bool overlay = false; // a terrain without a share (percentile recipes), or named by [rivers]
+                          // or as [roads] class or bridge_class and in no biome table row:
                           // never cut from the heightfield, written only by a stage (hydrology,
                           // roads) or a given class map; never changed or produced by class
                           // passes, clean-up and legalisation

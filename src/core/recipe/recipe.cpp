@@ -502,6 +502,17 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     }
 
     recipe.places = parse_places_recipe(reader, root, recipe.terrain);
+    // The road and bridge terrains are overlays when nothing cuts them from the heightfield (in
+    // a biome recipe: no table row uses them; percentile terrains without a share already are).
+    if (recipe.places.roads && recipe.classes.biomes)
+        for (const ClassId c :
+             {recipe.places.roads->road_class, recipe.places.roads->bridge_class}) {
+            if (c >= recipe.terrain.size()) continue;
+            bool cut = false;
+            for (const std::string& row : recipe.classes.biomes->table)
+                cut = cut || row.find(recipe.terrain[c].symbol) != std::string::npos;
+            if (!cut) recipe.terrain[c].overlay = true;
+        }
 
     // combine references and cycles
     for (const MapDefinition& def : recipe.maps)
