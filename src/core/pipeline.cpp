@@ -543,6 +543,7 @@ bool has_roads(const Run& run) {
 void make_roads(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
+    if (run.options.keep_details) r.classes_before_roads = r.classes;
     r.roads = build_roads(r.classes, run.slope, r.places, recipe.places.places,
                           *recipe.places.roads, walkable_table(recipe), r.seed, run.router);
     write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
@@ -558,6 +559,8 @@ bool has_reachability(const Run& run) {
 void make_reachable_stage(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
+    if (run.options.keep_details && r.classes_before_roads.empty())
+        r.classes_before_roads = r.classes;
     const RoadSettings roads = recipe.places.roads.value_or(RoadSettings{});
     r.reach = make_reachable(r.classes, walkable_table(recipe), run_start_cells(run),
                              *recipe.places.constraints, roads,
@@ -1116,8 +1119,9 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
         !result.classes_before_passes.empty()     ? result.classes_before_passes
         : !result.classes_before_cleanup.empty()  ? result.classes_before_cleanup
         : !result.classes_before_legalise.empty() ? result.classes_before_legalise
-                                                  : result.classes_before_shares;
-    if (first.empty() || !first.contains(x, y)) return lines;
+        : !result.classes_before_shares.empty()   ? result.classes_before_shares
+                                                  : result.classes_before_roads;
+    if (first.empty() || !first.contains(x, y)) return place_road_lines(project, result, x, y);
     lines.push_back("classified as " + named(first(x, y)));
     if (!result.classes_before_passes.empty())
         for (std::string& line : class_history_lines(project.class_passes, result.pass_runs,
@@ -1130,6 +1134,7 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
         {"clean-up (min_width, min_area)", &result.classes_before_cleanup},
         {"legalise", &result.classes_before_legalise},
         {"shares (keep_shares)", &result.classes_before_shares},
+        {"roads and passes", &result.classes_before_roads},
     };
     for (std::size_t i = 0; i < std::size(stages); ++i) {
         const ClassGrid& before = *stages[i].second;
@@ -1147,6 +1152,78 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
     if (result.hydrology && result.classes.contains(x, y))
         for (std::string& line : hydrology_lines(project, result, x, y))
             lines.push_back(std::move(line));
+    for (std::string& line : place_road_lines(project, result, x, y))
+        lines.push_back(std::move(line));
+    return lines;
+}
+
+std::vector<std::string> place_road_lines(const Project& project, const GenerateResult& result,
+                                          int x, int y) {
+    std::vector<std::string> lines;
+    if (!result.classes.contains(x, y)) return lines;
+    const auto& rules = project.recipe.places.places;
+    const auto& places = result.places;
+    // A place as the TMX names it: its [[places]] name and index (n-th place of that name).
+    const auto place_name = [&](int pi) {
+        if (pi < 0 || pi >= static_cast<int>(places.size())) return std::string("the network");
+        const int rule = places[static_cast<std::size_t>(pi)].rule;
+        int index = 0;
+        for (int k = 0; k < pi; ++k)
+            index += places[static_cast<std::size_t>(k)].rule == rule ? 1 : 0;
+        return "'" + rules[static_cast<std::size_t>(rule)].name + "' (index " +
+               std::to_string(index) + ")";
+    };
+    const auto at = [](int px, int py) {
+        return "(" + std::to_string(px) + ", " + std::to_string(py) + ")";
+    };
+    const auto cost_text = [](std::uint64_t cost) {
+        std::ostringstream out;
+        out << static_cast<double>(cost) / kCostScale;
+        return out.str();
+    };
+    for (std::size_t pi = 0; pi < places.size(); ++pi) {
+        const Place& p = places[pi];
+        if (x < p.x || y < p.y || x >= p.x + p.w || y >= p.y + p.h) continue;
+        const PlaceRule& rule = rules[static_cast<std::size_t>(p.rule)];
+        int index = 0, of = 0;
+        for (std::size_t k = 0; k < places.size(); ++k)
+            if (places[k].rule == p.rule) {
+                index += k < pi ? 1 : 0;
+                ++of;
+            }
+        lines.push_back("place '" + rule.name + "' (index " + std::to_string(index) + " of " +
+                        std::to_string(of) + "): cell " + at(p.x, p.y) + ", footprint " +
+                        std::to_string(p.w) + "x" + std::to_string(p.h) +
+                        (rule.sprite.empty() ? std::string() : ", sprite " + rule.sprite) +
+                        (rule.start ? ", start" : ""));
+    }
+    const auto cell = static_cast<std::uint32_t>(y * result.classes.width() + x);
+    const auto& roads = result.roads.roads;
+    bool on_road = false;
+    for (std::size_t ri = 0; ri < roads.size(); ++ri) {
+        const Road& r = roads[ri];
+        const auto it = std::find(r.cells.begin(), r.cells.end(), cell);
+        if (it == r.cells.end()) continue;
+        on_road = true;
+        std::size_t bridges = 0;
+        for (std::uint8_t b : r.bridged)
+            bridges += b;
+        const bool bridge = r.bridged[static_cast<std::size_t>(it - r.cells.begin())] != 0;
+        lines.push_back(std::string(bridge ? "bridge on road " : "road ") + std::to_string(ri + 1) +
+                        " of " + std::to_string(roads.size()) + (r.loop ? " (a loop)" : "") +
+                        ": from " + place_name(r.network_place) + " to " + place_name(r.to_place) +
+                        ", " + std::to_string(r.cells.size()) + " cells (" +
+                        std::to_string(bridges) + " bridge cells), cost " + cost_text(r.cost));
+    }
+    const auto& settings = project.recipe.places.roads;
+    const ClassId c = result.classes(x, y);
+    if (!on_road && settings && result.reach.carved > 0) {
+        const ClassId road = settings->road_class, bridge = settings->bridge_class;
+        if (c == road || c == bridge)
+            lines.push_back(std::string(c == bridge ? "bridge" : "pass") +
+                            " carved by [constraints] walkable_regions = 1 (policy connect): "
+                            "joins walkable regions");
+    }
     return lines;
 }
 

@@ -121,6 +121,9 @@ struct GenerateResult {
     // The grid legalise started from (empty without it or without keep_details), and its report.
     ClassGrid classes_before_legalise;
     LegaliseReport legalise;
+    // The grid the roads (or, without [roads], the reachability stage) started from (empty
+    // without those stages or without keep_details): what roads and carved passes replaced.
+    ClassGrid classes_before_roads;
     std::vector<std::vector<std::uint64_t>> pass_changed; // per pass, per run: cells changed
     std::vector<LayerRules> layers;   // the rules as ordered and resolved for this run
     std::vector<Grid<int>> decisions; // per layer: the deciding rule (index into
@@ -183,6 +186,14 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
 // of class_change_lines (explain, the viewer's inspector).
 std::vector<std::string> hydrology_lines(const Project& project, const GenerateResult& result,
                                          int x, int y);
+
+// [[places]] and [roads]: the place whose footprint holds cell (x, y) ("place 'NAME' (index I of
+// N): cell (x, y), footprint WxH, sprite S, start"), each road over it ("road R of M: from 'A'
+// (index I) to 'B' (index J), L cells (K bridge cells), cost C", "bridge on road ..." on a span,
+// "(a loop)" for extra links), or that it is a pass or bridge the reachability stage carved; empty
+// otherwise. Part of class_change_lines (explain, the viewer's inspector).
+std::vector<std::string> place_road_lines(const Project& project, const GenerateResult& result,
+                                          int x, int y);
 
 // What neighbours outside the map count as, from [rules] outside.
 OutsidePolicy outside_policy(const Recipe& recipe);

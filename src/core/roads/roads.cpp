@@ -145,6 +145,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         road.bridged = std::move(r.bridged);
         road.cost = r.cost;
         road.to_place = reached;
+        road.network_place = from;
         result.roads.push_back(std::move(road));
     }
     for (int m : members)
@@ -205,6 +206,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             road.cost = r.cost;
             road.to_place = reached;
             road.from_place = from;
+            road.network_place = from;
             road.loop = true;
             result.roads.push_back(std::move(road));
             ++made;
