@@ -531,9 +531,9 @@ void make_places(Run& run) {
         for (const auto& [name, grid] : r.maps)
             if (name == class_maps(recipe).front()) heights = &grid;
     if (heights) run.slope = slope_of(*heights);
-    r.places =
-        place_places(r.classes, heights ? *heights : Grid<float>{}, recipe.places.places, r.seed)
-            .places;
+    r.places = place_places(r.classes, heights ? *heights : Grid<float>{}, recipe.places.places,
+                            r.seed, heights ? &run.slope : nullptr)
+                   .places;
 }
 
 // roads: [roads] between the places, written as overlay terrains (roads.hpp).

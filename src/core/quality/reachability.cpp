@@ -117,20 +117,19 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             else
                 g.cost[i] = pass;
         }
-        // One Dijkstra from the main region's border (binary heap keyed by distance, then cell
-        // index). Reaching a cell of another big region carves the route back to the regions
-        // already joined and joins that region: its border cells enter at the distance it was
-        // reached at, so the routes form one tree, and the interior of joined regions is never
-        // explored.
+        // One Dijkstra from the main region's border (a bucket queue keyed by distance; entries
+        // of one distance last in, first out). Reaching a cell of another big region carves the
+        // route back to the regions already joined and joins that region: its border cells enter at
+        // the distance it was reached at, so the routes form one tree, and the interior of joined
+        // regions is never explored.
         constexpr std::uint32_t kInf = 0xFFFFFFFFu;
         constexpr std::uint8_t kRoot = 0xFF;
         std::vector<std::uint32_t> dist(n, kInf);
         std::vector<std::uint8_t> parent(n, kRoot);
-        std::vector<std::uint64_t> heap;
-        const auto push = [&](std::uint32_t d, std::uint32_t c) {
-            heap.push_back((static_cast<std::uint64_t>(d) << 32) | c);
-            std::push_heap(heap.begin(), heap.end(), std::greater<>());
-        };
+        BucketQueue queue;
+        queue.reset(0, static_cast<std::uint64_t>(std::max(pass, one)) +
+                           static_cast<std::uint64_t>(g.max_bridge) * g.bridge_cost + 1);
+        const auto push = [&](std::uint32_t d, std::uint32_t c) { queue.push(d, c); };
         const auto join = [&](std::int32_t r, std::uint32_t d) {
             merged[r] = 1;
             for (std::uint32_t c : border[r])
@@ -145,13 +144,10 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             const std::int32_t l = regions.label[c];
             return l >= 0 && merged[l];
         };
-        while (!heap.empty()) {
-            std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-            const std::uint64_t top = heap.back();
-            heap.pop_back();
-            const auto d = static_cast<std::uint32_t>(top >> 32);
-            const auto c = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
-            if (d != dist[c]) continue;
+        while (!queue.empty()) {
+            const auto [key, c] = queue.pop();
+            const auto d = static_cast<std::uint32_t>(key);
+            if (key != dist[c]) continue; // stale entry
             const std::int32_t l = regions.label[c];
             if (l >= 0 && !merged[l] && big(l)) {
                 // Carve the route back to a joined cell.

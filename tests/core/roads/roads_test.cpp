@@ -87,8 +87,9 @@ ClassGrid random_classes(int w, int h, std::uint64_t seed, int classes) {
 } // namespace
 
 TEST_CASE("route: exact least cost and valid moves, against a textbook Dijkstra") {
-    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-        const int w = 24 + static_cast<int>(seed % 7), h = 17 + static_cast<int>(seed % 5);
+    Router router; // one router: its stamped buffers are reused between calls and sizes
+    for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+        const int w = 24 + static_cast<int>(seed % 7) * 6, h = 17 + static_cast<int>(seed % 5) * 5;
         CostGrid g;
         g.width = w;
         g.height = h;
@@ -105,14 +106,25 @@ TEST_CASE("route: exact least cost and valid moves, against a textbook Dijkstra"
         std::vector<std::uint8_t> target(w * h, 0);
         const std::uint32_t t = static_cast<std::uint32_t>((seed * 7919) % (w * h));
         target[t] = 1;
-        Router router;
-        const Route r = router.route(g, sources, target);
+        // Half the cases A* towards boxes around the targets (one around the target, one
+        // elsewhere), the other half Dijkstra; a second target makes the boxes two.
+        std::vector<Router::Box> boxes;
+        if (seed % 2 == 0) {
+            const int tx = static_cast<int>(t) % w, ty = static_cast<int>(t) / w;
+            boxes.push_back({tx, ty, tx + 1, ty + 1});
+            const std::uint32_t t2 = static_cast<std::uint32_t>((seed * 104729) % (w * h));
+            target[t2] = 1;
+            boxes.push_back({static_cast<int>(t2) % w, static_cast<int>(t2) / w,
+                             static_cast<int>(t2) % w + 1, static_cast<int>(t2) / w + 1});
+        }
+        const Route r = router.route(g, sources, target, boxes);
         const std::uint64_t ref = reference_cost(g, sources, target);
         CHECK(r.found == (ref != std::numeric_limits<std::uint64_t>::max()));
         if (!r.found) continue;
         CHECK(r.cost == ref);
         CHECK(r.cells.front() == sources[0]);
-        CHECK(r.cells.back() == t);
+        CHECK(target[r.cells.back()] == 1);
+        if (boxes.empty()) CHECK(r.cells.back() == t);
         // Recount the cost and the moves from the cells.
         std::uint64_t cost = 0;
         int span = 0;
