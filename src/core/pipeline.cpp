@@ -1053,7 +1053,162 @@ std::vector<std::string> pipeline_stage_names() {
     return names;
 }
 
+namespace {
+
+// The weighted sum of the evaluation functions [search] weights.
+double search_score(const SearchSettings& s, const Fitness& f) {
+    return s.weight_accessibility * f.accessibility + s.weight_obstacle_edges * f.obstacle_edges +
+           s.weight_fairness * f.fairness;
+}
+
+// The project with the search's values written into its recipe (and no [search]).
+std::optional<Project> with_values(const Project& project, const std::vector<double>& values) {
+    const Recipe& recipe = project.recipe;
+    const auto text = apply_search_values(recipe.source, recipe.search->ranges, values);
+    if (!text) return std::nullopt;
+    Diagnostics diags;
+    std::optional<Recipe> changed = parse_recipe(*text, recipe.path, diags);
+    if (!changed) return std::nullopt;
+    Project p = project;
+    // What the project loader resolved stays: the places' footprints from their sprites.
+    auto& places = changed->places.places;
+    for (std::size_t i = 0; i < places.size() && i < recipe.places.places.size(); ++i) {
+        places[i].footprint_w = recipe.places.places[i].footprint_w;
+        places[i].footprint_h = recipe.places.places[i].footprint_h;
+    }
+    p.recipe = std::move(*changed);
+    p.recipe.source = recipe.source;
+    p.recipe.search.reset();
+    return p;
+}
+
+std::string score_text(double score) {
+    std::ostringstream out;
+    out << score;
+    return out.str();
+}
+
+std::string fitness_text(const Fitness& f) {
+    std::ostringstream out;
+    out << "accessibility " << f.accessibility << ", obstacle_edges " << f.obstacle_edges
+        << ", fairness " << f.fairness;
+    return out.str();
+}
+
+GenerateResult generate_tries(const Project& project, const GenerateOptions& options);
+
+} // namespace
+
 GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
+    const Recipe& recipe = project.recipe;
+    if (!recipe.search || options.classes) return generate_tries(project, options);
+    // [search]: a deterministic evolutionary loop over the ranges' values (search_parser.hpp).
+    const auto t_start = std::chrono::steady_clock::now();
+    const SearchSettings& s = *recipe.search;
+    const std::uint64_t seed = options.seed.value_or(recipe.map.seed);
+    const std::size_t params = s.ranges.size();
+    struct Individual {
+        std::vector<double> values;
+        bool met = false;
+        double score = 0;
+        Fitness fitness;
+    };
+    GenerateOptions quiet = options;
+    quiet.progress = nullptr;
+    quiet.keep_details = false;
+    int evaluations = 0;
+    const auto evaluate = [&](Individual& ind) {
+        ++evaluations;
+        const std::optional<Project> p = with_values(project, ind.values);
+        if (!p) return; // cannot happen: both ends of every range were checked
+        const SearchEvaluation e = evaluate_constraints(*p, quiet, seed);
+        ind.met = e.met;
+        ind.fitness = e.fitness;
+        ind.score = search_score(s, e.fitness);
+    };
+    // A uniform number in [0, 1) from (seed, generation, individual, parameter): no state.
+    const auto uniform = [&](int generation, int individual, std::size_t param) {
+        return static_cast<double>(hash_values(seed, 0x65766f6c7665ull /* "evolve" */, generation,
+                                               individual, param) >>
+                                   11) *
+               0x1.0p-53;
+    };
+    const auto settle = [&](const SearchRange& r, double v) {
+        v = std::clamp(v, r.low, r.high);
+        return r.integer ? static_cast<double>(std::llround(v)) : v;
+    };
+    // Better: constraints met first, then the higher score; ties keep the earlier individual.
+    const auto better = [](const Individual& a, const Individual& b) {
+        if (a.met != b.met) return a.met;
+        return a.score > b.score;
+    };
+    std::vector<Individual> population;
+    for (int i = 0; i < s.population; ++i) {
+        Individual ind;
+        for (std::size_t k = 0; k < params; ++k) {
+            const SearchRange& r = s.ranges[k];
+            ind.values.push_back(i == 0 ? r.initial
+                                        : settle(r, r.low + uniform(0, i, k) * (r.high - r.low)));
+        }
+        evaluate(ind);
+        population.push_back(std::move(ind));
+    }
+    const int elites = (s.population + 1) / 2;
+    for (int g = 0;; ++g) {
+        std::stable_sort(population.begin(), population.end(), better);
+        const Individual& best = population.front();
+        if (options.progress) {
+            std::string line = "search generation " + std::to_string(g + 1) + "/" +
+                               std::to_string(s.generations) + ": best score " +
+                               score_text(best.score) + " (" + fitness_text(best.fitness) + ")" +
+                               (best.met ? "" : ", constraints missed");
+            for (std::size_t k = 0; k < params; ++k)
+                line += ", " + s.ranges[k].path + " = " +
+                        search_value_text(s.ranges[k], best.values[k]);
+            options.progress(line);
+        }
+        if (g + 1 >= s.generations) break;
+        // The elites stay (not evaluated again); each other slot is a mutated elite: every value
+        // moves by up to a quarter of its range either way.
+        population.resize(static_cast<std::size_t>(elites));
+        for (int i = elites; i < s.population; ++i) {
+            Individual child;
+            const Individual& parent = population[static_cast<std::size_t>((i - elites) % elites)];
+            for (std::size_t k = 0; k < params; ++k) {
+                const SearchRange& r = s.ranges[k];
+                const double step = (uniform(g + 1, i, k) - 0.5) * 0.5 * (r.high - r.low);
+                child.values.push_back(settle(r, parent.values[k] + step));
+            }
+            evaluate(child);
+            population.push_back(std::move(child));
+        }
+    }
+    const Individual& best = population.front();
+    std::optional<Project> kept = with_values(project, best.values);
+    GenerateResult result = generate_tries(kept ? *kept : project, options);
+    SearchReport& report = result.search;
+    report.ran = true;
+    report.generations = s.generations;
+    report.population = s.population;
+    report.evaluations = evaluations;
+    report.score = search_score(s, result.constraints.fitness);
+    for (std::size_t k = 0; k < params; ++k) {
+        report.values.push_back({s.ranges[k].path, best.values[k]});
+        result.map.properties.push_back({"search." + s.ranges[k].path,
+                                         s.ranges[k].integer ? "int" : "float",
+                                         search_value_text(s.ranges[k], best.values[k])});
+    }
+    result.constraints.asked = true;
+    if (!result.timings.empty() && result.timings.back().stage == "total")
+        result.timings.back().ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start)
+                .count();
+    return result;
+}
+
+namespace {
+
+GenerateResult generate_tries(const Project& project, const GenerateOptions& options) {
     const auto t_start = std::chrono::steady_clock::now();
     const Recipe& recipe = project.recipe;
     const std::uint64_t base_seed = options.seed.value_or(recipe.map.seed);
@@ -1098,6 +1253,26 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
                                                    .count()});
         return std::move(run.result);
     }
+}
+
+} // namespace
+
+SearchEvaluation evaluate_constraints(const Project& project, const GenerateOptions& options,
+                                      std::uint64_t seed) {
+    const Recipe& recipe = project.recipe;
+    Run run(project, options);
+    run.result.seed = seed;
+    run.width = options.width.value_or(recipe.map.width);
+    run.height = options.height.value_or(recipe.map.height);
+    for (const Stage& stage : kStages) {
+        if (!stage.applies || stage.applies(run)) stage.run(run);
+        if (std::string_view(stage.name) == "reachability") break;
+    }
+    SearchEvaluation e;
+    e.met = unmet_constraint(run).empty();
+    e.fitness = evaluate_fitness(run.result.classes, walkable_table(recipe), run_start_cells(run),
+                                 run.result.places, start_rule(recipe));
+    return e;
 }
 
 std::vector<ClassStep> class_history(const Project& project, const GenerateResult& result, int x,
