@@ -8,6 +8,9 @@
 namespace tilegen {
 
 Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable) {
+    // One raster pass of union-find over provisional labels (a walkable cell joins its left and
+    // upper walkable neighbours), then one pass numbering the roots in order of their first cell:
+    // the same labels as a flood fill from each region's first cell in row-major order.
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
     Regions r;
@@ -15,29 +18,49 @@ Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walk
     std::array<bool, 256> walk{};
     for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
         walk[c] = walkable[c];
-    std::vector<std::uint32_t> queue;
-    const ClassId* cells = classes.cells().data();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (r.label[i] >= 0 || !walk[cells[i]]) continue;
-        const auto id = static_cast<std::int32_t>(r.size.size());
-        queue.clear();
-        queue.push_back(static_cast<std::uint32_t>(i));
-        r.label[i] = id;
-        for (std::size_t head = 0; head < queue.size(); ++head) {
-            const std::uint32_t c = queue[head];
-            const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
-            auto visit = [&](std::uint32_t nb) {
-                if (r.label[nb] < 0 && walk[cells[nb]]) {
-                    r.label[nb] = id;
-                    queue.push_back(nb);
-                }
-            };
-            if (x > 0) visit(c - 1);
-            if (x + 1 < w) visit(c + 1);
-            if (y > 0) visit(c - w);
-            if (y + 1 < h) visit(c + w);
+    std::vector<std::int32_t> parent; // per provisional label: its parent (roots: itself)
+    const auto find = [&](std::int32_t a) {
+        while (parent[static_cast<std::size_t>(a)] != a) {
+            const std::int32_t up = parent[static_cast<std::size_t>(a)];
+            parent[static_cast<std::size_t>(a)] = parent[static_cast<std::size_t>(up)];
+            a = up;
         }
-        r.size.push_back(queue.size());
+        return a;
+    };
+    const ClassId* cells = classes.cells().data();
+    std::int32_t* label = r.label.data();
+    for (int y = 0; y < h; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * w;
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = row + x;
+            if (!walk[cells[i]]) continue;
+            const std::int32_t left = x > 0 ? label[i - 1] : -1;
+            const std::int32_t up = y > 0 ? label[i - w] : -1;
+            if (left < 0 && up < 0) {
+                label[i] = static_cast<std::int32_t>(parent.size());
+                parent.push_back(label[i]);
+            } else if (up < 0 || left == up) {
+                label[i] = left;
+            } else if (left < 0) {
+                label[i] = up;
+            } else {
+                const std::int32_t a = find(left), b = find(up);
+                if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+                label[i] = left;
+            }
+        }
+    }
+    std::vector<std::int32_t> final_id(parent.size(), -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (label[i] < 0) continue;
+        const std::int32_t root = find(label[i]);
+        std::int32_t& id = final_id[static_cast<std::size_t>(root)];
+        if (id < 0) {
+            id = static_cast<std::int32_t>(r.size.size());
+            r.size.push_back(0);
+        }
+        label[i] = id;
+        ++r.size[static_cast<std::size_t>(id)];
     }
     return r;
 }

@@ -66,7 +66,11 @@ std::optional<SearchSettings> parse_search(TomlReader& reader, const toml::table
                      "[search] needs [search.ranges]: \"PATH\" = [LOW, HIGH] per parameter");
         return s;
     }
+    if (ranges->size() > 32)
+        reader.error(ranges->source(), "[search.ranges] has " + std::to_string(ranges->size()) +
+                                           " parameters, at most 32");
     for (const auto& [key, node] : *ranges) {
+        if (!reader.ok()) break;
         SearchRange r;
         r.path = std::string(key.str());
         r.line = static_cast<int>(node.source().begin.line);

@@ -2,7 +2,8 @@
 // evolutionary loop may vary, their ranges, and the weights of the evaluation functions.
 //   [search]         generations 1..100 (4), population 2..64 (6), weights { accessibility,
 //                    obstacle_edges, fairness } each 0..100 (1, 1, 1)
-//   [search.ranges]  "PATH" = [LOW, HIGH]: PATH names a number the recipe sets (toml++ path syntax:
+//   [search.ranges]  "PATH" = [LOW, HIGH], 1 to 32 of them: PATH names a number the recipe sets
+//   (toml++ path syntax:
 //                    "noise.scale", "maps.moisture.scale", "places[1].min_distance"); not under
 //                    [map] or [search]; LOW <= HIGH; an integer in the recipe stays an integer.
 //                    The recipe with either end written in must be valid (its error is reported at

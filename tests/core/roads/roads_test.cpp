@@ -360,3 +360,41 @@ TEST_CASE("reachability: connect and fill leave one big walkable region holding 
             }
         }
 }
+
+TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from each region's first "
+          "cell") {
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        const int w = 5 + static_cast<int>(seed % 13) * 3, h = 3 + static_cast<int>(seed % 7) * 4;
+        const ClassGrid g = random_classes(w, h, seed, 3);
+        const std::vector<bool> walkable = {true, false, seed % 2 == 0};
+        const Regions r = walkable_regions(g, walkable);
+        // Reference: row-major scan; a walkable unlabelled cell starts a flood fill.
+        std::vector<std::int32_t> label(g.size(), -1);
+        std::vector<std::uint64_t> size;
+        for (std::size_t i = 0; i < g.size(); ++i) {
+            if (label[i] >= 0 || !walkable[g.cells()[i]]) continue;
+            const auto id = static_cast<std::int32_t>(size.size());
+            size.push_back(0);
+            std::vector<std::size_t> stack{i};
+            label[i] = id;
+            while (!stack.empty()) {
+                const std::size_t c = stack.back();
+                stack.pop_back();
+                ++size.back();
+                const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+                const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+                for (int k = 0; k < 4; ++k) {
+                    const int nx = x + dx[k], ny = y + dy[k];
+                    if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                    const std::size_t nb = static_cast<std::size_t>(ny) * w + nx;
+                    if (label[nb] < 0 && walkable[g.cells()[nb]]) {
+                        label[nb] = id;
+                        stack.push_back(nb);
+                    }
+                }
+            }
+        }
+        CHECK(r.label == label);
+        CHECK(r.size == size);
+    }
+}
