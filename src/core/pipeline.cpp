@@ -496,6 +496,21 @@ struct Run {
     ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
     // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
     std::vector<std::pair<std::uint32_t, ClassId>> river_ends;
+
+    // Everything the stages left in `from` (another project's run; the router's buffers aside).
+    void take_state(const Run& from) {
+        width = from.width;
+        height = from.height;
+        result = from.result;
+        atlas = from.atlas;
+        error_gid = from.error_gid;
+        tiles = from.tiles;
+        layers_resolved = from.layers_resolved;
+        slope = from.slope;
+        hydro = from.hydro;
+        predicted = from.predicted;
+        river_ends = from.river_ends;
+    }
 };
 
 // The terrains' walkable flags, indexed by class id.
@@ -1097,6 +1112,27 @@ std::string fitness_text(const Fitness& f) {
 
 GenerateResult generate_tries(const Project& project, const GenerateOptions& options);
 
+// The stages from `places` through reachability on a copy of `prefix` (the state the stages
+// before `places` left), and the constraints and evaluation functions.
+SearchEvaluation evaluate_from(const Project& project, const GenerateOptions& options,
+                               const Run& prefix) {
+    Run run(project, options);
+    run.take_state(prefix);
+    bool started = false;
+    for (const Stage& stage : kStages) {
+        started = started || std::string_view(stage.name) == "places";
+        if (!started) continue;
+        if (!stage.applies || stage.applies(run)) stage.run(run);
+        if (std::string_view(stage.name) == "reachability") break;
+    }
+    SearchEvaluation e;
+    e.met = unmet_constraint(run).empty();
+    e.fitness =
+        evaluate_fitness(run.result.classes, walkable_table(project.recipe), run_start_cells(run),
+                         run.result.places, start_rule(project.recipe));
+    return e;
+}
+
 } // namespace
 
 GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
@@ -1117,11 +1153,30 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
     quiet.progress = nullptr;
     quiet.keep_details = false;
     int evaluations = 0;
+    // When every searched value is under [[places]], [roads] or [constraints], the stages before
+    // `places` give every individual the same state: computed once, copied to each.
+    bool places_only = true;
+    for (const SearchRange& r : s.ranges) {
+        const std::string head = r.path.substr(0, r.path.find_first_of(".["));
+        places_only = places_only && (head == "places" || head == "roads" || head == "constraints");
+    }
+    std::optional<Run> prefix;
+    if (places_only) {
+        prefix.emplace(project, quiet);
+        prefix->result.seed = seed;
+        prefix->width = quiet.width.value_or(recipe.map.width);
+        prefix->height = quiet.height.value_or(recipe.map.height);
+        for (const Stage& stage : kStages) {
+            if (std::string_view(stage.name) == "places") break;
+            if (!stage.applies || stage.applies(*prefix)) stage.run(*prefix);
+        }
+    }
     const auto evaluate = [&](Individual& ind) {
         ++evaluations;
         const std::optional<Project> p = with_values(project, ind.values);
         if (!p) return; // cannot happen: both ends of every range were checked
-        const SearchEvaluation e = evaluate_constraints(*p, quiet, seed);
+        const SearchEvaluation e =
+            prefix ? evaluate_from(*p, quiet, *prefix) : evaluate_constraints(*p, quiet, seed);
         ind.met = e.met;
         ind.fitness = e.fitness;
         ind.score = search_score(s, e.fitness);

@@ -181,8 +181,9 @@ std::vector<std::string> pipeline_stage_names();
 // elites: constraints met first, then the higher score, ties to the earlier) and fills the rest
 // with elites whose values each move by up to a quarter of their range (hash of seed, generation,
 // individual, parameter); one progress line per generation. Every individual runs the stages up to
-// reachability with the seed given; the best one's values are then generated as usual (tries)
-// and stored as map properties "search.PATH".
+// reachability with the seed given (when only [[places]], [roads] or [constraints] values are
+// searched, from a copy of the state the stages before `places` left, computed once); the best
+// one's values are then generated as usual (tries) and stored as map properties "search.PATH".
 GenerateResult generate_map(const Project& project, const GenerateOptions& options);
 
 // One search individual: the stages up to reachability with this seed, whether every constraint

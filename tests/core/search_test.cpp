@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -139,5 +140,58 @@ TEST_CASE("search: bad values give path:line:col") {
         CHECK(d[0].line == line);
         CHECK(d[0].column == column);
         CHECK_MESSAGE(d[0].message.find(b.message) != std::string::npos, d[0].message);
+    }
+}
+
+TEST_CASE("search over places and roads only: the heightfield and classes are computed once, and "
+          "each individual scores as a full run does") {
+    std::string text = test::read_text(kData / "search.toml");
+    text = text.substr(0, text.find("\n[search.ranges]\n")) +
+           "\n[search.ranges]\n\"places[1].min_distance\" = [12, 30]\n\"roads.extra_links\" = "
+           "[0, 3]\n";
+    replace_once(text, "\"../roads/roads.rules\"",
+                 "\"" + (test::source_dir() / "tests/data/roads/roads.rules").generic_string() +
+                     "\"");
+    for (int i = 0; i < 2; ++i)
+        replace_once(text, "\"../../../tilesets/",
+                     "\"" + (test::source_dir() / "tilesets/").generic_string());
+    const test::TempDir dir;
+    test::write_text(dir / "places-only.toml", text);
+    Diagnostics d;
+    const auto project = io::load_project(dir / "places-only.toml", io::DiskFiles{}, d);
+    REQUIRE(project);
+    std::vector<std::string> lines;
+    GenerateOptions options;
+    options.progress = [&](const std::string& line) { lines.push_back(line); };
+    const GenerateResult r = generate_map(*project, options);
+    REQUIRE(r.search.ran);
+    REQUIRE(r.constraints.tries == 1);
+    // The last generation's best (scored from the shared state) is what the full run of the kept
+    // values measures.
+    std::ostringstream want;
+    want << "best score " << r.search.score << " (accessibility "
+         << r.constraints.fitness.accessibility << ", obstacle_edges "
+         << r.constraints.fitness.obstacle_edges << ", fairness " << r.constraints.fitness.fairness
+         << ")";
+    CHECK_MESSAGE(lines.back().find(want.str()) != std::string::npos, lines.back());
+    // And every value a generation line names, run in full, scores as that line says.
+    for (const std::string& line : lines) {
+        const auto md = line.find("places[1].min_distance = ");
+        const auto el = line.find("roads.extra_links = ");
+        REQUIRE(md != std::string::npos);
+        REQUIRE(el != std::string::npos);
+        std::string changed = text.substr(0, text.find("\n[search]\n"));
+        replace_once(changed, "min_distance = 20",
+                     "min_distance = " + std::to_string(std::stoi(line.substr(md + 25))));
+        replace_once(changed, "extra_links = 1",
+                     "extra_links = " + std::to_string(std::stoi(line.substr(el + 20))));
+        test::write_text(dir / "one.toml", changed);
+        const auto one = io::load_project(dir / "one.toml", io::DiskFiles{}, d);
+        REQUIRE(one);
+        const SearchEvaluation e = evaluate_constraints(*one, GenerateOptions{}, 7);
+        std::ostringstream got;
+        got << "(accessibility " << e.fitness.accessibility << ", obstacle_edges "
+            << e.fitness.obstacle_edges << ", fairness " << e.fitness.fairness << ")";
+        CHECK_MESSAGE(line.find(got.str()) != std::string::npos, line << " vs " << got.str());
     }
 }
