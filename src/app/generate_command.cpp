@@ -98,6 +98,19 @@ void write_places_json(JsonWriter& j, const Project& project, const GenerateResu
     j.key("obstacle_edges").value(c.fitness.obstacle_edges);
     j.key("fairness").value(c.fitness.fairness);
     j.end_object();
+    if (result.search.ran) { // [search]: the evolutionary loop and the values it kept
+        const SearchReport& s = result.search;
+        j.key("search").begin_object();
+        j.key("generations").value(s.generations);
+        j.key("population").value(s.population);
+        j.key("evaluations").value(s.evaluations);
+        j.key("score").value(s.score);
+        j.key("values").begin_object();
+        for (const auto& [path, value] : s.values)
+            j.key(path).value(value);
+        j.end_object();
+        j.end_object();
+    }
     j.end_object();
 }
 

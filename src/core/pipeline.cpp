@@ -530,6 +530,21 @@ struct Run {
     ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
     // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
     std::vector<std::pair<std::uint32_t, ClassId>> river_ends;
+
+    // Everything the stages left in `from` (another project's run; the router's buffers aside).
+    void take_state(const Run& from) {
+        width = from.width;
+        height = from.height;
+        result = from.result;
+        atlas = from.atlas;
+        error_gid = from.error_gid;
+        tiles = from.tiles;
+        layers_resolved = from.layers_resolved;
+        slope = from.slope;
+        hydro = from.hydro;
+        predicted = from.predicted;
+        river_ends = from.river_ends;
+    }
 };
 
 // The terrains' walkable flags, indexed by class id.
@@ -583,8 +598,9 @@ void make_places(Run& run) {
         for (const auto& [name, grid] : r.maps)
             if (name == class_maps(recipe).front()) heights = &grid;
     if (heights) run.slope = slope_of(*heights);
-    r.places =
-        place_places(r.classes, heights ? *heights : Grid<float>{}, run.place_rules, r.seed).places;
+    r.places = place_places(r.classes, heights ? *heights : Grid<float>{}, run.place_rules, r.seed,
+                            heights ? &run.slope : nullptr)
+                   .places;
 }
 
 // roads: [roads] between the places, written as overlay terrains (roads.hpp).
@@ -594,6 +610,7 @@ bool has_roads(const Run& run) {
 void make_roads(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
+    if (run.options.keep_details) r.classes_before_roads = r.classes;
     r.roads = build_roads(r.classes, run.slope, r.places, run.place_rules, *recipe.places.roads,
                           walkable_table(recipe), r.seed, run.router);
     write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
@@ -609,6 +626,8 @@ bool has_reachability(const Run& run) {
 void make_reachable_stage(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
+    if (run.options.keep_details && r.classes_before_roads.empty())
+        r.classes_before_roads = r.classes;
     const RoadSettings roads = recipe.places.roads.value_or(RoadSettings{});
     r.reach = make_reachable(r.classes, walkable_table(recipe), run_start_cells(run),
                              *recipe.places.constraints, roads,
@@ -1206,7 +1225,202 @@ std::vector<std::string> pipeline_stage_names() {
     return names;
 }
 
+namespace {
+
+// The weighted sum of the evaluation functions [search] weights.
+double search_score(const SearchSettings& s, const Fitness& f) {
+    return s.weight_accessibility * f.accessibility + s.weight_obstacle_edges * f.obstacle_edges +
+           s.weight_fairness * f.fairness;
+}
+
+// The project with the search's values written into its recipe (and no [search]).
+std::optional<Project> with_values(const Project& project, const std::vector<double>& values) {
+    const Recipe& recipe = project.recipe;
+    const auto text = apply_search_values(recipe.source, recipe.search->ranges, values);
+    if (!text) return std::nullopt;
+    Diagnostics diags;
+    std::optional<Recipe> changed = parse_recipe(*text, recipe.path, diags);
+    if (!changed) return std::nullopt;
+    Project p = project;
+    // What the project loader resolved stays: the places' footprints from their sprites.
+    auto& places = changed->places.places;
+    for (std::size_t i = 0; i < places.size() && i < recipe.places.places.size(); ++i) {
+        places[i].footprint_w = recipe.places.places[i].footprint_w;
+        places[i].footprint_h = recipe.places.places[i].footprint_h;
+    }
+    p.recipe = std::move(*changed);
+    p.recipe.source = recipe.source;
+    p.recipe.search.reset();
+    return p;
+}
+
+std::string score_text(double score) {
+    std::ostringstream out;
+    out << score;
+    return out.str();
+}
+
+std::string fitness_text(const Fitness& f) {
+    std::ostringstream out;
+    out << "accessibility " << f.accessibility << ", obstacle_edges " << f.obstacle_edges
+        << ", fairness " << f.fairness;
+    return out.str();
+}
+
+GenerateResult generate_tries(const Project& project, const GenerateOptions& options);
+
+// The stages from `places` through reachability on a copy of `prefix` (the state the stages
+// before `places` left), and the constraints and evaluation functions.
+SearchEvaluation evaluate_from(const Project& project, const GenerateOptions& options,
+                               const Run& prefix) {
+    Run run(project, options);
+    run.take_state(prefix);
+    bool started = false;
+    for (const Stage& stage : kStages) {
+        started = started || std::string_view(stage.name) == "places";
+        if (!started) continue;
+        if (!stage.applies || stage.applies(run)) stage.run(run);
+        if (std::string_view(stage.name) == "reachability") break;
+    }
+    SearchEvaluation e;
+    e.met = unmet_constraint(run).empty();
+    e.fitness =
+        evaluate_fitness(run.result.classes, walkable_table(project.recipe), run_start_cells(run),
+                         run.result.places, start_rule(project.recipe));
+    return e;
+}
+
+} // namespace
+
 GenerateResult generate_map(const Project& project, const GenerateOptions& options) {
+    const Recipe& recipe = project.recipe;
+    if (!recipe.search || options.classes) return generate_tries(project, options);
+    // [search]: a deterministic evolutionary loop over the ranges' values (search_parser.hpp).
+    const auto t_start = std::chrono::steady_clock::now();
+    const SearchSettings& s = *recipe.search;
+    const std::uint64_t seed = options.seed.value_or(recipe.map.seed);
+    const std::size_t params = s.ranges.size();
+    struct Individual {
+        std::vector<double> values;
+        bool met = false;
+        double score = 0;
+        Fitness fitness;
+    };
+    GenerateOptions quiet = options;
+    quiet.progress = nullptr;
+    quiet.keep_details = false;
+    int evaluations = 0;
+    // When every searched value is under [[places]], [roads] or [constraints], the stages before
+    // `places` give every individual the same state: computed once, copied to each.
+    bool places_only = true;
+    for (const SearchRange& r : s.ranges) {
+        const std::string head = r.path.substr(0, r.path.find_first_of(".["));
+        places_only = places_only && (head == "places" || head == "roads" || head == "constraints");
+    }
+    std::optional<Run> prefix;
+    if (places_only) {
+        prefix.emplace(project, quiet);
+        prefix->result.seed = seed;
+        prefix->width = quiet.width.value_or(recipe.map.width);
+        prefix->height = quiet.height.value_or(recipe.map.height);
+        for (const Stage& stage : kStages) {
+            if (std::string_view(stage.name) == "places") break;
+            if (!stage.applies || stage.applies(*prefix)) stage.run(*prefix);
+        }
+    }
+    const auto evaluate = [&](Individual& ind) {
+        ++evaluations;
+        const std::optional<Project> p = with_values(project, ind.values);
+        if (!p) return; // cannot happen: both ends of every range were checked
+        const SearchEvaluation e =
+            prefix ? evaluate_from(*p, quiet, *prefix) : evaluate_constraints(*p, quiet, seed);
+        ind.met = e.met;
+        ind.fitness = e.fitness;
+        ind.score = search_score(s, e.fitness);
+    };
+    // A uniform number in [0, 1) from (seed, generation, individual, parameter): no state.
+    const auto uniform = [&](int generation, int individual, std::size_t param) {
+        return static_cast<double>(hash_values(seed, 0x65766f6c7665ull /* "evolve" */, generation,
+                                               individual, param) >>
+                                   11) *
+               0x1.0p-53;
+    };
+    const auto settle = [&](const SearchRange& r, double v) {
+        v = std::clamp(v, r.low, r.high);
+        return r.integer ? static_cast<double>(std::llround(v)) : v;
+    };
+    // Better: constraints met first, then the higher score; ties keep the earlier individual.
+    const auto better = [](const Individual& a, const Individual& b) {
+        if (a.met != b.met) return a.met;
+        return a.score > b.score;
+    };
+    std::vector<Individual> population;
+    for (int i = 0; i < s.population; ++i) {
+        Individual ind;
+        for (std::size_t k = 0; k < params; ++k) {
+            const SearchRange& r = s.ranges[k];
+            ind.values.push_back(i == 0 ? r.initial
+                                        : settle(r, r.low + uniform(0, i, k) * (r.high - r.low)));
+        }
+        evaluate(ind);
+        population.push_back(std::move(ind));
+    }
+    const int elites = (s.population + 1) / 2;
+    for (int g = 0;; ++g) {
+        std::stable_sort(population.begin(), population.end(), better);
+        const Individual& best = population.front();
+        if (options.progress) {
+            std::string line = "search generation " + std::to_string(g + 1) + "/" +
+                               std::to_string(s.generations) + ": best score " +
+                               score_text(best.score) + " (" + fitness_text(best.fitness) + ")" +
+                               (best.met ? "" : ", constraints missed");
+            for (std::size_t k = 0; k < params; ++k)
+                line += ", " + s.ranges[k].path + " = " +
+                        search_value_text(s.ranges[k], best.values[k]);
+            options.progress(line);
+        }
+        if (g + 1 >= s.generations) break;
+        // The elites stay (not evaluated again); each other slot is a mutated elite: every value
+        // moves by up to a quarter of its range either way.
+        population.resize(static_cast<std::size_t>(elites));
+        for (int i = elites; i < s.population; ++i) {
+            Individual child;
+            const Individual& parent = population[static_cast<std::size_t>((i - elites) % elites)];
+            for (std::size_t k = 0; k < params; ++k) {
+                const SearchRange& r = s.ranges[k];
+                const double step = (uniform(g + 1, i, k) - 0.5) * 0.5 * (r.high - r.low);
+                child.values.push_back(settle(r, parent.values[k] + step));
+            }
+            evaluate(child);
+            population.push_back(std::move(child));
+        }
+    }
+    const Individual& best = population.front();
+    std::optional<Project> kept = with_values(project, best.values);
+    GenerateResult result = generate_tries(kept ? *kept : project, options);
+    SearchReport& report = result.search;
+    report.ran = true;
+    report.generations = s.generations;
+    report.population = s.population;
+    report.evaluations = evaluations;
+    report.score = search_score(s, result.constraints.fitness);
+    for (std::size_t k = 0; k < params; ++k) {
+        report.values.push_back({s.ranges[k].path, best.values[k]});
+        result.map.properties.push_back({"search." + s.ranges[k].path,
+                                         s.ranges[k].integer ? "int" : "float",
+                                         search_value_text(s.ranges[k], best.values[k])});
+    }
+    result.constraints.asked = true;
+    if (!result.timings.empty() && result.timings.back().stage == "total")
+        result.timings.back().ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start)
+                .count();
+    return result;
+}
+
+namespace {
+
+GenerateResult generate_tries(const Project& project, const GenerateOptions& options) {
     const auto t_start = std::chrono::steady_clock::now();
     const Recipe& recipe = project.recipe;
     const std::uint64_t base_seed = options.seed.value_or(recipe.map.seed);
@@ -1253,6 +1467,26 @@ GenerateResult generate_map(const Project& project, const GenerateOptions& optio
     }
 }
 
+} // namespace
+
+SearchEvaluation evaluate_constraints(const Project& project, const GenerateOptions& options,
+                                      std::uint64_t seed) {
+    const Recipe& recipe = project.recipe;
+    Run run(project, options);
+    run.result.seed = seed;
+    run.width = options.width.value_or(recipe.map.width);
+    run.height = options.height.value_or(recipe.map.height);
+    for (const Stage& stage : kStages) {
+        if (!stage.applies || stage.applies(run)) stage.run(run);
+        if (std::string_view(stage.name) == "reachability") break;
+    }
+    SearchEvaluation e;
+    e.met = unmet_constraint(run).empty();
+    e.fitness = evaluate_fitness(run.result.classes, walkable_table(recipe), run_start_cells(run),
+                                 run.result.places, start_rule(recipe));
+    return e;
+}
+
 std::vector<ClassStep> class_history(const Project& project, const GenerateResult& result, int x,
                                      int y) {
     if (project.class_passes.empty() || result.classes_before_passes.empty()) return {};
@@ -1272,8 +1506,9 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
         !result.classes_before_passes.empty()     ? result.classes_before_passes
         : !result.classes_before_cleanup.empty()  ? result.classes_before_cleanup
         : !result.classes_before_legalise.empty() ? result.classes_before_legalise
-                                                  : result.classes_before_shares;
-    if (first.empty() || !first.contains(x, y)) return lines;
+        : !result.classes_before_shares.empty()   ? result.classes_before_shares
+                                                  : result.classes_before_roads;
+    if (first.empty() || !first.contains(x, y)) return place_road_lines(project, result, x, y);
     lines.push_back("classified as " + named(first(x, y)));
     if (!result.classes_before_passes.empty())
         for (std::string& line : class_history_lines(project.class_passes, result.pass_runs,
@@ -1286,6 +1521,7 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
         {"clean-up (min_width, min_area)", &result.classes_before_cleanup},
         {"legalise", &result.classes_before_legalise},
         {"shares (keep_shares)", &result.classes_before_shares},
+        {"roads and passes", &result.classes_before_roads},
     };
     for (std::size_t i = 0; i < std::size(stages); ++i) {
         const ClassGrid& before = *stages[i].second;
@@ -1303,6 +1539,78 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
     if (result.hydrology && result.classes.contains(x, y))
         for (std::string& line : hydrology_lines(project, result, x, y))
             lines.push_back(std::move(line));
+    for (std::string& line : place_road_lines(project, result, x, y))
+        lines.push_back(std::move(line));
+    return lines;
+}
+
+std::vector<std::string> place_road_lines(const Project& project, const GenerateResult& result,
+                                          int x, int y) {
+    std::vector<std::string> lines;
+    if (!result.classes.contains(x, y)) return lines;
+    const auto& rules = project.recipe.places.places;
+    const auto& places = result.places;
+    // A place as the TMX names it: its [[places]] name and index (n-th place of that name).
+    const auto place_name = [&](int pi) {
+        if (pi < 0 || pi >= static_cast<int>(places.size())) return std::string("the network");
+        const int rule = places[static_cast<std::size_t>(pi)].rule;
+        int index = 0;
+        for (int k = 0; k < pi; ++k)
+            index += places[static_cast<std::size_t>(k)].rule == rule ? 1 : 0;
+        return "'" + rules[static_cast<std::size_t>(rule)].name + "' (index " +
+               std::to_string(index) + ")";
+    };
+    const auto at = [](int px, int py) {
+        return "(" + std::to_string(px) + ", " + std::to_string(py) + ")";
+    };
+    const auto cost_text = [](std::uint64_t cost) {
+        std::ostringstream out;
+        out << static_cast<double>(cost) / kCostScale;
+        return out.str();
+    };
+    for (std::size_t pi = 0; pi < places.size(); ++pi) {
+        const Place& p = places[pi];
+        if (x < p.x || y < p.y || x >= p.x + p.w || y >= p.y + p.h) continue;
+        const PlaceRule& rule = rules[static_cast<std::size_t>(p.rule)];
+        int index = 0, of = 0;
+        for (std::size_t k = 0; k < places.size(); ++k)
+            if (places[k].rule == p.rule) {
+                index += k < pi ? 1 : 0;
+                ++of;
+            }
+        lines.push_back("place '" + rule.name + "' (index " + std::to_string(index) + " of " +
+                        std::to_string(of) + "): cell " + at(p.x, p.y) + ", footprint " +
+                        std::to_string(p.w) + "x" + std::to_string(p.h) +
+                        (rule.sprite.empty() ? std::string() : ", sprite " + rule.sprite) +
+                        (rule.start ? ", start" : ""));
+    }
+    const auto cell = static_cast<std::uint32_t>(y * result.classes.width() + x);
+    const auto& roads = result.roads.roads;
+    bool on_road = false;
+    for (std::size_t ri = 0; ri < roads.size(); ++ri) {
+        const Road& r = roads[ri];
+        const auto it = std::find(r.cells.begin(), r.cells.end(), cell);
+        if (it == r.cells.end()) continue;
+        on_road = true;
+        std::size_t bridges = 0;
+        for (std::uint8_t b : r.bridged)
+            bridges += b;
+        const bool bridge = r.bridged[static_cast<std::size_t>(it - r.cells.begin())] != 0;
+        lines.push_back(std::string(bridge ? "bridge on road " : "road ") + std::to_string(ri + 1) +
+                        " of " + std::to_string(roads.size()) + (r.loop ? " (a loop)" : "") +
+                        ": from " + place_name(r.network_place) + " to " + place_name(r.to_place) +
+                        ", " + std::to_string(r.cells.size()) + " cells (" +
+                        std::to_string(bridges) + " bridge cells), cost " + cost_text(r.cost));
+    }
+    const auto& settings = project.recipe.places.roads;
+    const ClassId c = result.classes(x, y);
+    if (!on_road && settings && result.reach.carved > 0) {
+        const ClassId road = settings->road_class, bridge = settings->bridge_class;
+        if (c == road || c == bridge)
+            lines.push_back(std::string(c == bridge ? "bridge" : "pass") +
+                            " carved by [constraints] walkable_regions = 1 (policy connect): "
+                            "joins walkable regions");
+    }
     return lines;
 }
 

@@ -85,6 +85,15 @@ struct ConstraintsReport {
     Fitness fitness;   // of the kept try (reference 003's evaluation functions)
 };
 
+// [search]: what the evolutionary loop did and the values it kept (search_parser.hpp).
+struct SearchReport {
+    bool ran = false;
+    int generations = 0, population = 0;
+    int evaluations = 0; // individuals generated (through the reachability stage)
+    double score = 0;    // weighted evaluation functions of the kept map
+    std::vector<std::pair<std::string, double>> values; // per [search.ranges] path, in order
+};
+
 struct StageTiming {
     std::string stage;
     double ms = 0;
@@ -125,6 +134,9 @@ struct GenerateResult {
     // The grid legalise started from (empty without it or without keep_details), and its report.
     ClassGrid classes_before_legalise;
     LegaliseReport legalise;
+    // The grid the roads (or, without [roads], the reachability stage) started from (empty
+    // without those stages or without keep_details): what roads and carved passes replaced.
+    ClassGrid classes_before_roads;
     std::vector<std::vector<std::uint64_t>> pass_changed; // per pass, per run: cells changed
     std::vector<LayerRules> layers;   // the rules as ordered and resolved for this run
     std::vector<Grid<int>> decisions; // per layer: the deciding rule (index into
@@ -138,6 +150,7 @@ struct GenerateResult {
     RoadsResult roads;                 // [roads], in the order they were built (roads.hpp)
     ReachReport reach;                 // [constraints] walkable_regions (reachability.hpp)
     ConstraintsReport constraints;     // and the search over tries; `seed` is the kept seed
+    SearchReport search;               // [search]: the evolved values (map properties search.*)
     std::vector<PlacedObject> objects; // sprites on top, in drawing order
     std::vector<StageTiming> timings;  // per stage that ran, in order; then total
     // [rivers]: the rivers and lakes written (empty without [rivers] or with a given class map),
@@ -166,8 +179,25 @@ Grid<float> carved_class_map(const Project& project, std::uint64_t seed, int wid
 // of its timings).
 std::vector<std::string> pipeline_stage_names();
 
-// Every stage that applies, in order, each through run_timed; then "total".
+// Every stage that applies, in order, each through run_timed; then "total". With [search] (and no
+// given class map), first the evolutionary loop: generation 0 is the recipe's own values and
+// population - 1 uniform draws in the ranges; each later generation keeps the better half (the
+// elites: constraints met first, then the higher score, ties to the earlier) and fills the rest
+// with elites whose values each move by up to a quarter of their range (hash of seed, generation,
+// individual, parameter); one progress line per generation. Every individual runs the stages up to
+// reachability with the seed given (when only [[places]], [roads] or [constraints] values are
+// searched, from a copy of the state the stages before `places` left, computed once); the best
+// one's values are then generated as usual (tries) and stored as map properties "search.PATH".
 GenerateResult generate_map(const Project& project, const GenerateOptions& options);
+
+// One search individual: the stages up to reachability with this seed, whether every constraint
+// is met, and the evaluation functions.
+struct SearchEvaluation {
+    bool met = false;
+    Fitness fitness;
+};
+SearchEvaluation evaluate_constraints(const Project& project, const GenerateOptions& options,
+                                      std::uint64_t seed);
 
 // Cell (x, y)'s way through the class passes of a run made with keep_details: one step per run
 // (pass, run, class before and after, the deciding rule), replayed from
@@ -187,6 +217,14 @@ std::vector<std::string> class_change_lines(const Project& project, const Genera
 // of class_change_lines (explain, the viewer's inspector).
 std::vector<std::string> hydrology_lines(const Project& project, const GenerateResult& result,
                                          int x, int y);
+
+// [[places]] and [roads]: the place whose footprint holds cell (x, y) ("place 'NAME' (index I of
+// N): cell (x, y), footprint WxH, sprite S, start"), each road over it ("road R of M: from 'A'
+// (index I) to 'B' (index J), L cells (K bridge cells), cost C", "bridge on road ..." on a span,
+// "(a loop)" for extra links), or that it is a pass or bridge the reachability stage carved; empty
+// otherwise. Part of class_change_lines (explain, the viewer's inspector).
+std::vector<std::string> place_road_lines(const Project& project, const GenerateResult& result,
+                                          int x, int y);
 
 // What neighbours outside the map count as, from [rules] outside.
 OutsidePolicy outside_policy(const Recipe& recipe);

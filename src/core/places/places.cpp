@@ -36,29 +36,37 @@ std::vector<std::uint8_t> place_mask(int width, int height, const std::vector<Pl
 
 namespace {
 
-// 4-connected steps to the nearest cell whose class is in `mask`, capped at cap + 1.
+// 4-connected steps to the nearest cell whose class is in `mask`, capped at cap + 1. No cell
+// blocks a step, so that is the Manhattan distance: two raster passes (from the left and above,
+// then from the right and below) give it exactly.
 std::vector<std::uint16_t> distance_to(const ClassGrid& classes, std::uint32_t mask, int cap) {
     const int w = classes.width(), h = classes.height();
     const auto far = static_cast<std::uint16_t>(cap + 1);
     std::vector<std::uint16_t> d(classes.size(), far);
-    std::vector<std::uint32_t> queue;
-    for (std::size_t i = 0; i < classes.size(); ++i)
-        if (mask >> classes.cells()[i] & 1u) {
-            d[i] = 0;
-            queue.push_back(static_cast<std::uint32_t>(i));
-        }
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-        const std::uint32_t c = queue[head];
-        const std::uint16_t next = static_cast<std::uint16_t>(d[c] + 1);
-        if (next > cap) continue;
-        const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
-        const std::uint32_t nbs[4] = {x > 0 ? c - 1 : c, x + 1 < w ? c + 1 : c, y > 0 ? c - w : c,
-                                      y + 1 < h ? c + w : c};
-        for (std::uint32_t n : nbs)
-            if (d[n] > next) {
-                d[n] = next;
-                queue.push_back(n);
+    const auto relax = [&](std::uint16_t& cell, std::uint16_t from) {
+        const auto next = static_cast<std::uint16_t>(std::min<int>(from + 1, far));
+        if (next < cell) cell = next;
+    };
+    for (int y = 0; y < h; ++y) {
+        const ClassId* cr = classes.row(y);
+        std::uint16_t* row = d.data() + static_cast<std::size_t>(y) * w;
+        const std::uint16_t* above = y > 0 ? row - w : nullptr;
+        for (int x = 0; x < w; ++x) {
+            if (mask >> cr[x] & 1u) {
+                row[x] = 0;
+                continue;
             }
+            if (x > 0) relax(row[x], row[x - 1]);
+            if (above) relax(row[x], above[x]);
+        }
+    }
+    for (int y = h - 1; y >= 0; --y) {
+        std::uint16_t* row = d.data() + static_cast<std::size_t>(y) * w;
+        const std::uint16_t* below = y + 1 < h ? row + w : nullptr;
+        for (int x = w - 1; x >= 0; --x) {
+            if (x + 1 < w) relax(row[x], row[x + 1]);
+            if (below) relax(row[x], below[x]);
+        }
     }
     return d;
 }
@@ -66,7 +74,8 @@ std::vector<std::uint16_t> distance_to(const ClassGrid& classes, std::uint32_t m
 } // namespace
 
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
-                          const std::vector<PlaceRule>& rules, std::uint64_t seed) {
+                          const std::vector<PlaceRule>& rules, std::uint64_t seed,
+                          const Grid<float>* slope_given) {
     PlacesResult result;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
@@ -75,7 +84,8 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
     bool need_slope = false;
     for (const PlaceRule& r : rules)
         need_slope = need_slope || (r.flat > 0 && !heights.empty());
-    if (need_slope) slope = slope_of(heights);
+    if (need_slope && !slope_given) slope = slope_of(heights);
+    const Grid<float>& slopes = slope_given ? *slope_given : slope;
     // Integral image of the cells on the rule's classes (reused per rule).
     std::vector<std::uint32_t> sum(static_cast<std::size_t>(w + 1) * (h + 1), 0);
 
@@ -119,7 +129,7 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                     for (int xx = x; ok && xx < x + fw; ++xx) {
                         const std::size_t c = static_cast<std::size_t>(yy) * w + xx;
                         if (occupied[c]) ok = false;
-                        if (need_slope && rule.flat > 0 && slope(xx, yy) > rule.flat) ok = false;
+                        if (need_slope && rule.flat > 0 && slopes(xx, yy) > rule.flat) ok = false;
                     }
                 if (ok && rule.face)
                     for (int xx = x; ok && xx < x + fw; ++xx)

@@ -12,8 +12,8 @@
 // Decisions: each candidate anchor gets the score hash(seed, rule, x, y); the map is cut into
 // square buckets of side max(8, min_distance); per bucket the candidate of lowest (score, index)
 // is kept; the kept candidates are taken in order of (score, index) while they keep min_distance.
-// So the result is a pure function of the inputs. Cost: one pass over the map per rule (plus a
-// breadth-first distance pass for `near`).
+// So the result is a pure function of the inputs. Cost: one pass over the map per rule (plus two
+// raster passes of Manhattan distance for `near`).
 #pragma once
 
 #include <cstdint>
@@ -58,8 +58,10 @@ struct PlacesResult {
 // (percent of the height range per cell). Empty heights: all 0.
 Grid<float> slope_of(const Grid<float>& heights);
 
+// `slope` (may be null): slope_of(heights), when the caller has it already.
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
-                          const std::vector<PlaceRule>& rules, std::uint64_t seed);
+                          const std::vector<PlaceRule>& rules, std::uint64_t seed,
+                          const Grid<float>* slope = nullptr);
 
 // Per cell: 1 where a place's footprint covers it.
 std::vector<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places);

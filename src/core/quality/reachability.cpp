@@ -8,6 +8,9 @@
 namespace tilegen {
 
 Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable) {
+    // One raster pass of union-find over provisional labels (a walkable cell joins its left and
+    // upper walkable neighbours), then one pass numbering the roots in order of their first cell:
+    // the same labels as a flood fill from each region's first cell in row-major order.
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
     Regions r;
@@ -15,29 +18,49 @@ Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walk
     std::array<bool, 256> walk{};
     for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
         walk[c] = walkable[c];
-    std::vector<std::uint32_t> queue;
-    const ClassId* cells = classes.cells().data();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (r.label[i] >= 0 || !walk[cells[i]]) continue;
-        const auto id = static_cast<std::int32_t>(r.size.size());
-        queue.clear();
-        queue.push_back(static_cast<std::uint32_t>(i));
-        r.label[i] = id;
-        for (std::size_t head = 0; head < queue.size(); ++head) {
-            const std::uint32_t c = queue[head];
-            const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
-            auto visit = [&](std::uint32_t nb) {
-                if (r.label[nb] < 0 && walk[cells[nb]]) {
-                    r.label[nb] = id;
-                    queue.push_back(nb);
-                }
-            };
-            if (x > 0) visit(c - 1);
-            if (x + 1 < w) visit(c + 1);
-            if (y > 0) visit(c - w);
-            if (y + 1 < h) visit(c + w);
+    std::vector<std::int32_t> parent; // per provisional label: its parent (roots: itself)
+    const auto find = [&](std::int32_t a) {
+        while (parent[static_cast<std::size_t>(a)] != a) {
+            const std::int32_t up = parent[static_cast<std::size_t>(a)];
+            parent[static_cast<std::size_t>(a)] = parent[static_cast<std::size_t>(up)];
+            a = up;
         }
-        r.size.push_back(queue.size());
+        return a;
+    };
+    const ClassId* cells = classes.cells().data();
+    std::int32_t* label = r.label.data();
+    for (int y = 0; y < h; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * w;
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = row + x;
+            if (!walk[cells[i]]) continue;
+            const std::int32_t left = x > 0 ? label[i - 1] : -1;
+            const std::int32_t up = y > 0 ? label[i - w] : -1;
+            if (left < 0 && up < 0) {
+                label[i] = static_cast<std::int32_t>(parent.size());
+                parent.push_back(label[i]);
+            } else if (up < 0 || left == up) {
+                label[i] = left;
+            } else if (left < 0) {
+                label[i] = up;
+            } else {
+                const std::int32_t a = find(left), b = find(up);
+                if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+                label[i] = left;
+            }
+        }
+    }
+    std::vector<std::int32_t> final_id(parent.size(), -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (label[i] < 0) continue;
+        const std::int32_t root = find(label[i]);
+        std::int32_t& id = final_id[static_cast<std::size_t>(root)];
+        if (id < 0) {
+            id = static_cast<std::int32_t>(r.size.size());
+            r.size.push_back(0);
+        }
+        label[i] = id;
+        ++r.size[static_cast<std::size_t>(id)];
     }
     return r;
 }
@@ -117,20 +140,19 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             else
                 g.cost[i] = pass;
         }
-        // One Dijkstra from the main region's border (binary heap keyed by distance, then cell
-        // index). Reaching a cell of another big region carves the route back to the regions
-        // already joined and joins that region: its border cells enter at the distance it was
-        // reached at, so the routes form one tree, and the interior of joined regions is never
-        // explored.
+        // One Dijkstra from the main region's border (a bucket queue keyed by distance; entries
+        // of one distance last in, first out). Reaching a cell of another big region carves the
+        // route back to the regions already joined and joins that region: its border cells enter at
+        // the distance it was reached at, so the routes form one tree, and the interior of joined
+        // regions is never explored.
         constexpr std::uint32_t kInf = 0xFFFFFFFFu;
         constexpr std::uint8_t kRoot = 0xFF;
         std::vector<std::uint32_t> dist(n, kInf);
         std::vector<std::uint8_t> parent(n, kRoot);
-        std::vector<std::uint64_t> heap;
-        const auto push = [&](std::uint32_t d, std::uint32_t c) {
-            heap.push_back((static_cast<std::uint64_t>(d) << 32) | c);
-            std::push_heap(heap.begin(), heap.end(), std::greater<>());
-        };
+        BucketQueue queue;
+        queue.reset(0, static_cast<std::uint64_t>(std::max(pass, one)) +
+                           static_cast<std::uint64_t>(g.max_bridge) * g.bridge_cost + 1);
+        const auto push = [&](std::uint32_t d, std::uint32_t c) { queue.push(d, c); };
         const auto join = [&](std::int32_t r, std::uint32_t d) {
             merged[r] = 1;
             for (std::uint32_t c : border[r])
@@ -145,13 +167,10 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             const std::int32_t l = regions.label[c];
             return l >= 0 && merged[l];
         };
-        while (!heap.empty()) {
-            std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-            const std::uint64_t top = heap.back();
-            heap.pop_back();
-            const auto d = static_cast<std::uint32_t>(top >> 32);
-            const auto c = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
-            if (d != dist[c]) continue;
+        while (!queue.empty()) {
+            const auto [key, c] = queue.pop();
+            const auto d = static_cast<std::uint32_t>(key);
+            if (key != dist[c]) continue; // stale entry
             const std::int32_t l = regions.label[c];
             if (l >= 0 && !merged[l] && big(l)) {
                 // Carve the route back to a joined cell.

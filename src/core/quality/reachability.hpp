@@ -6,7 +6,7 @@
 // Output: the grid rewritten in place and a report. Regions are 4-connected sets of walkable cells;
 // a region is big when it has at least min_region cells. The main region holds the first walkable
 // start cell.
-// Policies: connect — one Dijkstra (binary heap, ties by cell index) grows from the main region's
+// Policies: connect — one Dijkstra (bucket queue, route.hpp) grows from the main region's
 // border over blockers (pass_cost per blocker cell, straight bridges over bridge_over classes as
 // for roads (route.hpp), never through avoid classes or protected cells); reaching a cell of
 // another big region carves the route back (spans become bridge_class, blocker cells road_class:

@@ -216,7 +216,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     reader.reject_unknown_keys(root, "",
                                {"map", "noise", "maps", "classes", "biomes", "terrain", "rules",
                                 "tileset", "objects", "output", "rivers", "places", "roads",
-                                "constraints"});
+                                "constraints", "search"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -513,6 +513,8 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
                 cut = cut || row.find(recipe.terrain[c].symbol) != std::string::npos;
             if (!cut) recipe.terrain[c].overlay = true;
         }
+    recipe.source = std::string(text);
+    recipe.search = parse_search(reader, root, text);
 
     // combine references and cycles
     for (const MapDefinition& def : recipe.maps)

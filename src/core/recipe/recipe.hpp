@@ -20,6 +20,7 @@
 #include "core/hydrology/river_settings.hpp"
 #include "core/objects/object_placement.hpp"
 #include "core/recipe/places_parser.hpp"
+#include "core/recipe/search_parser.hpp"
 
 namespace tilegen {
 
@@ -98,7 +99,9 @@ struct Recipe {
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
     PlacesRecipe places; // [[places]], [roads], [constraints] (places_parser.hpp; issue 17)
     OutputSettings output;
-    std::optional<RiverSettings> rivers; // [rivers]: the hydrology stage (docs/hydrology.md)
+    std::optional<RiverSettings> rivers;  // [rivers]: the hydrology stage (docs/hydrology.md)
+    std::optional<SearchSettings> search; // [search]: parameters evolved (search_parser.hpp)
+    std::string source;                   // the recipe's TOML text: [search] writes values into it
 };
 
 // The terrains [rivers] writes (class, lake_class, waterfall_class) as a mask over class ids.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "core/hash.hpp"
@@ -61,6 +62,7 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                 g.span[i] = 0;
             }
     }
+    std::tie(g.min_cost, g.max_cost) = cost_bounds(g);
     return g;
 }
 
@@ -105,9 +107,17 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     std::set<std::pair<int, int>> tree_edges;
     std::vector<std::uint8_t> road_cell(n, 0), bridge_cell(n, 0);
     const std::vector<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
+    const auto box_of = [&](int pi) {
+        const Place& p = places[pi];
+        return Router::Box{p.x, p.y, p.x + p.w, p.y + p.h};
+    };
+    std::vector<Router::Box> boxes;
     for (std::size_t step = 1; step < members.size(); ++step) {
         std::sort(sources.begin(), sources.end());
-        Route r = router.route(grid, sources, target);
+        boxes.clear();
+        for (int m : members)
+            if (!joined[m]) boxes.push_back(box_of(m));
+        Route r = router.route(grid, sources, target, boxes);
         if (!r.found) break;
         const std::uint32_t end = r.cells.back();
         int reached = -1;
@@ -145,6 +155,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         road.bridged = std::move(r.bridged);
         road.cost = r.cost;
         road.to_place = reached;
+        road.network_place = from;
         result.roads.push_back(std::move(road));
     }
     for (int m : members)
@@ -170,6 +181,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                     looped.cost[c] = kBlocked;
                 }
             std::fill(target.begin(), target.end(), 0);
+            boxes.clear();
             bool any = false;
             for (int m : order) {
                 if (m == from) continue;
@@ -180,12 +192,13 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                     else
                         target[c] = 1;
                 });
+                if (!neighbour) boxes.push_back(box_of(m));
                 any = any || !neighbour;
             }
             if (!any) continue;
             std::vector<std::uint32_t> start;
             footprint(from, [&](std::uint32_t c) { start.push_back(c); });
-            Route r = router.route(looped, start, target);
+            Route r = router.route(looped, start, target, boxes);
             if (!r.found) continue;
             int reached = -1;
             for (int m : order) {
@@ -205,6 +218,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             road.cost = r.cost;
             road.to_place = reached;
             road.from_place = from;
+            road.network_place = from;
             road.loop = true;
             result.roads.push_back(std::move(road));
             ++made;

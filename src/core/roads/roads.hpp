@@ -48,6 +48,8 @@ struct Road {
     std::uint64_t cost = 0;            // on the cost grid it was routed on (CostGrid units)
     int to_place = -1;                 // index into places of the footprint it ends on
     int from_place = -1;               // loops: the place it starts from; tree roads: -1
+    int network_place = -1;            // the place whose part of the network the first cell is (its
+                                       // footprint or a road built to it); loops: from_place
     bool loop = false;
 };
 

@@ -7,14 +7,18 @@
 // cost); a jump from a cell that is not spannable, straight over k spannable cells (1 <= k <=
 // max_bridge) to the next cell, which must be neither blocked nor spannable (cost: k * bridge_cost
 // + the landing cell's cost). So every bridge is straight, spans at most max_bridge cells and has
-// land (a non-water cell) at both ends. Invariants: exact Dijkstra (binary heap keyed by distance,
-// then cell index: ties go to the lower index; a cell's parent is the first that reached it at its
-// final distance), so the result is a pure function of the inputs; the Router's buffers are reused
-// between calls (stamped, never cleared), so a call costs what it explores, not the map's size.
+// land (a non-water cell) at both ends. Invariants: exact least cost (A* with a consistent
+// heuristic when the caller gives boxes covering the targets — the least cost of any move per cell
+// of Manhattan distance to the nearest box — else Dijkstra; either over a bucket queue keyed by
+// the cost so far plus the heuristic: entries of one key come out last in, first out, and a
+// cell's parent is the first that reached it at its final cost), so the result is a pure function
+// of the inputs; the Router's buffers are reused between calls (stamped, never cleared), so a call
+// costs what it explores, not the map's size.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace tilegen {
@@ -27,7 +31,43 @@ struct CostGrid {
     std::vector<std::uint8_t> span;  // per cell: 1 = water a bridge may span (never stepped on)
     int max_bridge = 0;              // longest span in cells; 0: no bridges; range 0..32
     std::uint32_t bridge_cost = 16;  // per spanned cell
+    // Bounds on the costs of the cells that are not blocked: 0 = not known (the router scans the
+    // grid). min_cost must not exceed, max_cost not fall below, any such cell's cost (blocking
+    // more cells keeps them valid).
+    std::uint16_t min_cost = 0, max_cost = 0;
 };
+
+// A monotone priority queue of cells keyed by whole numbers (Dial's buckets in a ring): every key
+// pushed is at least the last key popped and less than it + span (reset's argument). Entries of one
+// key come out last in, first out. Buffers are kept between resets.
+class BucketQueue {
+  public:
+    // Empty, the next key >= `first`, keys pushed less than the last popped one + `span`.
+    void reset(std::uint64_t first, std::uint64_t span);
+    void push(std::uint64_t key, std::uint32_t cell) {
+        ring_[key & mask_].push_back(cell);
+        ++size_;
+    }
+    bool empty() const { return size_ == 0; }
+    // The entry of the least key (must not be empty).
+    std::pair<std::uint64_t, std::uint32_t> pop() {
+        while (ring_[cur_ & mask_].empty())
+            ++cur_;
+        auto& bucket = ring_[cur_ & mask_];
+        const std::uint32_t cell = bucket.back();
+        bucket.pop_back();
+        --size_;
+        return {cur_, cell};
+    }
+
+  private:
+    std::vector<std::vector<std::uint32_t>> ring_;
+    std::uint64_t mask_ = 0, cur_ = 0;
+    std::size_t size_ = 0;
+};
+
+// The cheapest and dearest cost of a cell that is not blocked (1 and 1 when every cell is).
+std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid);
 
 // The four step directions: +x, -x, +y, -y (a parent entry stores the index).
 inline constexpr int kRouteDx[4] = {1, -1, 0, 0};
@@ -75,18 +115,23 @@ class Router {
     // The cheapest route from `sources` to a cell whose target[] is nonzero (target.size() ==
     // cells). Sources that are blocked still start (a place's footprint); a source that is a
     // target gives the route of that one cell.
+    // `boxes` (may be empty: Dijkstra): rectangles [x0, x1) x [y0, y1) holding every target cell;
+    // with at most 64 of them the search is A* towards them.
+    struct Box {
+        int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    };
     [[nodiscard]] Route route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
-                              const std::vector<std::uint8_t>& target);
+                              const std::vector<std::uint8_t>& target,
+                              const std::vector<Box>& boxes = {});
 
     // Cells explored (popped) by the last call: for benchmarks and tests.
     std::uint64_t explored() const { return explored_; }
 
   private:
-    std::vector<std::uint32_t> dist_;
-    std::vector<std::uint32_t> stamp_;
+    std::vector<std::uint64_t> node_;  // per cell: generation, settled, cost so far (route.cpp)
     std::vector<std::uint8_t> parent_; // bits 0-1: direction back to the parent; 2-7: jump length
     std::uint32_t generation_ = 0;
-    std::vector<std::uint64_t> heap_;
+    BucketQueue queue_;
     std::uint64_t explored_ = 0;
 };
 

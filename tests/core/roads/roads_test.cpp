@@ -87,8 +87,9 @@ ClassGrid random_classes(int w, int h, std::uint64_t seed, int classes) {
 } // namespace
 
 TEST_CASE("route: exact least cost and valid moves, against a textbook Dijkstra") {
-    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
-        const int w = 24 + static_cast<int>(seed % 7), h = 17 + static_cast<int>(seed % 5);
+    Router router; // one router: its stamped buffers are reused between calls and sizes
+    for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+        const int w = 24 + static_cast<int>(seed % 7) * 6, h = 17 + static_cast<int>(seed % 5) * 5;
         CostGrid g;
         g.width = w;
         g.height = h;
@@ -105,14 +106,25 @@ TEST_CASE("route: exact least cost and valid moves, against a textbook Dijkstra"
         std::vector<std::uint8_t> target(w * h, 0);
         const std::uint32_t t = static_cast<std::uint32_t>((seed * 7919) % (w * h));
         target[t] = 1;
-        Router router;
-        const Route r = router.route(g, sources, target);
+        // Half the cases A* towards boxes around the targets (one around the target, one
+        // elsewhere), the other half Dijkstra; a second target makes the boxes two.
+        std::vector<Router::Box> boxes;
+        if (seed % 2 == 0) {
+            const int tx = static_cast<int>(t) % w, ty = static_cast<int>(t) / w;
+            boxes.push_back({tx, ty, tx + 1, ty + 1});
+            const std::uint32_t t2 = static_cast<std::uint32_t>((seed * 104729) % (w * h));
+            target[t2] = 1;
+            boxes.push_back({static_cast<int>(t2) % w, static_cast<int>(t2) / w,
+                             static_cast<int>(t2) % w + 1, static_cast<int>(t2) / w + 1});
+        }
+        const Route r = router.route(g, sources, target, boxes);
         const std::uint64_t ref = reference_cost(g, sources, target);
         CHECK(r.found == (ref != std::numeric_limits<std::uint64_t>::max()));
         if (!r.found) continue;
         CHECK(r.cost == ref);
         CHECK(r.cells.front() == sources[0]);
-        CHECK(r.cells.back() == t);
+        CHECK(target[r.cells.back()] == 1);
+        if (boxes.empty()) CHECK(r.cells.back() == t);
         // Recount the cost and the moves from the cells.
         std::uint64_t cost = 0;
         int span = 0;
@@ -347,4 +359,42 @@ TEST_CASE("reachability: connect and fill leave one big walkable region holding 
                 if (g.cells()[i] == 4) CHECK(rc.classes.cells()[i] != 3);
             }
         }
+}
+
+TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from each region's first "
+          "cell") {
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        const int w = 5 + static_cast<int>(seed % 13) * 3, h = 3 + static_cast<int>(seed % 7) * 4;
+        const ClassGrid g = random_classes(w, h, seed, 3);
+        const std::vector<bool> walkable = {true, false, seed % 2 == 0};
+        const Regions r = walkable_regions(g, walkable);
+        // Reference: row-major scan; a walkable unlabelled cell starts a flood fill.
+        std::vector<std::int32_t> label(g.size(), -1);
+        std::vector<std::uint64_t> size;
+        for (std::size_t i = 0; i < g.size(); ++i) {
+            if (label[i] >= 0 || !walkable[g.cells()[i]]) continue;
+            const auto id = static_cast<std::int32_t>(size.size());
+            size.push_back(0);
+            std::vector<std::size_t> stack{i};
+            label[i] = id;
+            while (!stack.empty()) {
+                const std::size_t c = stack.back();
+                stack.pop_back();
+                ++size.back();
+                const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+                const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+                for (int k = 0; k < 4; ++k) {
+                    const int nx = x + dx[k], ny = y + dy[k];
+                    if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                    const std::size_t nb = static_cast<std::size_t>(ny) * w + nx;
+                    if (label[nb] < 0 && walkable[g.cells()[nb]]) {
+                        label[nb] = id;
+                        stack.push_back(nb);
+                    }
+                }
+            }
+        }
+        CHECK(r.label == label);
+        CHECK(r.size == size);
+    }
 }
