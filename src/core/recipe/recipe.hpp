@@ -83,6 +83,13 @@ struct OutputSettings {
     SourcePosition position;
 };
 
+// [screens] size = [W, H]: the map is also written as a Tiled world of W x H-cell screens
+// (io/screens_writer.hpp); W, H in 1..65536; absent = no screens.
+struct ScreenSettings {
+    int width = 0, height = 0;
+    SourcePosition position;
+};
+
 struct Recipe {
     std::string path; // the recipe file, as given
     std::string name; // the file's stem, e.g. "overworld"; names default outputs
@@ -98,7 +105,8 @@ struct Recipe {
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
     PlacesRecipe places; // [[places]], [roads], [constraints] (places_parser.hpp; issue 17)
     OutputSettings output;
-    std::optional<RiverSettings> rivers; // [rivers]: the hydrology stage (docs/hydrology.md)
+    std::optional<RiverSettings> rivers;   // [rivers]: the hydrology stage (docs/hydrology.md)
+    std::optional<ScreenSettings> screens; // [screens]: a world of screens (docs/tiled.md)
 };
 
 // The terrains [rivers] writes (class, lake_class, waterfall_class) as a mask over class ids.
