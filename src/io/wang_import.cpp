@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -90,6 +93,13 @@ std::optional<WangImport> import_wang_rules(std::string_view tsx_text, const std
     const XMLElement* ts = doc.FirstChildElement("tileset");
     if (!ts) {
         diags.push_back(error_at(tsx_path, 1, 1, "no <tileset> element"));
+        return std::nullopt;
+    }
+    if (ts->IntAttribute("margin", 0) != 0 || ts->IntAttribute("spacing", 0) != 0 ||
+        !ts->FirstChildElement("image")) {
+        diags.push_back(error_at(tsx_path, ts->GetLineNum(), 1,
+                                 "only tilesets of one image without margin or spacing can be "
+                                 "imported (tilegen's tileset manifests have neither)"));
         return std::nullopt;
     }
     const XMLElement* set = nullptr;
@@ -318,8 +328,9 @@ std::optional<WangImport> import_wang_rules(std::string_view tsx_text, const std
         image_path =
             (tsx_dir / image_path).lexically_normal().lexically_relative(man_dir).generic_string();
     out.manifest = "# Written by tilegen import-rules from " + file + ".\nimage = \"" + image_path +
-                   "\"\ntile_width = " + ts->Attribute("tilewidth") +
-                   "\ntile_height = " + ts->Attribute("tileheight") + "\n\n[tiles]\n";
+                   "\"\ntile_width = " + std::to_string(ts->IntAttribute("tilewidth", 16)) +
+                   "\ntile_height = " + std::to_string(ts->IntAttribute("tileheight", 16)) +
+                   "\n\n[tiles]\n";
     std::set<std::string> named;
     for (const auto& t : tiles) {
         const std::string name = tile_name_of(element_of(t.id), t.id);

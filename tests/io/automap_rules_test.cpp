@@ -412,16 +412,19 @@ TEST_CASE("import-rules: the two-terrain Wang set tilegen writes reproduces the 
 
 TEST_CASE("import-rules: bad Wang sets are refused at their line") {
     Diagnostics d;
-    CHECK_FALSE(io::import_wang_rules("<tileset><wangsets></wangsets></tileset>", "a.tsx", nullptr,
-                                      "", "", d));
+    CHECK_FALSE(
+        io::import_wang_rules("<tileset><image source=\"t.png\"/><wangsets></wangsets></tileset>",
+                              "a.tsx", nullptr, "", "", d));
     REQUIRE(d.size() == 1);
     CHECK(format_diagnostic(d[0]).find("a.tsx:1:1: error: the tileset has no Wang set") == 0);
     d.clear();
-    const std::string bad = "<tileset tilewidth=\"16\" tileheight=\"16\">\n<wangsets>\n"
-                            "<wangset name=\"t\" type=\"mixed\">\n"
-                            "<wangcolor name=\"water\"/>\n<wangcolor name=\"grass\"/>\n"
-                            "<wangtile tileid=\"0\" wangid=\"1,1,1\"/>\n"
-                            "</wangset></wangsets></tileset>\n";
+    const std::string bad =
+        "<tileset tilewidth=\"16\" tileheight=\"16\"><image source=\"t.png\"/>\n"
+        "<wangsets>\n"
+        "<wangset name=\"t\" type=\"mixed\">\n"
+        "<wangcolor name=\"water\"/>\n<wangcolor name=\"grass\"/>\n"
+        "<wangtile tileid=\"0\" wangid=\"1,1,1\"/>\n"
+        "</wangset></wangsets></tileset>\n";
     CHECK_FALSE(io::import_wang_rules(bad, "b.tsx", nullptr, "", "", d));
     REQUIRE(d.size() == 1);
     CHECK(format_diagnostic(d[0]).find("b.tsx:6:1: error: bad <wangtile>") == 0);
@@ -429,4 +432,53 @@ TEST_CASE("import-rules: bad Wang sets are refused at their line") {
     CHECK_FALSE(io::import_wang_rules("<tileset", "c.tsx", nullptr, "", "", d));
     REQUIRE(d.size() == 1);
     CHECK(format_diagnostic(d[0]).find("c.tsx:1:1: error: malformed XML") == 0);
+    d.clear();
+    CHECK_FALSE(io::import_wang_rules("<tileset spacing=\"1\"><image source=\"t.png\"/></tileset>",
+                                      "d.tsx", nullptr, "", "", d));
+    REQUIRE(d.size() == 1);
+    CHECK(format_diagnostic(d[0]).find("d.tsx:1:1: error: only tilesets of one image") == 0);
+}
+
+TEST_CASE("export-rules: the command writes files Tiled loads, and example.tmx's class layer reads "
+          "back into the same map") {
+    test::TempDir dir;
+    const fs::path recipe = test::source_dir() / "samples" / "two-terrain.toml";
+    auto r = test::run_tilegen("export-rules " + test::shell_quote(recipe.string()) + " --tiled " +
+                               test::shell_quote((dir / "rules").string()) + " --seed 3");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    for (const char* f :
+         {"rules.txt", "rules-ground.tmx", "classes.tsx", "classes.png", "automap.tsx",
+          "automap.png", "two-terrain.tsx", "two-terrain-tiles.png", "example.tmx"})
+        CHECK(fs::exists(dir / "rules" / f));
+    // tilegen reads the painted class layer back (classes.tsx tiles carry `terrain`): the same
+    // tiles as the map generated at that seed (two-terrain has no class passes).
+    r = test::run_tilegen("generate " + test::shell_quote(recipe.string()) + " --classes " +
+                          test::shell_quote((dir / "rules" / "example.tmx").string() + ":classes") +
+                          " -o " + test::shell_quote((dir / "a.tmx").string()));
+    REQUIRE(r.exit_code == 0);
+    r = test::run_tilegen("generate " + test::shell_quote(recipe.string()) + " --seed 3 -o " +
+                          test::shell_quote((dir / "b.tmx").string()));
+    REQUIRE(r.exit_code == 0);
+    auto data = [](const std::string& tmx) {
+        return tmx.substr(tmx.find("<data"), tmx.find("</data>") - tmx.find("<data"));
+    };
+    CHECK(data(test::read_text(dir / "a.tmx")) == data(test::read_text(dir / "b.tmx")));
+    // A bad recipe: its error, and nothing written.
+    test::write_text(dir / "bad.toml", "[map]\nwidth = 0\n");
+    r = test::run_tilegen("export-rules " + test::shell_quote((dir / "bad.toml").string()) +
+                          " --tiled " + test::shell_quote((dir / "none").string()));
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find((dir / "bad.toml").string() + ":2:") == 0);
+    CHECK_FALSE(fs::exists(dir / "none"));
+    if (!test::have_program("tiled")) return;
+    for (const char* f : {"rules-ground.tmx", "example.tmx"}) {
+        CAPTURE(f);
+        const auto t = test::run("QT_QPA_PLATFORM=offscreen tiled --export-map json " +
+                                 test::shell_quote((dir / "rules" / f).string()) + " " +
+                                 test::shell_quote((dir / "out.json").string()));
+        INFO(t.err);
+        CHECK(t.exit_code == 0);
+        CHECK(test::read_text(dir / "out.json").find("\"tilelayer\"") != std::string::npos);
+    }
 }
