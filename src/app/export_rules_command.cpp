@@ -80,11 +80,13 @@ int run_export_rules(const Args& args) {
         print_diagnostics(diags);
         return kExitInput;
     }
-    std::size_t rules = 0;
+    std::size_t rules = 0, maps = 0;
+    for (const auto& [name, text] : files.texts)
+        maps += name.rfind("rules-", 0) == 0;
     for (const auto& l : layers)
         rules += l.ordered.size();
-    std::cout << "wrote " << (dir / "rules.txt").string() << ": " << layers.size()
-              << " rule map(s), " << rules << " rules; try them on "
+    std::cout << "wrote " << (dir / "rules.txt").string() << ": " << maps << " rule map(s) for "
+              << layers.size() << " layer(s), " << rules << " rules; try them on "
               << (dir / "example.tmx").string() << "\n";
     if (!project->class_passes.empty())
         print_diagnostics({run_warning(std::to_string(project->class_passes.size()) +

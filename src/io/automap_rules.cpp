@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -125,9 +126,18 @@ std::string tileset_ref(int firstgid, const std::string& file) {
            "\"/>\n";
 }
 
-// One rule map: every rule of `layer`, least specific first.
+// The positive weights of a rule's targets, sorted: rules with equal signatures share a rule map.
+std::vector<double> signature(const ResolvedTargets& t) {
+    std::vector<double> w;
+    for (double x : t.weights)
+        if (x > 0) w.push_back(x);
+    std::sort(w.begin(), w.end());
+    return w;
+}
+
+// One rule map: the rules `order` names (indices into layer.ordered), in that order.
 std::string rule_map(const Recipe& recipe, const LayerRules& layer, const Atlas& atlas,
-                     const std::string& tileset_file) {
+                     const std::string& tileset_file, const std::vector<std::size_t>& order) {
     const int classes = static_cast<int>(recipe.terrain.size());
     const ClassMask all =
         classes >= 32 ? kAnyClass : static_cast<ClassMask>((ClassMask{1} << classes) - 1);
@@ -137,10 +147,10 @@ std::string rule_map(const Recipe& recipe, const LayerRules& layer, const Atlas&
     const OutsidePolicy outside = outside_policy(recipe);
 
     int side = 1;
-    for (const Rule& r : layer.ordered)
-        side = std::max(side, r.pattern.size());
+    for (std::size_t ri : order)
+        side = std::max(side, layer.ordered[ri].pattern.size());
     const int slot = side + 1;
-    const int n = static_cast<int>(layer.ordered.size());
+    const int n = static_cast<int>(order.size());
     const int per_row = kAutomapRulesPerRow;
     const int rows = std::max(1, (n + per_row - 1) / per_row);
     const int width = per_row * slot, height = rows * slot;
@@ -162,22 +172,36 @@ std::string rule_map(const Recipe& recipe, const LayerRules& layer, const Atlas&
         list[static_cast<std::size_t>(index)](x, y) = gid;
     };
     for (int i = 0; i < n; ++i) {
-        // Least specific first: rule i of the slots is ordered[n - 1 - i].
-        const auto ri = static_cast<std::size_t>(n - 1 - i);
+        const std::size_t ri = order[static_cast<std::size_t>(i)];
         const Rule& rule = layer.ordered[ri];
         const ResolvedTargets& targets = layer.resolved[ri];
         const int ox = (i % per_row) * slot, oy = (i / per_row) * slot;
-        const int s = rule.pattern.size();
+        const int s = rule.pattern.size(), rad = rule.pattern.radius();
+        // Cells the rule's region holds: the conditioned ones and the centre, and in a 5x5 pattern
+        // the inner cell toward the centre of each conditioned outer cell (written as "any
+        // class"), so the region is one 8-connected piece without empty cells.
+        std::vector<bool> any_class(static_cast<std::size_t>(s * s), false);
+        auto mask_at = [&](int col, int row) { return rule.pattern.cell(col, row) & all; };
+        for (int row = 0; row < s; ++row)
+            for (int col = 0; col < s; ++col) {
+                const int dx = col - rad, dy = row - rad;
+                if (std::max(std::abs(dx), std::abs(dy)) < 2 || mask_at(col, row) == all) continue;
+                const int ic = rad + (dx > 0) - (dx < 0), ir = rad + (dy > 0) - (dy < 0);
+                if (mask_at(ic, ir) == all && (ic != rad || ir != rad))
+                    any_class[static_cast<std::size_t>(ir * s + ic)] = true;
+            }
         bool conditioned = false;
         for (int row = 0; row < s; ++row)
             for (int col = 0; col < s; ++col) {
                 const int x = ox + col, y = oy + row;
-                regions(x, y) = static_cast<Gid>(special_first + kNonEmptyTile);
-                const ClassMask m = rule.pattern.cell(col, row) & all;
-                if (m == all) continue;
-                conditioned = true;
+                const ClassMask m = mask_at(col, row);
+                const bool forced = any_class[static_cast<std::size_t>(row * s + col)];
+                if (m != all || forced || (col == rad && row == rad))
+                    regions(x, y) = static_cast<Gid>(special_first + kNonEmptyTile);
+                if (m == all && !forced) continue;
+                conditioned = conditioned || !forced;
                 const ClassMask complement = all & ~m;
-                const bool positive = std::popcount(m) <= std::popcount(complement);
+                const bool positive = forced || std::popcount(m) <= std::popcount(complement);
                 const ClassMask listed = positive ? m : complement;
                 int k = 0;
                 for (int c = 0; c < classes; ++c)
@@ -244,11 +268,28 @@ AutomapFiles automap_rule_files(const Recipe& recipe, const std::vector<LayerRul
     std::string rules_txt = "# Tiled automapping rules written by tilegen export-rules from " +
                             std::filesystem::path(recipe.path).filename().string() +
                             ".\n# Paint layer 'classes' with classes.tsx tiles, then Map > "
-                            "AutoMap (Tiled 1.9 or newer).\n";
+                            "AutoMap.\n";
     for (const LayerRules& layer : layers) {
-        const std::string file = "rules-" + layer.name + ".tmx";
-        rules_txt += file + "\n";
-        files.texts.emplace_back(file, rule_map(recipe, layer, atlas, tileset_stem + ".tsx"));
+        // Least specific first, cut into runs of rules with the same target weights: one rule
+        // map each (every output layer of a map has a tile in every rule, as Tiled before 1.9
+        // needs, which picks an output index among all of a map's).
+        std::vector<std::vector<std::size_t>> runs;
+        for (std::size_t i = layer.ordered.size(); i-- > 0;) {
+            if (runs.empty() ||
+                signature(layer.resolved[runs.back().back()]) != signature(layer.resolved[i]))
+                runs.emplace_back();
+            runs.back().push_back(i);
+        }
+        if (runs.empty()) runs.emplace_back();
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            char number[16];
+            std::snprintf(number, sizeof number, "-%03zu", r + 1);
+            const std::string file =
+                "rules-" + layer.name + (runs.size() > 1 ? number : "") + ".tmx";
+            rules_txt += file + "\n";
+            files.texts.emplace_back(
+                file, rule_map(recipe, layer, atlas, tileset_stem + ".tsx", runs[r]));
+        }
     }
     files.texts.emplace_back("rules.txt", rules_txt);
     files.texts.emplace_back("classes.tsx", classes_tsx(recipe, tw, th));

@@ -8,12 +8,14 @@
 //             automap.tsx/.png     Tiled's special match tiles: Empty, NonEmpty (MatchType)
 //             TILESET.tsx/-tiles.png  the map's tileset, as `generate` writes it
 //   invariants  a working map whose layer `classes` is painted with classes.tsx tiles is turned
-//           by Tiled's AutoMap (Tiled >= 1.9) into the layers tilegen draws: each rule map holds
-//           the layer's rules in reverse order of trial (least specific first), so the rule
-//           tilegen tries first is applied last and wins a cell, as in tilegen. Rules are laid
-//           out in slots of (pattern side + 1) cells, 16 to a row, each pattern at its slot's
-//           top-left, with a `regions` layer covering its whole pattern (so `?` cells inside
-//           stay part of the rule). A cell that accepts a set S of classes is written as S on
+//           by Tiled's AutoMap into the layers tilegen draws: each rule map holds the layer's
+//           rules in reverse order of trial (least specific first), so the rule tilegen tries
+//           first is applied last and wins a cell, as in tilegen. Each rule has a slot of (widest
+//           pattern side + 1) rows, one rule per slot row, its pattern at the slot's top-left; the
+//           `regions` layer covers the rule's conditioned cells and its centre only (Tiled before
+//           1.9 reads an empty input cell inside a region as "a tile this rule does not use", not
+//           as "any"), and in 5x5 patterns the inner cells that join an outer conditioned cell to
+//           the centre, written as "any class". A cell that accepts a set S of classes is S on
 //           `input_classes` layers (one alternative per layer) when S is not larger than its
 //           complement, else the complement on `inputnot_classes` layers; `?` is left empty (the
 //           all-`?` 1x1 rule gets NonEmpty). Each target is the centre tile of an output layer
@@ -44,8 +46,9 @@ struct AutomapFiles {
     std::vector<std::pair<std::string, Image>> images;      // file name -> PNG image
 };
 
-// The rule slots per row of a rule map.
-inline constexpr int kAutomapRulesPerRow = 16;
+// The rule slots per row of a rule map: one, so each rule's region starts below the previous
+// rule's (Tiled orders rules by their region's top, then left).
+inline constexpr int kAutomapRulesPerRow = 1;
 // The names of the special tiles in automap.tsx, in tile order (MatchType values).
 inline constexpr const char* kAutomapSpecialTiles[] = {"Empty", "NonEmpty"};
 
