@@ -19,13 +19,13 @@ CommandSpec export_rules_spec() {
     s.operands = "[RECIPE]";
     s.about =
         R"(Writes the recipe's tile rules (without RECIPE: the built-in default) into DIR as Tiled
-automapping rules: rules.txt, one rule map rules-LAYER.tmx per rule layer, the class tileset
-classes.tsx (one tile per terrain class), automap.tsx (Tiled's Empty and NonEmpty match tiles),
-the map's tileset, and example.tmx: the recipe's class map (at --seed and --size) on a layer
-'classes', with empty output layers. Open example.tmx in Tiled 1.9 or newer and run Map > AutoMap:
-each layer gets the tiles tilegen's rules choose (alternatives by their weights, as Tiled picks
-them). Rules are written most specific last, so the rule tilegen tries first wins; `outside =
-"clamp"` becomes OverflowBorder. Class passes ([classes] sections) are not exported.
+automapping rules: rules.txt, rule maps rules-LAYER[-NNN].tmx, the class tileset classes.tsx (one
+tile per terrain class), automap.tsx (Tiled's Empty and NonEmpty match tiles), the map's tileset,
+and example.tmx: the recipe's class map (at --seed and --size) on a layer 'classes', with empty
+output layers. Open example.tmx in Tiled and run Map > AutoMap: each layer gets the tiles
+tilegen's rules choose (alternatives by their weights from Tiled 1.9 on; 1.8 picks them evenly).
+Rules are written most specific last, so the rule tilegen tries first wins; `outside = "clamp"`
+becomes OverflowBorder. Class passes ([classes] sections) are not exported.
 )";
     s.options = {
         {{"--tiled"},
