@@ -15,7 +15,9 @@
 #include "io/class_map_reader.hpp"
 #include "io/file_source.hpp"
 #include "io/files.hpp"
+#include "io/godot_writer.hpp"
 #include "io/infinite_writer.hpp"
+#include "io/ldtk_writer.hpp"
 #include "io/png_stream.hpp"
 #include "io/project_loader.hpp"
 #include "io/screens_writer.hpp"
@@ -100,6 +102,32 @@ void write_places_json(JsonWriter& j, const Project& project, const GenerateResu
     j.end_object();
 }
 
+// -o X.ldtk (docs/ldtk.md): the map, its classes and its rules as an LDtk project.
+bool write_ldtk_output(const Project& project, const GenerateResult& result, const fs::path& path,
+                       Diagnostics& diags) {
+    std::vector<std::uint32_t> colours;
+    for (std::size_t i = 0; i < project.recipe.terrain.size(); ++i)
+        colours.push_back(terrain_rgb(project.recipe, i));
+    io::LdtkSource source;
+    source.map = &result.map;
+    source.classes = &result.classes;
+    source.layers = result.layers;
+    source.decisions = result.decisions;
+    source.terrain = project.recipe.terrain;
+    source.colours = colours;
+    source.outside = outside_policy(project.recipe).fixed_class;
+    source.seed = result.seed;
+    return io::write_ldtk(source, path, diags);
+}
+
+// The output format an -o path asks for: Tiled (TMX/TMJ), LDtk or Godot.
+bool is_ldtk(const fs::path& path) {
+    return path.extension() == ".ldtk";
+}
+bool is_godot(const fs::path& path) {
+    return path.extension() == ".tscn";
+}
+
 } // namespace
 
 // Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
@@ -140,10 +168,12 @@ CommandSpec generate_spec() {
         "samples/overworld.toml).\n";
     s.options = {
         {{"-o", "--output"},
-         "OUT.tmx|OUT.tmj",
+         "OUT.tmx|OUT.tmj|OUT.ldtk|OUT.tscn",
          "the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and OUT-tiles.png are "
-         "written beside it. OUT.tmj writes Tiled's JSON format (with OUT.tsj) instead",
-         file_ending({".tmx", ".tmj"})},
+         "written beside it. OUT.tmj writes Tiled's JSON format (with OUT.tsj) instead; OUT.ldtk "
+         "an LDtk 1.5 project (with OUT-ldtk-tiles.png; docs/ldtk.md); OUT.tscn a Godot 4 scene "
+         "(with its TileSet OUT.tres; docs/godot.md)",
+         file_ending({".tmx", ".tmj", ".ldtk", ".tscn"})},
         {{"--png"},
          "OUT.png|none",
          "the PNG preview (default: beside the TMX, OUT.png; \"none\": no preview). Maps larger "
@@ -179,9 +209,10 @@ CommandSpec generate_spec() {
          "X,Y,W,H",
          "write just this window of the map (cells X..X+W-1, Y..Y+H-1; X and Y may be negative) "
          "as a finite map, the same tiles as the --infinite map of --size has there: thresholds "
-         "from the same sample, noise scales from --size. Position-based recipes only, no "
-         "objects; cut a world too big for one machine into region jobs (README, \"Maps larger "
-         "than one machine\")",
+         "from the same sample, noise scales from --size. Position-based recipes only; objects: "
+         "the infinite map's whose footprint starts in the window (placed over the rows above it, "
+         "the full width: the placer scans from the origin). Cut a world too big for one machine "
+         "into region jobs (README, \"Maps larger than one machine\")",
          custom("X,Y,W,H: four whole numbers, W and H at least 1",
                 [](const std::string& v) { return parse_region(v).has_value(); })},
         {{"--chunk"},
@@ -251,6 +282,19 @@ int run_generate(const Args& args) {
             ? io::TilesetPlacement::embedded
             : io::TilesetPlacement::external;
 
+    const bool ldtk = tmx_arg && is_ldtk(*tmx_arg), godot = tmx_arg && is_godot(*tmx_arg);
+    if (ldtk || godot) {
+        // LDtk projects and Godot scenes are finite maps with their own tilesets (docs/ldtk.md,
+        // docs/godot.md).
+        for (const char* option :
+             {"--infinite", "--region", "--encoding", "--tilesets", "--embed-tilesets"})
+            if (cl.has(option))
+                return usage_error("generate",
+                                   std::string(option) + " applies to Tiled maps, not to -o " +
+                                       (ldtk ? "X.ldtk (an LDtk project is one finite level)"
+                                             : "X.tscn (a Godot scene of one finite map)"));
+    }
+
     Diagnostics diags;
     auto t0 = Clock::now();
     auto project = load_recipe_or_print(recipe_arg);
@@ -259,11 +303,12 @@ int run_generate(const Args& args) {
     options.seed = seed;
     options.threads = resolve_threads(threads);
     if (!read_map_area_or_print(cl, project->recipe, options)) return kExitInput;
-    if (project->recipe.screens && (infinite || region)) {
+    if (project->recipe.screens && (infinite || region || ldtk || godot)) {
         print_diagnostics({error_at(project->recipe.path, project->recipe.screens->position.line,
                                     project->recipe.screens->position.column,
-                                    "[screens] cuts a finite map; --infinite and --region maps "
-                                    "cannot have screens")});
+                                    "[screens] cuts a finite TMX/TMJ map into a Tiled world; "
+                                    "--infinite, --region, .ldtk and .tscn maps cannot have "
+                                    "screens (yet)")});
         return kExitInput;
     }
     const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -281,8 +326,15 @@ int run_generate(const Args& args) {
         std::vector<std::string> inputs = project->input_files;
         if (classes_arg) inputs.push_back(*classes_arg);
         const auto bundle = io::tmx_bundle_paths(tmx_path);
-        for (const fs::path& out : {bundle.tmx, bundle.tsx, bundle.atlas, bundle.objects_tsx,
-                                    bundle.objects_atlas, png_path}) {
+        const auto ldtk_files = io::ldtk_paths(tmx_path);
+        std::vector<fs::path> outputs = {bundle.tmx,         bundle.tsx,           bundle.atlas,
+                                         bundle.objects_tsx, bundle.objects_atlas, png_path};
+        const auto godot_files = io::godot_paths(tmx_path);
+        if (ldtk) outputs = {ldtk_files.ldtk, ldtk_files.tiles, ldtk_files.objects, png_path};
+        if (godot)
+            outputs = {godot_files.scene, godot_files.tileset, godot_files.tiles,
+                       godot_files.objects, png_path};
+        for (const fs::path& out : outputs) {
             if (out == png_path && !want_png) continue;
             if (auto input = clashes_with_input(out.string(), inputs)) {
                 print_diagnostics({error_at(out.string(), 0, 0,
@@ -396,8 +448,6 @@ int run_generate(const Args& args) {
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
         auto world = chunked_world(*project, run_seed, w, h, sample);
         if (!world) return kExitInput;
-        if (!project->recipe.objects.empty())
-            print_diagnostics({run_note("objects are not placed in region windows")});
         std::uint64_t unmatched = 0;
         std::vector<Grid<Gid>> tiles = generate_chunk(*project, *world, *region, unmatched);
         Map window;
@@ -411,6 +461,14 @@ int run_generate(const Args& args) {
                                      std::to_string(region->x) + "," + std::to_string(region->y) +
                                          "," + std::to_string(region->width) + "," +
                                          std::to_string(region->height)});
+        // The infinite map's objects whose footprint starts in the window, moved to its origin.
+        std::vector<PlacedObject> objects =
+            window_objects(*project, *world, w, h, *region, options.threads);
+        for (PlacedObject& o : objects) {
+            o.x -= region->x;
+            o.y -= region->y;
+        }
+        if (!objects.empty()) add_object_layer(window, *project->sprites, objects);
         io::MapOutputOptions output;
         output.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
@@ -446,8 +504,10 @@ int run_generate(const Args& args) {
                 .value(region->height)
                 .end_array();
             j.key("unmatched").value(unmatched);
+            j.key("objects").value(static_cast<std::uint64_t>(objects.size()));
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
-            write_outputs_json(j, io::tmx_bundle_paths(tmx_path), tilesets, false, png_output);
+            write_outputs_json(j, io::tmx_bundle_paths(tmx_path), tilesets, !objects.empty(),
+                               png_output);
             j.end_object();
             std::cout << j.str() << '\n';
         } else {
@@ -459,7 +519,9 @@ int run_generate(const Args& args) {
         return kExitOk;
     }
 
-    options.keep_details = false; // heights, maps and decisions are not written: free them early
+    // Heights, maps and decisions are not written: free them early (LDtk's baked tiles name the
+    // rule that decided each cell).
+    options.keep_details = ldtk;
     if (!json) options.progress = [](const std::string& line) { std::cerr << line << '\n'; };
     GenerateResult result = generate_map(*project, options);
     if (!result.constraints.met) {
@@ -480,7 +542,11 @@ int run_generate(const Args& args) {
         options.threads; // the layer data is formatted on these threads; same bytes for any count
     output.tilesets = tilesets;
     int reduction = 1;
-    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output)) {
+    const bool written = ldtk ? write_ldtk_output(*project, result, tmx_path, diags)
+                         : godot
+                             ? io::write_godot(result.map, project->recipe.terrain, tmx_path, diags)
+                             : io::write_tmx_bundle(result.map, tmx_path, diags, output);
+    if (!written) {
         print_diagnostics(diags);
         return kExitInput;
     }
@@ -609,7 +675,24 @@ int run_generate(const Args& args) {
         j.key("stats").value(stats_ms);
         j.key("total").value(total_ms);
         j.end_object();
-        write_outputs_json(j, bundle, tilesets, io::has_objects(result.map), png_output);
+        if (ldtk) {
+            const auto files = io::ldtk_paths(tmx_path);
+            j.key("outputs").begin_array();
+            j.value(files.ldtk.generic_string()).value(files.tiles.generic_string());
+            if (io::ldtk_writes_objects(result.map)) j.value(files.objects.generic_string());
+            if (png_output) j.value(png_output->generic_string());
+            j.end_array();
+        } else if (godot) {
+            const auto files = io::godot_paths(tmx_path);
+            j.key("outputs").begin_array();
+            j.value(files.scene.generic_string()).value(files.tileset.generic_string());
+            j.value(files.tiles.generic_string());
+            if (io::godot_writes_objects(result.map)) j.value(files.objects.generic_string());
+            if (png_output) j.value(png_output->generic_string());
+            j.end_array();
+        } else {
+            write_outputs_json(j, bundle, tilesets, io::has_objects(result.map), png_output);
+        }
         if (screens) {
             j.key("screens").begin_object();
             j.key("world").value(io::world_path(tmx_path).generic_string());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -31,6 +32,12 @@ std::string float_text(float v) {
 
 } // namespace
 
+std::uint32_t terrain_rgb(const Recipe& recipe, std::size_t index) {
+    static constexpr std::uint32_t kDefaultColors[] = {0x3060c0, 0xd8c078, 0x40a040, 0x206028,
+                                                       0x8a6a3a, 0x808080, 0x1c3a7a, 0xc04040};
+    return recipe.terrain[index].color.value_or(kDefaultColors[index % 8]);
+}
+
 void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const Recipe& recipe) {
     // Wang ids from tile names (the painter's naming convention), when any tile follows it.
     std::vector<std::string> terrain_names;
@@ -56,12 +63,10 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
     atlas.wang_colors.clear();
     atlas.wang_rgb.clear();
     if (any) {
-        static constexpr std::uint32_t kDefaultColors[] = {0x3060c0, 0xd8c078, 0x40a040, 0x206028,
-                                                           0x8a6a3a, 0x808080, 0x1c3a7a, 0xc04040};
         atlas.wang = std::move(wang);
         for (std::size_t i = 0; i < recipe.terrain.size(); ++i) {
             atlas.wang_colors.push_back(recipe.terrain[i].name);
-            atlas.wang_rgb.push_back(recipe.terrain[i].color.value_or(kDefaultColors[i % 8]));
+            atlas.wang_rgb.push_back(terrain_rgb(recipe, i));
         }
     }
     atlas.terrain.assign(static_cast<std::size_t>(atlas.tile_count()), 0);
@@ -429,6 +434,33 @@ std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup
                               compute_map(recipe, rule.density, world.seed, world.scale_width,
                                           world.scale_height, area, threads));
     return place_objects(classes, maps, recipe.objects, *project.sprites, world.seed, threads);
+}
+
+std::vector<PlacedObject> window_objects(const Project& project, const WorldSetup& world, int width,
+                                         int height, Region window, int threads) {
+    const Recipe& recipe = project.recipe;
+    if (!project.sprites || recipe.objects.empty()) return {};
+    const long long x0 = std::max(0, window.x), y0 = std::max(0, window.y);
+    const long long x1 =
+        std::min<long long>(width, static_cast<long long>(window.x) + window.width);
+    const long long y1 =
+        std::min<long long>(height, static_cast<long long>(window.y) + window.height);
+    if (x0 >= x1 || y0 >= y1) return {};
+    // Rows that can change the window's objects: for each rule from the last, its last block row
+    // (a block is at most `spacing` rows) and the footprints of its anchors there, which meet the
+    // footprints of the earlier rules' anchors as far down again.
+    int tallest = 1;
+    for (const SpriteInfo& info : project.sprites->sprites)
+        tallest = std::max(tallest, info.footprint_h);
+    long long rows = y1;
+    for (const ObjectRule& rule : recipe.objects)
+        rows += static_cast<long long>(std::ceil(rule.spacing)) + tallest;
+    const int placed_rows = static_cast<int>(std::min<long long>(height, rows));
+    std::vector<PlacedObject> objects = world_objects(project, world, width, placed_rows, threads);
+    std::erase_if(objects, [&](const PlacedObject& o) {
+        return o.x < x0 || o.x >= x1 || o.y < y0 || o.y >= y1;
+    });
+    return objects;
 }
 
 // The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
