@@ -137,9 +137,16 @@ std::optional<std::pair<int, int>> parse_size(const std::string& s) {
 }
 
 std::vector<Command> all_commands() {
-    return {{generate_spec, run_generate}, {check_spec, run_check}, {explain_spec, run_explain},
-            {stats_spec, run_stats},       {view_spec, run_view},   {noise_spec, run_noise},
-            {bench_spec, run_bench},       {paint_spec, run_paint}};
+    return {{generate_spec, run_generate},
+            {check_spec, run_check},
+            {explain_spec, run_explain},
+            {stats_spec, run_stats},
+            {view_spec, run_view},
+            {noise_spec, run_noise},
+            {bench_spec, run_bench},
+            {paint_spec, run_paint},
+            {export_rules_spec, run_export_rules},
+            {import_rules_spec, run_import_rules}};
 }
 
 } // namespace tilegen::app

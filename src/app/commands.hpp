@@ -22,6 +22,8 @@ int run_view(const Args& args);
 int run_noise(const Args& args);
 int run_bench(const Args& args);
 int run_stats(const Args& args);
+int run_export_rules(const Args& args);
+int run_import_rules(const Args& args);
 
 CommandSpec generate_spec();
 CommandSpec paint_spec();
@@ -31,6 +33,8 @@ CommandSpec view_spec();
 CommandSpec noise_spec();
 CommandSpec bench_spec();
 CommandSpec stats_spec();
+CommandSpec export_rules_spec();
+CommandSpec import_rules_spec();
 
 struct Command {
     CommandSpec (*spec)();

@@ -20,6 +20,7 @@
 #include "io/ldtk_writer.hpp"
 #include "io/png_stream.hpp"
 #include "io/project_loader.hpp"
+#include "io/screens_writer.hpp"
 #include "io/tmx_writer.hpp"
 
 namespace tilegen::app {
@@ -315,6 +316,14 @@ int run_generate(const Args& args) {
     options.seed = seed;
     options.threads = resolve_threads(threads);
     if (!read_map_area_or_print(cl, project->recipe, options)) return kExitInput;
+    if (project->recipe.screens && (infinite || region || ldtk || godot)) {
+        print_diagnostics({error_at(project->recipe.path, project->recipe.screens->position.line,
+                                    project->recipe.screens->position.column,
+                                    "[screens] cuts a finite TMX/TMJ map into a Tiled world; "
+                                    "--infinite, --region, .ldtk and .tscn maps cannot have "
+                                    "screens (yet)")});
+        return kExitInput;
+    }
     const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 
     // Output paths (checked before the work, so a bad path fails fast).
@@ -554,6 +563,18 @@ int run_generate(const Args& args) {
         print_diagnostics(diags);
         return kExitInput;
     }
+    // [screens]: X.world and a map per screen (io/screens_writer.hpp), and how they connect.
+    std::optional<ScreenGraph> screens;
+    if (const auto& sc = project->recipe.screens) {
+        if (!io::write_screens(result.map, tmx_path, sc->width, sc->height, output, diags)) {
+            print_diagnostics(diags);
+            return kExitInput;
+        }
+        std::vector<bool> walkable;
+        for (const auto& t : project->recipe.terrain)
+            walkable.push_back(t.walkable);
+        screens = screen_graph(result.classes, walkable, sc->width, sc->height);
+    }
     if (want_png) {
         // Streamed: rendered and deflated in strips on the run's threads (io/png_stream.hpp).
         io::PngStreamOptions png_options;
@@ -685,9 +706,24 @@ int run_generate(const Args& args) {
         } else {
             write_outputs_json(j, bundle, tilesets, io::has_objects(result.map), png_output);
         }
+        if (screens) {
+            j.key("screens").begin_object();
+            j.key("world").value(io::world_path(tmx_path).generic_string());
+            j.key("columns").value(screens->columns).key("rows").value(screens->rows);
+            j.key("with_walkable_region").value(screens->with_region);
+            j.key("connected").value(screens->connected);
+            j.end_object();
+        }
         j.end_object();
         std::cout << j.str() << '\n';
     } else {
+        if (screens)
+            std::cerr << "screens: " << screens->columns << "x" << screens->rows << " in "
+                      << io::world_path(tmx_path).string() << "; " << screens->with_region
+                      << " hold the main walkable region, "
+                      << (screens->connected ? "all joined by walkable exits"
+                                             : "NOT all joined by walkable exits")
+                      << "\n";
         if (reduction > 1)
             print_diagnostics({run_note("the map is too large for a full-size PNG; the preview "
                                         "shows every " +

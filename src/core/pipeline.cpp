@@ -45,6 +45,18 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
     for (const auto& t : recipe.terrain)
         terrain_names.push_back(t.name);
     auto wang = wang_ids_from_names(atlas.names, terrain_names);
+    // Without transition tiles named by the convention, the ground rules' patterns give the ids
+    // (a two-terrain set such as grass-edge-n, grass-island: wang_ids_from_rules).
+    bool transitions = false;
+    for (const auto& id : wang)
+        for (auto v : id)
+            transitions = transitions || v != id[0];
+    if (!transitions && !layers.empty()) {
+        const auto derived = wang_ids_from_rules(
+            layers.front(), static_cast<int>(recipe.terrain.size()), atlas.tile_count());
+        for (std::size_t i = 0; i < wang.size() && i < derived.size(); ++i)
+            if (derived[i][0] != 0) wang[i] = derived[i];
+    }
     bool any = false;
     for (const auto& id : wang)
         any = any || id[0] != 0;

@@ -154,6 +154,13 @@ TEST_CASE("options: bad options of every command exit 2 with a clear message, wr
         {"paint a.toml -o ''", "-o takes a directory, not ''"},
         {"paint a.toml -o x --output y", "--output is given twice"},
         {"paint --frobnicate", "unknown option '--frobnicate'"},
+        // export-rules, import-rules
+        {"export-rules", "--tiled DIR is required"},
+        {"export-rules --tiled ''", "--tiled takes a folder, not ''"},
+        {"export-rules --tiled d a.toml b.toml", "more than one recipe given"},
+        {"import-rules", "missing TILESET.tsx"},
+        {"import-rules a.tsx -o a.txt", "-o takes a .rules file, not 'a.txt'"},
+        {"import-rules a.tsx --manifest m.json", "--manifest takes a .toml file, not 'm.json'"},
     };
     std::set<std::string> commands_seen;
     for (const BadOption& c : cases) {

@@ -216,7 +216,7 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
     reader.reject_unknown_keys(root, "",
                                {"map", "noise", "maps", "classes", "biomes", "terrain", "rules",
                                 "tileset", "objects", "output", "rivers", "places", "roads",
-                                "constraints", "search"});
+                                "constraints", "search", "screens"});
 
     if (const toml::table* map = reader.table(root, "map", "")) {
         reader.reject_unknown_keys(*map, "map", {"width", "height", "seed"});
@@ -600,6 +600,25 @@ std::optional<Recipe> parse_recipe(std::string_view text, const std::string& pat
             reader.choice(*output, "encoding", "output", "csv",
                           {"csv", "base64", "base64+zlib", "base64+gzip", "base64+zstd"});
         recipe.output.position = position_of(TomlReader::where(*output, "encoding"));
+    }
+
+    if (const toml::table* screens = reader.table(root, "screens", "")) {
+        reader.reject_unknown_keys(*screens, "screens", {"size"});
+        const toml::array* size = reader.array(*screens, "size", "screens");
+        ScreenSettings s;
+        s.position = position_of(size ? size->source() : screens->source());
+        bool ok = size && size->size() == 2;
+        if (ok)
+            for (std::size_t i = 0; i < 2; ++i) {
+                const auto v = (*size)[i].value<long long>();
+                ok = ok && v && *v >= 1 && *v <= 65536;
+                if (ok) (i == 0 ? s.width : s.height) = static_cast<int>(*v);
+            }
+        if (!ok)
+            reader.error(size ? size->source() : screens->source(),
+                         "screens.size takes [W, H], two whole numbers from 1 to 65536");
+        else
+            recipe.screens = s;
     }
 
     if (!recipe.objects.empty() && recipe.tileset.objects.empty() && root.get("tileset"))

@@ -84,6 +84,13 @@ struct OutputSettings {
     SourcePosition position;
 };
 
+// [screens] size = [W, H]: the map is also written as a Tiled world of W x H-cell screens
+// (io/screens_writer.hpp); W, H in 1..65536; absent = no screens.
+struct ScreenSettings {
+    int width = 0, height = 0;
+    SourcePosition position;
+};
+
 struct Recipe {
     std::string path; // the recipe file, as given
     std::string name; // the file's stem, e.g. "overworld"; names default outputs
@@ -99,9 +106,10 @@ struct Recipe {
     std::vector<ObjectRule> objects; // [[objects]]: what to scatter on top, in order of priority
     PlacesRecipe places; // [[places]], [roads], [constraints] (places_parser.hpp; issue 17)
     OutputSettings output;
-    std::optional<RiverSettings> rivers;  // [rivers]: the hydrology stage (docs/hydrology.md)
-    std::optional<SearchSettings> search; // [search]: parameters evolved (search_parser.hpp)
-    std::string source;                   // the recipe's TOML text: [search] writes values into it
+    std::optional<RiverSettings> rivers;   // [rivers]: the hydrology stage (docs/hydrology.md)
+    std::optional<SearchSettings> search;  // [search]: parameters evolved (search_parser.hpp)
+    std::optional<ScreenSettings> screens; // [screens]: a world of screens (docs/tiled.md)
+    std::string source;                    // the recipe's TOML text: [search] writes values into it
 };
 
 // The terrains [rivers] writes (class, lake_class, waterfall_class) as a mask over class ids.

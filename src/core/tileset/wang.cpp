@@ -1,5 +1,6 @@
 #include "core/tileset/wang.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tilegen {
@@ -61,6 +62,62 @@ std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_nam
         auto c = [&](bool is_lower) { return static_cast<std::uint8_t>(is_lower ? lower : upper); };
         out[t] = {c(n), c(n || e || ne), c(e), c(e || s || se),
                   c(s), c(s || w || sw), c(w), c(w || n || nw)};
+    }
+    return out;
+}
+
+std::vector<WangId> wang_ids_from_rules(const LayerRules& layer, int class_count, int tile_count) {
+    std::vector<WangId> out(static_cast<std::size_t>(std::max(tile_count, 0)), WangId{});
+    std::vector<bool> done(out.size(), false);
+    auto single = [&](ClassMask m) -> int {
+        for (int c = 0; c < class_count; ++c)
+            if (m == (ClassMask{1} << c)) return c;
+        return -1;
+    };
+    for (std::size_t r = 0; r < layer.ordered.size(); ++r) {
+        const Descriptor& p = layer.ordered[r].pattern;
+        if (p.size() > 3) continue;
+        const int centre = single(p.at(0, 0));
+        if (centre < 0) continue;
+        // Edges n, e, s, w; -1 = a set without the centre (no id).
+        constexpr int kEdge[4][2] = {{0, -1}, {1, 0}, {0, 1}, {-1, 0}};
+        int edge[4];
+        bool ok = true;
+        for (int e = 0; e < 4; ++e) {
+            if (p.size() == 1) {
+                edge[e] = centre;
+                continue;
+            }
+            const ClassMask m = p.at(kEdge[e][0], kEdge[e][1]);
+            const int s = single(m);
+            edge[e] = s >= 0 ? s : ((m >> centre) & 1u) ? centre : -1;
+            ok = ok && edge[e] >= 0;
+        }
+        if (!ok) continue;
+        // Corners ne, se, sw, nw: between edges (n, e), (e, s), (s, w), (w, n).
+        constexpr int kCorner[4][2] = {{1, -1}, {1, 1}, {-1, 1}, {-1, -1}};
+        int corner[4];
+        for (int k = 0; k < 4; ++k) {
+            const int a = edge[k], b = edge[(k + 1) % 4];
+            if (a != centre)
+                corner[k] = a;
+            else if (b != centre)
+                corner[k] = b;
+            else {
+                const int d = p.size() == 1 ? -1 : single(p.at(kCorner[k][0], kCorner[k][1]));
+                corner[k] = d >= 0 ? d : centre;
+            }
+        }
+        const ResolvedTargets& t = layer.resolved[r];
+        for (Gid g : t.gids) {
+            if (g == 0 || (g & kFlipMask)) continue;
+            const auto i = static_cast<std::size_t>(atlas_index_of(g));
+            if (i >= out.size() || done[i]) continue;
+            done[i] = true;
+            auto c = [](int cls) { return static_cast<std::uint8_t>(cls + 1); };
+            out[i] = {c(edge[0]), c(corner[0]), c(edge[1]), c(corner[1]),
+                      c(edge[2]), c(corner[2]), c(edge[3]), c(corner[3])};
+        }
     }
     return out;
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/rules/autotile.hpp"
+
 namespace tilegen {
 
 using WangId = std::array<std::uint8_t, 8>;
@@ -18,5 +20,14 @@ using WangId = std::array<std::uint8_t, 8>;
 // One entry per name; all zeros where the name does not follow the convention.
 std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_names,
                                         const std::vector<std::string>& terrain_names);
+
+// Wang ids read off the rules of one layer (ordered by specificity, resolved to gids), for
+// `tile_count` atlas tiles: a tile that some rule places unturned (no flip bits) on a single-class
+// centre C with a 1x1 or 3x3 pattern gets, from the first such rule, the blob id of that pattern:
+// an edge is its neighbour's class when that is one class, else C (a `?` edge, or a set holding
+// C); a corner is the class of an adjacent edge that is not C, else its diagonal neighbour's class
+// when that is one class, else C. A rule whose edge is a set without C gives no id. All zeros for
+// tiles no rule gives an id.
+std::vector<WangId> wang_ids_from_rules(const LayerRules& layer, int class_count, int tile_count);
 
 } // namespace tilegen
