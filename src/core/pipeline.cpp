@@ -352,6 +352,14 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
                                  "and regions cannot apply it"));
         return std::nullopt;
     }
+    for (const Rule& rule : project.rules)
+        if (rule.pattern.corner()) {
+            diags.push_back(error_at(rule.file, rule.line, rule.column,
+                                     "layer '" + rule.layer +
+                                         "' is a corner layer (2x2 rules); infinite maps and "
+                                         "regions cannot have corner layers yet"));
+            return std::nullopt;
+        }
     WorldSetup w;
     w.seed = seed;
     w.scale_width = scale_width;

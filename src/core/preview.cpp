@@ -71,6 +71,16 @@ inline void copy_row(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) 
 } // namespace
 
 PreviewRenderer::PreviewRenderer(const Map& map, int max_side) : map_(map) {
+    if (has_corner_layer(map)) {
+        // Corner layers (half a tile off the cell grid) are drawn whole, up front, in RGBA.
+        whole_ = render_map_preview(map, std::max(1, max_side), factor_);
+        whole_map_ = true;
+        width_ = whole_.width();
+        height_ = whole_.height();
+        color_ = PreviewColor::rgba;
+        by_cells_ = false;
+        return;
+    }
     const Atlas& atlas = map.atlas;
     const int tw = atlas.tile_width, th = atlas.tile_height;
     factor_ = preview_factor(map, std::max(1, max_side));
@@ -295,6 +305,12 @@ int PreviewRenderer::variant_of(Gid gid) const {
 
 void PreviewRenderer::render_rows(int y0, int y1, std::uint8_t* out) const {
     assert(0 <= y0 && y0 < y1 && y1 <= height_);
+    if (whole_map_) {
+        const std::size_t row = static_cast<std::size_t>(width_) * 4;
+        std::memcpy(out, whole_.pixels().data() + static_cast<std::size_t>(y0) * row,
+                    static_cast<std::size_t>(y1 - y0) * row);
+        return;
+    }
     if (by_cells_)
         render_cells(y0, y1, out);
     else
