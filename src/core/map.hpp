@@ -47,6 +47,7 @@ struct Atlas {
     std::vector<std::string> wang_colors;
     std::vector<std::uint32_t> wang_rgb;
     std::vector<std::array<std::uint8_t, 8>> wang;
+    bool wang_corner = false; // the Wang set is of type "corner" (a map with corner layers)
     int tile_count() const { return static_cast<int>(names.size()); }
     // The tiles the image holds as Tiled counts them: columns x rows of the image, the empty
     // cells after the last tile included (a TSX's tilecount; the next tileset's firstgid follows).

@@ -36,10 +36,15 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
     std::vector<std::string> terrain_names;
     for (const auto& t : recipe.terrain)
         terrain_names.push_back(t.name);
-    auto wang = wang_ids_from_names(atlas.names, terrain_names);
+    // A map with a corner layer gets a corner Wang set (its corner tiles), others a mixed one.
+    const bool corner =
+        std::any_of(layers.begin(), layers.end(), [](const LayerRules& l) { return l.corner(); });
+    auto wang = corner ? corner_wang_ids_from_names(atlas.names, terrain_names)
+                       : wang_ids_from_names(atlas.names, terrain_names);
     bool any = false;
     for (const auto& id : wang)
-        any = any || id[0] != 0;
+        any = any || id != WangId{};
+    atlas.wang_corner = corner;
     atlas.wang.clear();
     atlas.wang_colors.clear();
     atlas.wang_rgb.clear();
@@ -70,7 +75,7 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
                 const auto index = static_cast<std::size_t>(atlas_index_of(t.gids[i]));
                 if (index >= seen.size() || seen[index]) continue;
                 seen[index] = true;
-                if (cls >= 0 && layer.name == layers.front().name)
+                if (cls >= 0 && layer.name == layers.front().name && !layer.corner())
                     atlas.terrain[index] = recipe.terrain[static_cast<std::size_t>(cls)].symbol;
                 if (t.gids.size() > 1 && max_weight > 0)
                     atlas.probability[index] = t.weights[i] / max_weight;

@@ -99,14 +99,14 @@ std::string atlas_tileset_xml(const Atlas& atlas, const std::string& name,
         out += in + "  </properties>\n" + in + " </tile>\n";
     }
     if (!atlas.wang.empty()) {
-        out += in + " <wangsets>\n" + in +
-               "  <wangset name=\"terrains\" type=\"mixed\" tile=\"-1\">\n";
+        out += in + " <wangsets>\n" + in + "  <wangset name=\"terrains\" type=\"" +
+               (atlas.wang_corner ? "corner" : "mixed") + "\" tile=\"-1\">\n";
         for (std::size_t c = 0; c < atlas.wang_colors.size(); ++c)
             out += in + "   <wangcolor name=\"" + xml_escape(atlas.wang_colors[c]) + "\" color=\"" +
                    rgb_text(atlas.wang_rgb[c]) + "\" tile=\"-1\" probability=\"1\"/>\n";
         for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
             const auto& id = atlas.wang[t];
-            if (id[0] == 0) continue;
+            if (id == std::array<std::uint8_t, 8>{}) continue;
             out += in + "   <wangtile tileid=\"" + std::to_string(t) + "\" wangid=\"";
             for (int k = 0; k < 8; ++k)
                 out += (k ? "," : "") + std::to_string(id[static_cast<std::size_t>(k)]);
@@ -220,11 +220,16 @@ void atlas_tileset_json(JsonWriter& j, const Atlas& atlas, const std::string& na
             j.key("probability").value(1).key("tile").value(-1).end_object();
         }
         j.end_array();
-        j.key("name").value("terrains").key("tile").value(-1).key("type").value("mixed");
+        j.key("name")
+            .value("terrains")
+            .key("tile")
+            .value(-1)
+            .key("type")
+            .value(atlas.wang_corner ? "corner" : "mixed");
         j.key("wangtiles").begin_array();
         for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
             const auto& id = atlas.wang[t];
-            if (id[0] == 0) continue;
+            if (id == std::array<std::uint8_t, 8>{}) continue;
             j.begin_object()
                 .key("tileid")
                 .value(static_cast<std::uint64_t>(t))
