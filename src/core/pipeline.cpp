@@ -357,14 +357,6 @@ std::optional<WorldSetup> prepare_world(const Project& project, std::uint64_t se
                                  "and regions cannot apply it"));
         return std::nullopt;
     }
-    for (const Rule& rule : project.rules)
-        if (rule.pattern.corner()) {
-            diags.push_back(error_at(rule.file, rule.line, rule.column,
-                                     "layer '" + rule.layer +
-                                         "' is a corner layer (2x2 rules); infinite maps and "
-                                         "regions cannot have corner layers yet"));
-            return std::nullopt;
-        }
     WorldSetup w;
     w.seed = seed;
     w.scale_width = scale_width;
@@ -464,9 +456,12 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
                                     world.outside, world.seed, world.error_gid);
     std::vector<Grid<Gid>> out;
     for (std::size_t li = 0; li < tiles.layers.size(); ++li) {
-        Grid<Gid> g(chunk.width, chunk.height);
-        for (int y = 0; y < chunk.height; ++y)
-            for (int x = 0; x < chunk.width; ++x) {
+        // A corner layer: corners x .. x+width, y .. y+height (one more column and row); the
+        // padded grid's corner (x + r, y + r) is world corner (chunk.x + x, chunk.y + y).
+        const int extra = world.layers[li].corner() ? 1 : 0;
+        Grid<Gid> g(chunk.width + extra, chunk.height + extra);
+        for (int y = 0; y < chunk.height + extra; ++y)
+            for (int x = 0; x < chunk.width + extra; ++x) {
                 g(x, y) = tiles.layers[li].tiles(x + r, y + r);
                 // The cell's own decision: autotile() ran on the padded grid, so its choice hash
                 // used padded coordinates; redo the pick at world coordinates so every chunking
@@ -476,6 +471,7 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
                     ++unmatched;
                     continue;
                 }
+                // (unmatched counts a corner layer's extra column and row too)
                 const auto& targets = world.layers[li].resolved[static_cast<std::size_t>(d)];
                 const int t = choose_target(
                     targets, world.layers[li].ordered[static_cast<std::size_t>(d)].identity,
