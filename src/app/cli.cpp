@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <vector>
 
 #include "app/commands.hpp"
 #include "io/class_map_reader.hpp"
@@ -29,9 +30,31 @@ int usage_error(const std::string& command, const std::string& message) {
     return kExitUsage;
 }
 
+std::optional<std::filesystem::path> installed_data_dir() {
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return std::nullopt;
+    const auto dir = (exe.parent_path() / ".." / "share" / "tilegen").lexically_normal();
+    if (!std::filesystem::is_directory(dir / "samples", ec)) return std::nullopt;
+    return dir;
+}
+
+std::string recipe_path_for(const std::string& recipe) {
+    const std::filesystem::path given(recipe);
+    std::error_code ec;
+    if (given.is_absolute() || std::filesystem::exists(given, ec)) return recipe;
+    const auto data = installed_data_dir();
+    if (!data) return recipe;
+    std::vector<std::filesystem::path> candidates = {*data / given, *data / "samples" / given};
+    if (!given.has_extension()) candidates.push_back(*data / "samples" / (recipe + ".toml"));
+    for (const auto& candidate : candidates)
+        if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
+    return recipe;
+}
+
 std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
                                            Diagnostics& diags) {
-    if (recipe) return io::load_project(*recipe, io::DiskFiles{}, diags);
+    if (recipe) return io::load_project(recipe_path_for(*recipe), io::DiskFiles{}, diags);
     return io::load_project(io::kDefaultRecipePath, io::EmbeddedFiles{}, diags);
 }
 

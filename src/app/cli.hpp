@@ -2,6 +2,7 @@
 // recipe, the memory cap, and parsing numbers (the option tables are in app/options.hpp).
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,17 @@ inline Diagnostic run_note(std::string message) {
 // Prints "tilegen: error: message" and a hint to use --help; returns kExitUsage.
 int usage_error(const std::string& command, const std::string& message);
 
-// Loads RECIPE from disk, or the built-in default recipe when none is given.
+// The installed data (PREFIX/share/tilegen, beside the program's PREFIX/bin: samples/, rules/,
+// tilesets/), when the program runs from an installation; nullopt otherwise (a build tree).
+std::optional<std::filesystem::path> installed_data_dir();
+// The file RECIPE names: RECIPE itself, or for a relative RECIPE that names no file here, one of
+// the installed data: as given under it ("samples/meadows.toml"), or a sample by name ("meadows",
+// "meadows.toml").
+std::string recipe_path_for(const std::string& recipe);
+
+// Loads RECIPE from disk, or the built-in default recipe when none is given. A relative RECIPE
+// that names no file is looked up in the installed data: as a path under it, or as a sample
+// ("meadows" is samples/meadows.toml).
 [[nodiscard]] std::optional<Project> load_recipe_project(const std::optional<std::string>& recipe,
                                                          Diagnostics& diags);
 

@@ -15,7 +15,9 @@
 #include "io/class_map_reader.hpp"
 #include "io/file_source.hpp"
 #include "io/files.hpp"
+#include "io/godot_writer.hpp"
 #include "io/infinite_writer.hpp"
+#include "io/ldtk_writer.hpp"
 #include "io/png_stream.hpp"
 #include "io/project_loader.hpp"
 #include "io/tmx_writer.hpp"
@@ -99,6 +101,32 @@ void write_places_json(JsonWriter& j, const Project& project, const GenerateResu
     j.end_object();
 }
 
+// -o X.ldtk (docs/ldtk.md): the map, its classes and its rules as an LDtk project.
+bool write_ldtk_output(const Project& project, const GenerateResult& result, const fs::path& path,
+                       Diagnostics& diags) {
+    std::vector<std::uint32_t> colours;
+    for (std::size_t i = 0; i < project.recipe.terrain.size(); ++i)
+        colours.push_back(terrain_rgb(project.recipe, i));
+    io::LdtkSource source;
+    source.map = &result.map;
+    source.classes = &result.classes;
+    source.layers = result.layers;
+    source.decisions = result.decisions;
+    source.terrain = project.recipe.terrain;
+    source.colours = colours;
+    source.outside = outside_policy(project.recipe).fixed_class;
+    source.seed = result.seed;
+    return io::write_ldtk(source, path, diags);
+}
+
+// The output format an -o path asks for: Tiled (TMX/TMJ), LDtk or Godot.
+bool is_ldtk(const fs::path& path) {
+    return path.extension() == ".ldtk";
+}
+bool is_godot(const fs::path& path) {
+    return path.extension() == ".tscn";
+}
+
 } // namespace
 
 // Every command's table and opening share this shape (app/options.hpp): one design, not a copy.
@@ -139,10 +167,12 @@ CommandSpec generate_spec() {
         "samples/overworld.toml).\n";
     s.options = {
         {{"-o", "--output"},
-         "OUT.tmx|OUT.tmj",
+         "OUT.tmx|OUT.tmj|OUT.ldtk|OUT.tscn",
          "the Tiled map to write (default out/<recipe name>.tmx); OUT.tsx and OUT-tiles.png are "
-         "written beside it. OUT.tmj writes Tiled's JSON format (with OUT.tsj) instead",
-         file_ending({".tmx", ".tmj"})},
+         "written beside it. OUT.tmj writes Tiled's JSON format (with OUT.tsj) instead; OUT.ldtk "
+         "an LDtk 1.5 project (with OUT-ldtk-tiles.png; docs/ldtk.md); OUT.tscn a Godot 4 scene "
+         "(with its TileSet OUT.tres; docs/godot.md)",
+         file_ending({".tmx", ".tmj", ".ldtk", ".tscn"})},
         {{"--png"},
          "OUT.png|none",
          "the PNG preview (default: beside the TMX, OUT.png; \"none\": no preview). Maps larger "
@@ -250,6 +280,19 @@ int run_generate(const Args& args) {
             ? io::TilesetPlacement::embedded
             : io::TilesetPlacement::external;
 
+    const bool ldtk = tmx_arg && is_ldtk(*tmx_arg), godot = tmx_arg && is_godot(*tmx_arg);
+    if (ldtk || godot) {
+        // LDtk projects and Godot scenes are finite maps with their own tilesets (docs/ldtk.md,
+        // docs/godot.md).
+        for (const char* option :
+             {"--infinite", "--region", "--encoding", "--tilesets", "--embed-tilesets"})
+            if (cl.has(option))
+                return usage_error("generate",
+                                   std::string(option) + " applies to Tiled maps, not to -o " +
+                                       (ldtk ? "X.ldtk (an LDtk project is one finite level)"
+                                             : "X.tscn (a Godot scene of one finite map)"));
+    }
+
     Diagnostics diags;
     auto t0 = Clock::now();
     auto project = load_recipe_or_print(recipe_arg);
@@ -273,8 +316,15 @@ int run_generate(const Args& args) {
         std::vector<std::string> inputs = project->input_files;
         if (classes_arg) inputs.push_back(*classes_arg);
         const auto bundle = io::tmx_bundle_paths(tmx_path);
-        for (const fs::path& out : {bundle.tmx, bundle.tsx, bundle.atlas, bundle.objects_tsx,
-                                    bundle.objects_atlas, png_path}) {
+        const auto ldtk_files = io::ldtk_paths(tmx_path);
+        std::vector<fs::path> outputs = {bundle.tmx,         bundle.tsx,           bundle.atlas,
+                                         bundle.objects_tsx, bundle.objects_atlas, png_path};
+        const auto godot_files = io::godot_paths(tmx_path);
+        if (ldtk) outputs = {ldtk_files.ldtk, ldtk_files.tiles, ldtk_files.objects, png_path};
+        if (godot)
+            outputs = {godot_files.scene, godot_files.tileset, godot_files.tiles,
+                       godot_files.objects, png_path};
+        for (const fs::path& out : outputs) {
             if (out == png_path && !want_png) continue;
             if (auto input = clashes_with_input(out.string(), inputs)) {
                 print_diagnostics({error_at(out.string(), 0, 0,
@@ -462,7 +512,9 @@ int run_generate(const Args& args) {
         return kExitOk;
     }
 
-    options.keep_details = false; // heights, maps and decisions are not written: free them early
+    // Heights, maps and decisions are not written: free them early (LDtk's baked tiles name the
+    // rule that decided each cell).
+    options.keep_details = ldtk;
     if (!json) options.progress = [](const std::string& line) { std::cerr << line << '\n'; };
     GenerateResult result = generate_map(*project, options);
     if (!result.constraints.met) {
@@ -483,7 +535,11 @@ int run_generate(const Args& args) {
         options.threads; // the layer data is formatted on these threads; same bytes for any count
     output.tilesets = tilesets;
     int reduction = 1;
-    if (!io::write_tmx_bundle(result.map, tmx_path, diags, output)) {
+    const bool written = ldtk ? write_ldtk_output(*project, result, tmx_path, diags)
+                         : godot
+                             ? io::write_godot(result.map, project->recipe.terrain, tmx_path, diags)
+                             : io::write_tmx_bundle(result.map, tmx_path, diags, output);
+    if (!written) {
         print_diagnostics(diags);
         return kExitInput;
     }
@@ -600,7 +656,24 @@ int run_generate(const Args& args) {
         j.key("stats").value(stats_ms);
         j.key("total").value(total_ms);
         j.end_object();
-        write_outputs_json(j, bundle, tilesets, io::has_objects(result.map), png_output);
+        if (ldtk) {
+            const auto files = io::ldtk_paths(tmx_path);
+            j.key("outputs").begin_array();
+            j.value(files.ldtk.generic_string()).value(files.tiles.generic_string());
+            if (io::ldtk_writes_objects(result.map)) j.value(files.objects.generic_string());
+            if (png_output) j.value(png_output->generic_string());
+            j.end_array();
+        } else if (godot) {
+            const auto files = io::godot_paths(tmx_path);
+            j.key("outputs").begin_array();
+            j.value(files.scene.generic_string()).value(files.tileset.generic_string());
+            j.value(files.tiles.generic_string());
+            if (io::godot_writes_objects(result.map)) j.value(files.objects.generic_string());
+            if (png_output) j.value(png_output->generic_string());
+            j.end_array();
+        } else {
+            write_outputs_json(j, bundle, tilesets, io::has_objects(result.map), png_output);
+        }
         j.end_object();
         std::cout << j.str() << '\n';
     } else {

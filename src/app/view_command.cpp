@@ -6,6 +6,8 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "endless/endless_game.hpp" // examples/endless: the game on the public API
+#include "tilegen/tilegen.hpp"
 #include "viewer/viewer.hpp"
 
 namespace tilegen::app {
@@ -29,6 +31,44 @@ bool valid_window(const std::string& v) {
 bool valid_zoom(const std::string& v) {
     const auto z = parse_real(v);
     return z && *z >= viewer::Camera::kMinZoom && *z <= viewer::Camera::kMaxZoom;
+}
+
+// view --endless: the endless-world game (examples/endless/endless_game.hpp) over the recipe's
+// World; a recipe that is not position-based is refused (exit 1) with what needs the whole map.
+int run_endless_view(const viewer::ViewerOptions& options) {
+    api::Diagnostics diags;
+    std::optional<api::Generator> generator;
+    if (options.recipe)
+        generator = api::Generator::from_file(recipe_path_for(*options.recipe), diags);
+    else
+        generator = api::Generator::builtin(diags);
+    std::optional<api::World> world;
+    if (generator) {
+        if (options.seed) generator->set_seed(*options.seed);
+        if (options.size) generator->set_size(options.size->first, options.size->second);
+        world = generator->world(diags);
+    }
+    for (const auto& d : diags)
+        std::cerr << d.text() << '\n';
+    if (!world) {
+        if (generator)
+            std::cerr << "tilegen: error: view --endless needs a position-based recipe (every "
+                         "stage computed per cell; the error above names what needs the whole "
+                         "map): use view without --endless\n";
+        return kExitInput;
+    }
+    tilegen_endless::Options game;
+    game.title = "tilegen view --endless";
+    if (options.frames) game.frames = *options.frames;
+    if (options.screenshot) {
+        game.screenshot = *options.screenshot;
+        if (game.frames == 0) game.frames = 60;
+    }
+    if (options.window) {
+        game.width = static_cast<unsigned>(options.window->first);
+        game.height = static_cast<unsigned>(options.window->second);
+    }
+    return tilegen_endless::run(*world, game);
 }
 
 } // namespace
@@ -103,6 +143,17 @@ overworld.
          false,
          false,
          1},
+        {{"--endless"},
+         "",
+         "walk an endless world instead (arrow keys, Shift runs): chunks are generated around the "
+         "character on a worker thread, as examples/endless does; position-based recipes only. "
+         "With --frames N it walks 10000 cells east over the N frames and prints frame times, "
+         "memory and chunk figures; --screenshot saves the first complete frame after the walk "
+         "(60 frames without --frames)",
+         {},
+         false,
+         false,
+         1},
         {{"--quit-after-reloads"},
          "N",
          "watch the files as usual, exit 0 once N reloads (good or broken) were shown",
@@ -111,7 +162,12 @@ overworld.
          false,
          1},
     };
-    s.constraints = {{"--frame-log", "--frames", Constraint::needs, ""}};
+    s.constraints = {{"--frame-log", "--frames", Constraint::needs, ""},
+                     {"--endless", "--frame-log", Constraint::excludes, ""},
+                     {"--endless", "--quit-after-reloads", Constraint::excludes, ""},
+                     {"--endless", "--inspect", Constraint::excludes, ""},
+                     {"--endless", "--overlay", Constraint::excludes, ""},
+                     {"--endless", "--zoom", Constraint::excludes, ""}};
     s.epilogue = std::string("At zoom 1 the screenshot's pixels above the status bar (the bottom "
                              "strip) equal `tilegen\ngenerate`'s PNG.\n\nKeys:\n") +
                  viewer::key_help() + "\n";
@@ -151,6 +207,8 @@ int run_view(const Args& args) {
             return kExitInput;
         }
     }
+
+    if (cl.flag("--endless")) return run_endless_view(options);
 
     // The first load is checked here, before any window opens: a broken recipe is exit 1 with its
     // diagnostics.

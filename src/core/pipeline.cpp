@@ -31,6 +31,12 @@ std::string float_text(float v) {
 
 } // namespace
 
+std::uint32_t terrain_rgb(const Recipe& recipe, std::size_t index) {
+    static constexpr std::uint32_t kDefaultColors[] = {0x3060c0, 0xd8c078, 0x40a040, 0x206028,
+                                                       0x8a6a3a, 0x808080, 0x1c3a7a, 0xc04040};
+    return recipe.terrain[index].color.value_or(kDefaultColors[index % 8]);
+}
+
 void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const Recipe& recipe) {
     // Wang ids from tile names (the painter's naming convention), when any tile follows it.
     std::vector<std::string> terrain_names;
@@ -49,12 +55,10 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
     atlas.wang_colors.clear();
     atlas.wang_rgb.clear();
     if (any) {
-        static constexpr std::uint32_t kDefaultColors[] = {0x3060c0, 0xd8c078, 0x40a040, 0x206028,
-                                                           0x8a6a3a, 0x808080, 0x1c3a7a, 0xc04040};
         atlas.wang = std::move(wang);
         for (std::size_t i = 0; i < recipe.terrain.size(); ++i) {
             atlas.wang_colors.push_back(recipe.terrain[i].name);
-            atlas.wang_rgb.push_back(recipe.terrain[i].color.value_or(kDefaultColors[i % 8]));
+            atlas.wang_rgb.push_back(terrain_rgb(recipe, i));
         }
     }
     atlas.terrain.assign(static_cast<std::size_t>(atlas.tile_count()), 0);

@@ -202,6 +202,10 @@ struct MapPropertyValues {
 };
 std::vector<MapProperty> map_properties(const Project& project, const MapPropertyValues& values);
 
+// Terrain class `index`'s colour (0xRRGGBB): the recipe's `color`, else a default of 8 by index
+// (the Wang colours of the TSX, LDtk's IntGrid values).
+std::uint32_t terrain_rgb(const Recipe& recipe, std::size_t index);
+
 // Per atlas tile: the class its rules place it on (ground layer, single-class centre) and its
 // relative probability among a rule's alternatives (the first rule that names it).
 void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const Recipe& recipe);

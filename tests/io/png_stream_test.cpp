@@ -14,6 +14,7 @@
 #include "core/preview.hpp"
 #include "io/png.hpp"
 #include "io/png_stream.hpp"
+#include "io/sfml_image.hpp"
 
 namespace {
 
@@ -208,7 +209,7 @@ PreviewColor check_preview(const Map& map, int max_side) {
     const Image expected = render_map_preview(map, max_side, reference_factor);
     CHECK(factor == reference_factor);
     Diagnostics d;
-    const std::optional<Image> decoded = io::decode_image(png, "preview.png", d);
+    const std::optional<Image> decoded = test::decode_with_sfml(png);
     REQUIRE(decoded.has_value());
     REQUIRE(decoded->width() == expected.width());
     REQUIRE(decoded->height() == expected.height());
@@ -326,7 +327,7 @@ TEST_CASE("png strips: any strip height gives the same pixels; a broken palette 
         const Parsed p = parse_png(sink.text);
         CHECK(p.idat_chunks == (11 + strip_rows - 1) / strip_rows);
         CHECK(inflated_size(p.zlib) == (13 * 4 + 1) * 11);
-        const std::optional<Image> decoded = io::decode_image(sink.text, "x.png", d);
+        const std::optional<Image> decoded = test::decode_with_sfml(sink.text);
         REQUIRE(decoded.has_value());
         CHECK(*decoded == expected);
     }
