@@ -151,3 +151,16 @@ TEST_CASE("generate --region with a corner layer: each window holds its corners 
     CHECK(infinite.err.find("c.rules:1:1: error: layer 'ground' is a corner layer") !=
           std::string::npos);
 }
+
+TEST_CASE("LDtk and Godot exports refuse corner layers with path:line:col") {
+    Fixture f;
+    write_text(f.dir / "c.rules", "ww ww  water\ngg gg  grass\n?? ??  shore\n");
+    f.write_recipe("c.toml", "c.rules");
+    for (const char* out : {"m.ldtk", "m.tscn"}) {
+        CAPTURE(out);
+        auto r = f.generate(std::string("c.toml -o ") + out);
+        CHECK(r.exit_code == 1);
+        CHECK(r.err.find("c.rules:1:1: error: layer 'ground' is a corner layer") !=
+              std::string::npos);
+    }
+}
