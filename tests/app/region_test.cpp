@@ -118,7 +118,7 @@ TEST_CASE("generate --region: bad windows and recipes that need the whole map") 
 }
 
 TEST_CASE("generate --region with a corner layer: each window holds its corners X..X+W, the same "
-          "tiles every other window has there; --infinite refuses corner layers") {
+          "tiles every other window has there, and --infinite refuses corner layers") {
     Fixture f;
     write_text(f.dir / "c.rules", "ww ww  water water-2*0.5\ngg gg  grass\n?? ??  shore\n");
     f.write_recipe("c.toml", "c.rules", "[noise]\nkind = \"simplex\"\nscale = 6\n");

@@ -57,7 +57,7 @@ TEST_CASE("corner field: upper at upper corners, borders agree across shared til
         CHECK(std::abs(corner_field(n, bit_of(0), t, 8 - t)) < 1e-9);
 }
 
-TEST_CASE("corner sets: 14 tiles per pair; in a symmetric set turned cases are turned tiles; the "
+TEST_CASE("corner sets: 14 tiles per pair, in a symmetric set turned cases are turned tiles, the "
           "shipped corner tilesets are what their descriptions paint") {
     const Description& d = test::paint::description("two-terrain-corners");
     REQUIRE(d.pairs.size() == 1);

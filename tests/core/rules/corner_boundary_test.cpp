@@ -83,7 +83,7 @@ double class_map_limit(const ClassGrid& classes, int tile,
 
 } // namespace
 
-TEST_CASE("corner mode draws a 45-degree half plane and a disc within 2 px of the true border; "
+TEST_CASE("corner mode draws a 45-degree half plane and a disc within 2 px of the true border, "
           "blob mode for comparison") {
     const int n = 64, tile = 16;
     // Half plane: grass where the cell centre has x + y < 40.5 cells (half-integer: the border
