@@ -208,9 +208,10 @@ CommandSpec generate_spec() {
          "X,Y,W,H",
          "write just this window of the map (cells X..X+W-1, Y..Y+H-1; X and Y may be negative) "
          "as a finite map, the same tiles as the --infinite map of --size has there: thresholds "
-         "from the same sample, noise scales from --size. Position-based recipes only, no "
-         "objects; cut a world too big for one machine into region jobs (README, \"Maps larger "
-         "than one machine\")",
+         "from the same sample, noise scales from --size. Position-based recipes only; objects: "
+         "the infinite map's whose footprint starts in the window (placed over the rows above it, "
+         "the full width: the placer scans from the origin). Cut a world too big for one machine "
+         "into region jobs (README, \"Maps larger than one machine\")",
          custom("X,Y,W,H: four whole numbers, W and H at least 1",
                 [](const std::string& v) { return parse_region(v).has_value(); })},
         {{"--chunk"},
@@ -457,8 +458,6 @@ int run_generate(const Args& args) {
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
         auto world = chunked_world(*project, run_seed, w, h, sample);
         if (!world) return kExitInput;
-        if (!project->recipe.objects.empty())
-            print_diagnostics({run_note("objects are not placed in region windows")});
         std::uint64_t unmatched = 0;
         std::vector<Grid<Gid>> tiles = generate_chunk(*project, *world, *region, unmatched);
         Map window;
@@ -473,6 +472,14 @@ int run_generate(const Args& args) {
                                      std::to_string(region->x) + "," + std::to_string(region->y) +
                                          "," + std::to_string(region->width) + "," +
                                          std::to_string(region->height)});
+        // The infinite map's objects whose footprint starts in the window, moved to its origin.
+        std::vector<PlacedObject> objects =
+            window_objects(*project, *world, w, h, *region, options.threads);
+        for (PlacedObject& o : objects) {
+            o.x -= region->x;
+            o.y -= region->y;
+        }
+        if (!objects.empty()) add_object_layer(window, *project->sprites, objects);
         io::MapOutputOptions output;
         output.encoding =
             *io::parse_layer_encoding(encoding_arg.value_or(project->recipe.output.encoding));
@@ -508,8 +515,10 @@ int run_generate(const Args& args) {
                 .value(region->height)
                 .end_array();
             j.key("unmatched").value(unmatched);
+            j.key("objects").value(static_cast<std::uint64_t>(objects.size()));
             j.key("timings_ms").begin_object().key("total").value(total_ms).end_object();
-            write_outputs_json(j, io::tmx_bundle_paths(tmx_path), tilesets, false, png_output);
+            write_outputs_json(j, io::tmx_bundle_paths(tmx_path), tilesets, !objects.empty(),
+                               png_output);
             j.end_object();
             std::cout << j.str() << '\n';
         } else {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -426,6 +427,33 @@ std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup
                               compute_map(recipe, rule.density, world.seed, world.scale_width,
                                           world.scale_height, area, threads));
     return place_objects(classes, maps, recipe.objects, *project.sprites, world.seed, threads);
+}
+
+std::vector<PlacedObject> window_objects(const Project& project, const WorldSetup& world, int width,
+                                         int height, Region window, int threads) {
+    const Recipe& recipe = project.recipe;
+    if (!project.sprites || recipe.objects.empty()) return {};
+    const long long x0 = std::max(0, window.x), y0 = std::max(0, window.y);
+    const long long x1 =
+        std::min<long long>(width, static_cast<long long>(window.x) + window.width);
+    const long long y1 =
+        std::min<long long>(height, static_cast<long long>(window.y) + window.height);
+    if (x0 >= x1 || y0 >= y1) return {};
+    // Rows that can change the window's objects: for each rule from the last, its last block row
+    // (a block is at most `spacing` rows) and the footprints of its anchors there, which meet the
+    // footprints of the earlier rules' anchors as far down again.
+    int tallest = 1;
+    for (const SpriteInfo& info : project.sprites->sprites)
+        tallest = std::max(tallest, info.footprint_h);
+    long long rows = y1;
+    for (const ObjectRule& rule : recipe.objects)
+        rows += static_cast<long long>(std::ceil(rule.spacing)) + tallest;
+    const int placed_rows = static_cast<int>(std::min<long long>(height, rows));
+    std::vector<PlacedObject> objects = world_objects(project, world, width, placed_rows, threads);
+    std::erase_if(objects, [&](const PlacedObject& o) {
+        return o.x < x0 || o.x >= x1 || o.y < y0 || o.y >= y1;
+    });
+    return objects;
 }
 
 // The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the

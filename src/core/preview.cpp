@@ -303,18 +303,23 @@ int PreviewRenderer::variant_of(Gid gid) const {
     return variant_slot_[static_cast<std::size_t>(index) * 8 + (gid >> 29)];
 }
 
-void PreviewRenderer::render_rows(int y0, int y1, std::uint8_t* out) const {
+void PreviewRenderer::render_rows(int y0, int y1, std::uint8_t* out, std::size_t pitch) const {
     assert(0 <= y0 && y0 < y1 && y1 <= height_);
+    const std::size_t drawn =
+        static_cast<std::size_t>(width_) * (color_ == PreviewColor::indexed ? 1 : 4);
+    assert(pitch == 0 || (color_ != PreviewColor::rgb && pitch >= drawn));
+    if (pitch == 0) pitch = drawn;
     if (whole_map_) {
         const std::size_t row = static_cast<std::size_t>(width_) * 4;
-        std::memcpy(out, whole_.pixels().data() + static_cast<std::size_t>(y0) * row,
-                    static_cast<std::size_t>(y1 - y0) * row);
+        for (int y = y0; y < y1; ++y)
+            std::memcpy(out + static_cast<std::size_t>(y - y0) * pitch,
+                        whole_.pixels().data() + static_cast<std::size_t>(y) * row, row);
         return;
     }
     if (by_cells_)
-        render_cells(y0, y1, out);
+        render_cells(y0, y1, out, pitch);
     else
-        render_reduced(y0, y1, out);
+        render_reduced(y0, y1, out, pitch);
     if (color_ == PreviewColor::rgb) {
         // Drawn as RGBA; drop the alpha (all 255) in place.
         const std::size_t n = static_cast<std::size_t>(y1 - y0) * static_cast<std::size_t>(width_);
@@ -326,15 +331,14 @@ void PreviewRenderer::render_rows(int y0, int y1, std::uint8_t* out) const {
     }
 }
 
-void PreviewRenderer::render_cells(int y0, int y1, std::uint8_t* out) const {
+void PreviewRenderer::render_cells(int y0, int y1, std::uint8_t* out, std::size_t pitch) const {
     const int tw = cell_w_, th = cell_h_; // a cell's pixels in the preview
     const std::size_t w = static_cast<std::size_t>(width_);
     const bool indexed = color_ == PreviewColor::indexed;
     const std::size_t bpp = indexed ? 1 : 4;
-    if (indexed)
-        std::memset(out, transparent_index_, static_cast<std::size_t>(y1 - y0) * w);
-    else
-        std::memset(out, 0, static_cast<std::size_t>(y1 - y0) * w * 4);
+    for (int y = y0; y < y1; ++y)
+        std::memset(out + static_cast<std::size_t>(y - y0) * pitch,
+                    indexed ? transparent_index_ : 0, w * bpp);
     const std::size_t tile_row_bytes = static_cast<std::size_t>(tw) * bpp;
     const std::uint8_t* transparent = index_transparent_.data();
 
@@ -353,9 +357,8 @@ void PreviewRenderer::render_cells(int y0, int y1, std::uint8_t* out) const {
                 const std::uint8_t* kinds = variant_kinds_.data() + var.kinds;
                 for (int v = v0; v < v1; ++v) {
                     std::uint8_t* dst =
-                        out + (static_cast<std::size_t>(cy * th + v - y0) * w +
-                               static_cast<std::size_t>(cx) * static_cast<std::size_t>(tw)) *
-                                  bpp;
+                        out + static_cast<std::size_t>(cy * th + v - y0) * pitch +
+                        static_cast<std::size_t>(cx) * static_cast<std::size_t>(tw) * bpp;
                     const std::uint8_t* src = values + static_cast<std::size_t>(v) * tile_row_bytes;
                     const std::uint8_t* kind = kinds + static_cast<std::size_t>(v) * tw;
                     if (var.opaque_rows[static_cast<std::size_t>(v)]) {
@@ -396,7 +399,7 @@ void PreviewRenderer::render_cells(int y0, int y1, std::uint8_t* out) const {
             const int v0 = std::max(ra - y, 0), v1 = std::min(rb - y, sh);
             for (int v = v0; v < v1; ++v) {
                 const std::size_t srow = static_cast<std::size_t>(sy0 + v) * sheet_w;
-                std::uint8_t* dst = out + static_cast<std::size_t>(y + v - y0) * w * bpp;
+                std::uint8_t* dst = out + static_cast<std::size_t>(y + v - y0) * pitch;
                 for (int u = u0; u < u1; ++u) {
                     const std::size_t s = srow + static_cast<std::size_t>(sx0 + u);
                     const std::size_t d = static_cast<std::size_t>(x + u);
@@ -414,19 +417,18 @@ void PreviewRenderer::render_cells(int y0, int y1, std::uint8_t* out) const {
     }
 }
 
-void PreviewRenderer::render_reduced(int y0, int y1, std::uint8_t* out) const {
+void PreviewRenderer::render_reduced(int y0, int y1, std::uint8_t* out, std::size_t pitch) const {
     const bool indexed = color_ == PreviewColor::indexed;
-    std::size_t at = 0;
-    for (int y = y0; y < y1; ++y)
+    for (int y = y0; y < y1; ++y) {
+        std::uint8_t* row = out + static_cast<std::size_t>(y - y0) * pitch;
         for (int x = 0; x < width_; ++x) {
             const Rgba c = reduced_preview_pixel(map_, factor_, x, y);
-            if (indexed) {
-                out[at++] = index_of(c);
-            } else {
-                store(out + at, c);
-                at += 4;
-            }
+            if (indexed)
+                row[x] = index_of(c);
+            else
+                store(row + static_cast<std::size_t>(x) * 4, c);
         }
+    }
 }
 
 } // namespace tilegen

@@ -39,6 +39,8 @@ class PreviewRenderer {
     int width() const { return width_; }
     int height() const { return height_; }
     int factor() const { return factor_; } // 1 = full size
+    // Pixels of a row drawn from one cell (a tile's row) when drawn cell by cell, else 1.
+    int piece_pixels() const { return by_cells_ ? cell_w_ : 1; }
     PreviewColor color() const { return color_; }
     // indexed only: at most 256 colours, transparent ones first, then by value.
     const std::vector<Rgba>& palette() const { return palette_; }
@@ -48,8 +50,10 @@ class PreviewRenderer {
     std::size_t buffer_bytes(int rows) const;
 
     // Renders pixel rows [y0, y1) (0 <= y0 < y1 <= height()) into `out` (buffer_bytes(y1 - y0)
-    // bytes): row after row, width() * bytes_per_pixel() bytes each, no padding.
-    void render_rows(int y0, int y1, std::uint8_t* out) const;
+    // bytes): row after row, width() * bytes_per_pixel() bytes each, no padding. With a pitch
+    // (indexed and rgba only, at least width() * bytes_per_pixel()), row r starts at out + r *
+    // pitch and the bytes between rows are left alone (a PNG strip's filter bytes).
+    void render_rows(int y0, int y1, std::uint8_t* out, std::size_t pitch = 0) const;
 
   private:
     // A tile as drawn for one gid (flips applied): per pixel a value (a palette index, or R G B A)
@@ -62,8 +66,8 @@ class PreviewRenderer {
         bool opaque = false;                   // every pixel opaque
     };
     int variant_of(Gid gid) const;
-    void render_cells(int y0, int y1, std::uint8_t* out) const;
-    void render_reduced(int y0, int y1, std::uint8_t* out) const;
+    void render_cells(int y0, int y1, std::uint8_t* out, std::size_t pitch) const;
+    void render_reduced(int y0, int y1, std::uint8_t* out, std::size_t pitch) const;
     std::uint8_t index_of(Rgba c) const;
 
     const Map& map_;

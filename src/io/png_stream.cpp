@@ -6,19 +6,24 @@
 #include <algorithm>
 #include <condition_variable>
 #include <csetjmp>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
 #include "core/preview.hpp"
 #include "io/files.hpp"
+#include "io/strip_deflate.hpp"
 
 namespace tilegen::io {
 
 namespace {
 
 // One strip, ready to write: its part of the zlib stream and the Adler-32 of its filtered rows.
+// Strips are swapped between the workers, the slots and the writer, never freed, so their buffers
+// are allocated (and their pages faulted in) only while they grow.
 struct Strip {
-    std::vector<std::uint8_t> deflated;
+    std::vector<std::uint8_t> deflated; // the first `bytes` of it
+    std::size_t bytes = 0;
     std::uint32_t adler = 1;
     std::size_t filtered_bytes = 0;
     bool done = false;
@@ -39,11 +44,15 @@ class StripMaker {
         row_bytes_ = image.color == PngColor::indexed
                          ? (static_cast<std::size_t>(image.width) * depth_ + 7) / 8
                          : static_cast<std::size_t>(image.width) * channels_;
-        filter_bpp_ = image.color == PngColor::indexed ? 1 : channels_;
-        ok_ = deflateInit2(&z_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+        // Matches are looked for where a piece starts (packed rows: every byte).
+        unit_ = depth_ < 8 ? 1
+                           : static_cast<std::size_t>(std::max(1, image.piece_pixels)) *
+                                 static_cast<std::size_t>(channels_);
+        zlib_ = level >= 0;
+        ok_ = !zlib_ || deflateInit2(&z_, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK;
     }
     ~StripMaker() {
-        if (ok_) deflateEnd(&z_);
+        if (zlib_ && ok_) deflateEnd(&z_);
     }
     StripMaker(const StripMaker&) = delete;
     StripMaker& operator=(const StripMaker&) = delete;
@@ -53,13 +62,21 @@ class StripMaker {
     bool make(int k, int strips, Strip& out) {
         const int y0 = k * image_.strip_rows, y1 = std::min(image_.height, y0 + image_.strip_rows);
         const int rows = y1 - y0;
-        raw_.resize(image_.buffer_bytes(rows));
-        image_.rows(y0, y1, raw_.data());
         const std::size_t stride = row_bytes_ + 1;
         filtered_.resize(stride * static_cast<std::size_t>(rows));
+        // 8-bit indices and RGBA are drawn straight behind each row's filter byte (None).
+        const bool direct = depth_ == 8 && image_.color != PngColor::rgb;
+        if (direct) {
+            image_.rows(y0, y1, filtered_.data() + 1, stride);
+            for (int r = 0; r < rows; ++r)
+                filtered_[static_cast<std::size_t>(r) * stride] = 0;
+        } else {
+            raw_.resize(image_.buffer_bytes(rows));
+            image_.rows(y0, y1, raw_.data(), 0);
+        }
         const std::size_t pixel_row = static_cast<std::size_t>(image_.width) *
                                       (image_.color == PngColor::indexed ? 1 : channels_);
-        for (int r = 0; r < rows; ++r) {
+        for (int r = 0; r < rows && !direct; ++r) {
             const std::uint8_t* src = raw_.data() + static_cast<std::size_t>(r) * pixel_row;
             if (depth_ < 8) {
                 // Packed: the leftmost pixel in the high bits (PNG).
@@ -71,34 +88,35 @@ class StripMaker {
                 src = packed_.data();
             }
             std::uint8_t* dst = filtered_.data() + static_cast<std::size_t>(r) * stride;
-            dst[0] = 1; // Sub: each byte minus the one a pixel to its left
-            const std::size_t bpp = filter_bpp_;
-            for (std::size_t i = 0; i < bpp && i < row_bytes_; ++i)
-                dst[1 + i] = src[i];
-            for (std::size_t i = bpp; i < row_bytes_; ++i)
-                dst[1 + i] = static_cast<std::uint8_t>(src[i] - src[i - bpp]);
+            dst[0] = 0; // filter None: tile art repeats byte for byte, and None keeps that
+            std::memcpy(dst + 1, src, row_bytes_);
         }
         out.filtered_bytes = filtered_.size();
-        out.adler = static_cast<std::uint32_t>(
-            adler32(adler32(0, nullptr, 0), filtered_.data(), static_cast<uInt>(filtered_.size())));
-        if (deflateReset(&z_) != Z_OK) return false;
+        out.adler = adler32_update(1, filtered_.data(), filtered_.size());
         const bool last = k == strips - 1;
+        if (!zlib_) {
+            out.bytes = deflater_.compress(filtered_.data(), filtered_.size(), stride, unit_, last,
+                                           out.deflated);
+            out.done = true;
+            return true;
+        }
+        if (deflateReset(&z_) != Z_OK) return false;
+        std::vector<std::uint8_t>& deflated = out.deflated;
         const std::size_t bound = deflateBound(&z_, static_cast<uLong>(filtered_.size())) + 64;
-        if (deflated_.size() < bound) deflated_.resize(bound);
+        if (deflated.size() < bound) deflated.resize(bound);
         z_.next_in = filtered_.data();
         z_.avail_in = static_cast<uInt>(filtered_.size());
         std::size_t produced = 0;
         for (;;) {
-            z_.next_out = deflated_.data() + produced;
-            z_.avail_out = static_cast<uInt>(deflated_.size() - produced);
+            z_.next_out = deflated.data() + produced;
+            z_.avail_out = static_cast<uInt>(deflated.size() - produced);
             const int rc = deflate(&z_, last ? Z_FINISH : Z_SYNC_FLUSH);
-            produced = deflated_.size() - z_.avail_out;
+            produced = deflated.size() - z_.avail_out;
             if (last ? rc == Z_STREAM_END : rc == Z_OK && z_.avail_out != 0) break; // all out
             if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
-            deflated_.resize(deflated_.size() * 2);
+            deflated.resize(deflated.size() * 2);
         }
-        out.deflated.assign(deflated_.begin(),
-                            deflated_.begin() + static_cast<std::ptrdiff_t>(produced));
+        out.bytes = produced;
         out.done = true;
         return true;
     }
@@ -106,10 +124,11 @@ class StripMaker {
   private:
     const PngStrips& image_;
     z_stream z_{};
-    bool ok_ = false;
+    bool zlib_ = false, ok_ = false;
+    StripDeflater deflater_;
     int depth_ = 8, channels_ = 4;
-    std::size_t row_bytes_ = 0, filter_bpp_ = 1;
-    std::vector<std::uint8_t> raw_, filtered_, packed_, deflated_;
+    std::size_t row_bytes_ = 0, unit_ = 1;
+    std::vector<std::uint8_t> raw_, filtered_, packed_;
 };
 
 // libpng: output to the sink, errors as text (libpng longjmps out of png_error; the functions
@@ -188,7 +207,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
         4294967295.0)
         return fail("strips of " + std::to_string(image.strip_rows) + " rows of " +
                     std::to_string(image.width) + " pixels are too large");
-    const int level = std::clamp(options.level, 0, 9);
+    const int level = std::clamp(options.level, -1, 9);
     const int strips = (image.height + image.strip_rows - 1) / image.strip_rows;
     const int threads = std::clamp(options.threads, 1, std::min(256, strips));
 
@@ -220,7 +239,8 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
         return fail(ctx.error);
     }
 
-    // The zlib header: deflate, 32 KiB window, FLEVEL from the level, FCHECK (RFC 1950).
+    // The zlib header: deflate, 32 KiB window, FLEVEL from the level (the built-in encoder: 0,
+    // fastest), FCHECK (RFC 1950).
     const unsigned flevel = level < 2 ? 0 : level < 6 ? 1 : level == 6 ? 2 : 3;
     unsigned header = (0x78u << 8) | (flevel << 6);
     header += 31 - header % 31;
@@ -238,6 +258,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
     std::string failure;
     auto worker = [&] {
         StripMaker maker(image, level);
+        Strip strip;
         for (;;) {
             int k = 0;
             {
@@ -248,14 +269,13 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
                 if (failed || next_claim >= strips) return;
                 k = next_claim++;
             }
-            Strip strip;
             const bool ok = maker.ok() && maker.make(k, strips, strip);
             std::lock_guard lock(m);
             if (!ok) {
                 failed = true;
                 failure = "zlib could not compress";
             } else {
-                slots[static_cast<std::size_t>(k % window)] = std::move(strip);
+                std::swap(slots[static_cast<std::size_t>(k % window)], strip);
             }
             cv.notify_all();
         }
@@ -266,17 +286,17 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
     if (threads > 1)
         for (int t = 0; t < threads; ++t)
             pool.emplace_back(worker);
-    std::uint32_t adler = static_cast<std::uint32_t>(adler32(0, nullptr, 0));
+    std::uint32_t adler = 1; // Adler-32 of nothing
     bool written_ok = true;
+    Strip strip;
     for (int k = 0; k < strips && written_ok; ++k) {
-        Strip strip;
         if (threads > 1) {
             std::unique_lock lock(m);
             cv.wait(lock,
                     [&] { return failed || slots[static_cast<std::size_t>(k % window)].done; });
             if (failed) break;
-            strip = std::move(slots[static_cast<std::size_t>(k % window)]);
-            slots[static_cast<std::size_t>(k % window)] = Strip{};
+            std::swap(strip, slots[static_cast<std::size_t>(k % window)]);
+            slots[static_cast<std::size_t>(k % window)].done = false;
             ++next_write;
             cv.notify_all();
         } else if (!inline_maker->ok() || !inline_maker->make(k, strips, strip)) {
@@ -291,7 +311,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
             static_cast<std::uint8_t>(adler >> 8), static_cast<std::uint8_t>(adler)};
         const bool first = k == 0, last = k == strips - 1;
         written_ok = png_write_idat(png, zlib_head, first ? 2 : 0, strip.deflated.data(),
-                                    strip.deflated.size(), tail, last ? 4 : 0);
+                                    strip.bytes, tail, last ? 4 : 0);
     }
     {
         std::lock_guard lock(m);
@@ -320,8 +340,11 @@ std::optional<int> write_preview_png(ByteSink& sink, const Map& map, int max_sid
                                                             : PngColor::rgba;
     image.palette = renderer.palette();
     image.strip_rows = std::min(64, std::max(1, image.height));
+    image.piece_pixels = renderer.piece_pixels();
     image.buffer_bytes = [&](int rows) { return renderer.buffer_bytes(rows); };
-    image.rows = [&](int y0, int y1, std::uint8_t* out) { renderer.render_rows(y0, y1, out); };
+    image.rows = [&](int y0, int y1, std::uint8_t* out, std::size_t pitch) {
+        renderer.render_rows(y0, y1, out, pitch);
+    };
     if (!write_png_strips(sink, image, options, name, diags)) return std::nullopt;
     return renderer.factor();
 }

@@ -1,9 +1,12 @@
-// generate --region X,Y,W,H: one window of the map, the same tiles as the infinite map has there.
+// generate --region X,Y,W,H: one window of the map, the same tiles as the infinite map has there,
+// and the infinite map's objects whose footprint starts in the window.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -62,6 +65,21 @@ std::map<std::pair<int, int>, std::string> chunk_cells(const std::string& tmx) {
                 cells[{x + static_cast<int>(i), y + static_cast<int>(j)}] = rows[j][i];
     }
     return cells;
+}
+
+// Every <object .../> of a TMX as "name gid x y width height", x and y moved by (dx, dy) pixels.
+std::vector<std::string> objects_of(const std::string& tmx, int dx, int dy) {
+    std::vector<std::string> out;
+    const std::regex object("<object id=\"\\d+\" name=\"([^\"]*)\" gid=\"(\\d+)\" "
+                            "x=\"(-?\\d+)\" y=\"(-?\\d+)\" width=\"(\\d+)\" "
+                            "height=\"(\\d+)\"/>");
+    for (auto it = std::sregex_iterator(tmx.begin(), tmx.end(), object);
+         it != std::sregex_iterator(); ++it)
+        out.push_back((*it)[1].str() + " " + (*it)[2].str() + " " +
+                      std::to_string(std::stoi((*it)[3]) + dx) + " " +
+                      std::to_string(std::stoi((*it)[4]) + dy) + " " + (*it)[5].str() + " " +
+                      (*it)[6].str());
+    return out;
 }
 
 } // namespace
@@ -163,4 +181,52 @@ TEST_CASE("LDtk and Godot exports refuse corner layers with path:line:col") {
         CHECK(r.err.find("c.rules:1:1: error: layer 'ground' is a corner layer") !=
               std::string::npos);
     }
+}
+
+TEST_CASE("generate --region: 16 region jobs hold the infinite map's objects, each once") {
+    // woods.toml: position-based, with trees, bushes and rocks (two object rules). Each object
+    // lies in the window holding its footprint's top-left cell; windows lower down must see what
+    // the rows above them decided (the placer scans from the origin).
+    Fixture f;
+    const std::string recipe =
+        (source_dir() / "tests" / "data" / "infinite-objects" / "woods.toml").string();
+    const std::string common = "generate " + recipe + " --size 64x48 --png none ";
+    REQUIRE(f.tilegen(common + "--infinite --chunk 16 -o inf.tmx").exit_code == 0);
+    const std::string inf = read_text(f.dir / "inf.tmx");
+    REQUIRE(inf.find("tilewidth=\"16\" tileheight=\"16\"") != std::string::npos);
+    std::vector<std::string> expected = objects_of(inf, 0, 0);
+    REQUIRE(expected.size() > 100);
+    std::vector<std::string> joined;
+    for (int y = 0; y < 48; y += 12)
+        for (int x = 0; x < 64; x += 16) {
+            const std::string name = "o-" + std::to_string(x) + "-" + std::to_string(y) + ".tmx";
+            const auto r = f.tilegen(common + "--region " + std::to_string(x) + "," +
+                                     std::to_string(y) + ",16,12 --threads 2 --json -o " + name);
+            REQUIRE(r.exit_code == 0);
+            const auto objects = objects_of(read_text(f.dir / name), x * 16, y * 16);
+            CHECK(r.out.find("\"objects\":" + std::to_string(objects.size())) != std::string::npos);
+            joined.insert(joined.end(), objects.begin(), objects.end());
+        }
+    std::sort(expected.begin(), expected.end());
+    std::sort(joined.begin(), joined.end());
+    CHECK(joined == expected);
+    // A window reaching past the map's edge: the objects of its part inside the map.
+    const auto edge = f.tilegen(common + "--region -8,40,16,16 --json -o edge.tmx");
+    REQUIRE(edge.exit_code == 0);
+    std::vector<std::string> inside;
+    for (const std::string& o : objects_of(inf, 0, 0)) {
+        std::istringstream in(o);
+        std::string name, gid;
+        int px = 0, py = 0, pw = 0, ph = 0;
+        in >> name >> gid >> px >> py >> pw >> ph;
+        // The footprint's top-left cell: x / 16, and the footprint ends at y (its height from
+        // tilesets/overworld/objects.toml: 2 for the trees, boulder and town, else 1).
+        const bool tall = name == "oak" || name == "pine" || name == "boulder" || name == "town";
+        const int cx = px / 16, cy = py / 16 - (tall ? 2 : 1);
+        if (cx < 8 && cy >= 40) inside.push_back(o);
+    }
+    auto from_edge = objects_of(read_text(f.dir / "edge.tmx"), -8 * 16, 40 * 16);
+    std::sort(inside.begin(), inside.end());
+    std::sort(from_edge.begin(), from_edge.end());
+    CHECK(from_edge == inside);
 }

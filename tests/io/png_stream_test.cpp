@@ -307,23 +307,29 @@ TEST_CASE("png strips: any strip height gives the same pixels; a broken palette 
     image.height = 11;
     image.color = io::PngColor::rgba;
     image.buffer_bytes = [&](int rows) { return static_cast<std::size_t>(rows) * 13 * 4; };
-    image.rows = [&](int y0, int y1, std::uint8_t* out) {
+    image.rows = [&](int y0, int y1, std::uint8_t* out, std::size_t pitch) {
+        if (pitch == 0) pitch = 13 * 4;
         for (int y = y0; y < y1; ++y)
             for (int x = 0; x < 13; ++x) {
                 const std::uint64_t h =
                     hash_values(static_cast<std::uint64_t>(x), static_cast<std::uint64_t>(y));
                 for (int c = 0; c < 4; ++c)
-                    *out++ = static_cast<std::uint8_t>(h >> (8 * c));
+                    out[static_cast<std::size_t>(y - y0) * pitch + static_cast<std::size_t>(x) * 4 +
+                        static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(h >> (8 * c));
             }
     };
     Image expected(13, 11);
-    image.rows(0, 11, expected.pixels().data());
-    for (int strip_rows : {1, 4, 11, 64}) {
+    image.rows(0, 11, expected.pixels().data(), 0);
+    // The built-in deflater (level -1, with pieces of 3 pixels) and zlib at levels 1 and 9.
+    for (const auto& [strip_rows, level] :
+         {std::pair{1, -1}, {4, -1}, {11, -1}, {64, -1}, {1, 1}, {4, 1}, {11, 9}, {64, 1}}) {
         CAPTURE(strip_rows);
+        CAPTURE(level);
         image.strip_rows = strip_rows;
+        image.piece_pixels = 3;
         io::StringSink sink;
         Diagnostics d;
-        REQUIRE(io::write_png_strips(sink, image, {2, 1}, "x.png", d));
+        REQUIRE(io::write_png_strips(sink, image, {2, level}, "x.png", d));
         const Parsed p = parse_png(sink.text);
         CHECK(p.idat_chunks == (11 + strip_rows - 1) / strip_rows);
         CHECK(inflated_size(p.zlib) == (13 * 4 + 1) * 11);

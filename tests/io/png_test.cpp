@@ -152,6 +152,21 @@ TEST_CASE("png decoding reports broken files as diagnostics") {
     CHECK(d.size() == 1);
 }
 
+TEST_CASE("png decoding of the fuzz regressions stays small") {
+    // Inputs that once crashed or exhausted SFML's stb_image: each must give a diagnostic or an
+    // image of the size its header declares (never gigabytes, never a crash).
+    for (const auto& entry : std::filesystem::directory_iterator(
+             test::source_dir() / "tests/fuzz/regressions/class_map_png_fuzz")) {
+        const std::string bytes = test::read_text(entry.path());
+        Diagnostics d;
+        const std::optional<Image> image =
+            io::decode_image(bytes, entry.path().filename().string(), d);
+        INFO(entry.path().filename().string());
+        CHECK(image.has_value() != has_errors(d));
+        if (image) CHECK(std::size_t(image->width()) * image->height() <= 64);
+    }
+}
+
 TEST_CASE("encode_png writes the bytes SFML's writer wrote") {
     // Atlases and painted tilesets in the repository were written through SFML (sf::Image).
     int files = 0;

@@ -1,127 +1,253 @@
 #include "core/hydrology/basin_flood.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 namespace tilegen {
+
+namespace {
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+// The drain code of an edge cell: off the map on the side it lies on (top and bottom rows first).
+std::uint8_t edge_drain(int x, int y, int h) {
+    return kDrainOff | (y == 0       ? drain_north
+                        : y == h - 1 ? drain_south
+                        : x == 0     ? drain_west
+                                     : drain_east);
+}
+
+// The descent of the interior cells 1..w-2 of a row: a branch-free minimum over N, W, E, S
+// (strictly lower only, the first of equals), which the compiler turns into vector code.
+void descend_row(const std::uint16_t* up, const std::uint16_t* mid, const std::uint16_t* dn,
+                 std::uint8_t* out, int w) {
+    for (int x = 1; x < w - 1; ++x) {
+        std::uint16_t best = mid[x];
+        std::uint8_t d = kDrainPit;
+        const std::uint16_t around[4] = {up[x], mid[x - 1], mid[x + 1], dn[x]};
+        for (std::uint8_t k = 0; k < 4; ++k) {
+            const bool lower = around[k] < best;
+            best = lower ? around[k] : best;
+            d = lower ? k : d;
+        }
+        out[x] = d;
+    }
+}
+
+// Union-find over provisional labels whose parent is never above the label itself (unions hang
+// the larger root under the smaller), so one pass in increasing order flattens it.
+struct LabelForest {
+    std::vector<std::uint32_t> parent{0};
+    std::uint32_t find(std::uint32_t a) {
+        while (parent[a] != a) {
+            parent[a] = parent[parent[a]];
+            a = parent[a];
+        }
+        return a;
+    }
+    std::uint32_t join(std::uint32_t a, std::uint32_t b) {
+        a = find(a);
+        b = find(b);
+        if (a > b) std::swap(a, b);
+        parent[b] = a;
+        return a;
+    }
+};
+
+// Least significant digit radix sort of the pairs by cost (two passes of 8 bits): stable, so
+// pairs of equal cost stay in scan order. `hist` holds the counts of each byte of the costs.
+void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 256>, 2>& hist,
+                  std::size_t room) {
+    BasinPairs tmp(std::max(pairs.size(), room));
+    const std::size_t count = pairs.size();
+    for (int pass = 0; pass < 2; ++pass) {
+        BasinPairs& from = pass == 0 ? pairs : tmp;
+        BasinPairs& to = pass == 0 ? tmp : pairs;
+        std::array<std::uint32_t, 256> at{};
+        std::uint32_t sum = 0;
+        for (int v = 0; v < 256; ++v) {
+            at[static_cast<std::size_t>(v)] = sum;
+            sum += hist[static_cast<std::size_t>(pass)][static_cast<std::size_t>(v)];
+        }
+        const int shift = pass * 8;
+        for (std::size_t i = 0; i < count; ++i) {
+            const BasinPair& e = from[i];
+            to[at[static_cast<std::size_t>((e.cost >> shift) & 0xff)]++] = e;
+        }
+    }
+}
+
+} // namespace
+
+Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level) {
+    const int w = level.width(), h = level.height();
+    Grid<std::uint8_t> down = Grid<std::uint8_t>::uninitialised(w, h);
+    for (int y = 0; y < h; ++y) {
+        std::uint8_t* out = down.row(y);
+        if (y == 0 || y == h - 1) {
+            std::memset(out, edge_drain(0, y, h), static_cast<std::size_t>(w));
+            continue;
+        }
+        if (w >= 3) descend_row(level.row(y - 1), level.row(y), level.row(y + 1), out, w);
+        out[w - 1] = edge_drain(w - 1, y, h);
+        out[0] = edge_drain(0, y, h);
+    }
+    return down;
+}
+
+std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32_t>& basin_grid) {
+    const int w = down_grid.width(), h = down_grid.height();
+    const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
+    basin_grid = Grid<std::uint32_t>::uninitialised(w, h);
+    std::uint32_t* lab = basin_grid.cells().data();
+    if (w < 3 || h < 3) { // every cell lies on the edge
+        std::fill_n(lab, n, 0u);
+        return 1;
+    }
+    const std::uint8_t* down = down_grid.cells().data();
+    // Pass 1: provisional labels. A cell joins its west and north neighbours when either drains
+    // into the other; without such a link it starts a label. The edge cells are label 0.
+    LabelForest forest;
+    std::vector<std::uint32_t>& parent = forest.parent;
+    std::uint32_t next = 1;
+    std::fill_n(lab, uw, 0u);
+    for (std::size_t y = 1; y + 1 < static_cast<std::size_t>(h); ++y) {
+        const std::size_t row = y * uw;
+        if (parent.size() < next + uw) parent.resize(2 * (next + uw));
+        const std::uint8_t* d_up = down + row - uw;
+        const std::uint32_t* l_up = lab + row - uw;
+        lab[row] = 0;
+        std::uint32_t west = 0; // the label of the cell to the west
+        std::uint8_t d_west = down[row];
+        for (std::size_t x = 1; x + 1 < uw; ++x) {
+            const std::uint8_t d = down[row + x];
+            const bool to_west = (d == drain_west) | (d_west == drain_east);
+            const bool to_north = (d == drain_north) | (d_up[x] == drain_south);
+            const std::uint32_t north = l_up[x];
+            d_west = d;
+            if (to_west & to_north & (west != north)) {
+                west = forest.join(west, north);
+            } else {
+                parent[next] = next;
+                west = to_west ? west : to_north ? north : next;
+                next += !(to_west | to_north);
+            }
+            lab[row + x] = west;
+        }
+        // The east edge cell (label 0) takes in its west neighbour when that drains into it.
+        lab[row + uw - 1] = 0;
+        if (d_west == drain_east) (void)forest.join(west, 0);
+    }
+    const std::size_t last = (static_cast<std::size_t>(h) - 1) * uw;
+    for (std::size_t x = 0; x < uw; ++x) {
+        lab[last + x] = 0;
+        if (down[last + x - uw] == drain_south) (void)forest.join(lab[last + x - uw], 0);
+    }
+    // Flatten: parents lie below their labels, so in increasing order each label's parent is
+    // already numbered; roots get the basin numbers 1, 2, ... (label 0 stays basin 0).
+    std::uint32_t basins = 1;
+    for (std::uint32_t i = 1; i < next; ++i) {
+        const std::uint32_t p = parent[i];
+        parent[i] = p == i ? basins++ : parent[p];
+    }
+    // Pass 2: final labels.
+    for (std::size_t c = uw; c < last; ++c)
+        lab[c] = parent[lab[c]];
+    return basins;
+}
+
+BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
+                       const Grid<std::uint32_t>& basin_grid) {
+    const std::uint32_t uw = static_cast<std::uint32_t>(level_grid.width());
+    const std::uint32_t h = static_cast<std::uint32_t>(level_grid.height());
+    const std::uint16_t* lv = level_grid.cells().data();
+    const std::uint32_t* basin = basin_grid.cells().data();
+    if (level_grid.empty()) return {};
+    // Room for every pair of neighbours in different basins (+1: each cell writes its pair before
+    // deciding whether to keep it).
+    std::size_t bound = 1;
+    for (std::uint32_t y = 0; y < h; ++y) {
+        const std::uint32_t* r = basin + static_cast<std::size_t>(y) * uw;
+        std::uint32_t k = 0;
+        for (std::uint32_t x = 0; x + 1 < uw; ++x)
+            k += r[x] != r[x + 1];
+        if (y + 1 < h)
+            for (std::uint32_t x = 0; x < uw; ++x)
+                k += r[x] != r[x + uw];
+        bound += k;
+    }
+    // Buffers of at least 4 bytes per cell, the size of the stage's 32-bit grids: freed, they
+    // serve those grids (and the next run's pairs) without fresh pages (grid.hpp).
+    const std::size_t room = level_grid.size() / 4;
+    BasinPairs pairs(std::max(bound, room));
+    std::array<std::array<std::uint32_t, 256>, 2> hist{};
+    std::size_t kept = 0;
+    // A pair is left out when the last pair kept for the same two basins (along the row for
+    // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
+    // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.
+    std::vector<std::uint32_t> col_a(uw, kNone), col_b(uw, kNone), col_cost(uw, 0);
+    auto keep = [&](std::uint32_t a, std::uint32_t b, std::uint32_t p, std::uint16_t cost,
+                    std::uint8_t vertical) {
+        pairs[kept++] = {a, b, p, cost, vertical, 0};
+        ++hist[0][cost & 0xff];
+        ++hist[1][cost >> 8];
+    };
+    for (std::uint32_t y = 0; y < h; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * uw;
+        std::uint32_t row_a = kNone, row_b = kNone, row_cost = 0;
+        const bool has_below = y + 1 < h;
+        for (std::uint32_t x = 0; x < uw; ++x) {
+            const std::size_t c = row + x;
+            const std::uint32_t a = basin[c];
+            if (x + 1 < uw && a != basin[c + 1]) {
+                const std::uint32_t b = basin[c + 1];
+                const std::uint16_t cost = std::max(lv[c], lv[c + 1]);
+                if (col_a[x] != a || col_b[x] != b || cost < col_cost[x]) {
+                    col_a[x] = a;
+                    col_b[x] = b;
+                    col_cost[x] = cost;
+                    keep(a, b, static_cast<std::uint32_t>(c), cost, 0);
+                }
+            }
+            if (has_below && a != basin[c + uw]) {
+                const std::uint32_t b = basin[c + uw];
+                const std::uint16_t cost = std::max(lv[c], lv[c + uw]);
+                if (row_a != a || row_b != b || cost < row_cost) {
+                    row_a = a;
+                    row_b = b;
+                    row_cost = cost;
+                    keep(a, b, static_cast<std::uint32_t>(c), cost, 1);
+                }
+            }
+        }
+    }
+    pairs.resize(kept);
+    sort_by_cost(pairs, hist, room);
+    return pairs;
+}
 
 FlowField flood_basins(Grid<std::uint16_t> level) {
     FlowField f;
     const int w = level.width(), h = level.height();
     const std::size_t n = level.size();
-    f.down = Grid<std::uint8_t>::uninitialised(w, h);
     f.filled = Grid<std::uint16_t>::uninitialised(w, h);
     if (n == 0) {
+        f.down = Grid<std::uint8_t>(w, h);
         f.level = std::move(level);
         return f;
     }
-    constexpr std::uint8_t kPit = 0xff;
-    constexpr std::uint32_t kNone = 0xffffffffu;
     const std::uint16_t* lv = level.cells().data();
-    std::uint8_t* down = f.down.cells().data();
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
 
-    // 1. Descent.
-    for (int y = 0; y < h; ++y) {
-        const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(w);
-        for (int x = 0; x < w; ++x) {
-            const std::size_t c = row + static_cast<std::size_t>(x);
-            if (y == 0 || y == h - 1 || x == 0 || x == w - 1) {
-                down[c] = kDrainOff | (y == 0       ? drain_north
-                                       : y == h - 1 ? drain_south
-                                       : x == 0     ? drain_west
-                                                    : drain_east);
-                continue;
-            }
-            std::uint16_t best = lv[c];
-            std::uint8_t d = kPit;
-            const std::uint16_t around[4] = {lv[c - static_cast<std::size_t>(w)], lv[c - 1],
-                                             lv[c + 1], lv[c + static_cast<std::size_t>(w)]};
-            for (std::uint8_t k = 0; k < 4; ++k)
-                if (around[k] < best) {
-                    best = around[k];
-                    d = k;
-                }
-            down[c] = d;
-        }
-    }
+    // 1. Descent, 2. basins.
+    f.down = descend(level);
+    std::uint8_t* down = f.down.cells().data();
+    const std::uint32_t basins = label_basins(f.down, f.basin);
+    const std::uint32_t* basin = f.basin.cells().data();
 
-    // 2. Basins.
-    Grid<std::uint32_t> basin_grid(w, h, kNone);
-    std::uint32_t* basin = basin_grid.cells().data();
-    std::uint32_t basins = 1;
-    std::vector<std::uint32_t> path;
-    for (std::size_t c = 0; c < n; ++c) {
-        if (basin[c] != kNone) continue;
-        path.clear();
-        std::size_t cur = c;
-        while (basin[cur] == kNone) {
-            const std::uint8_t d = down[cur];
-            if (d == kPit) {
-                basin[cur] = basins++;
-                break;
-            }
-            if (d & kDrainOff) {
-                basin[cur] = 0;
-                break;
-            }
-            path.push_back(static_cast<std::uint32_t>(cur));
-            cur = static_cast<std::size_t>(static_cast<std::int64_t>(cur) + offset[d]);
-        }
-        const std::uint32_t b = basin[cur];
-        for (std::uint32_t p : path)
-            basin[p] = b;
-    }
-
-    // 3. Priority-Flood over basins, as Kruskal's algorithm: the 4-neighbour pairs of cells in
-    // different basins, by cost max(level p, level q) (a counting sort, stable in scan order),
-    // join components; a basin's water level is the cost of the pair that first joins its
-    // component to the ocean's (the minimax height of a path to the edge, as the flood gives it).
-    struct Pair {
-        std::uint32_t p, q; // 4-neighbour cells, p before q in reading order
-    };
-    std::vector<std::uint32_t> count(65537, 0);
-    const std::uint32_t uw = static_cast<std::uint32_t>(w);
-    // A pair is left out when the last pair emitted for the same two basins (along the row for
-    // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
-    // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.
-    std::vector<std::uint32_t> col_a(uw), col_b(uw), col_cost(uw);
-    auto each_pair = [&](auto&& body) {
-        std::fill(col_a.begin(), col_a.end(), kNone);
-        for (std::uint32_t y = 0; y < static_cast<std::uint32_t>(h); ++y) {
-            const std::uint32_t row = y * uw;
-            std::uint32_t row_a = kNone, row_b = kNone, row_cost = 0;
-            for (std::uint32_t x = 0; x < uw; ++x) {
-                const std::uint32_t c = row + x;
-                const std::uint32_t a = basin[c];
-                if (x + 1 < uw && a != basin[c + 1]) {
-                    const std::uint32_t b = basin[c + 1], cost = std::max(lv[c], lv[c + 1]);
-                    if (col_a[x] != a || col_b[x] != b || cost < col_cost[x]) {
-                        col_a[x] = a;
-                        col_b[x] = b;
-                        col_cost[x] = cost;
-                        body(c, c + 1);
-                    }
-                }
-                if (y + 1 < static_cast<std::uint32_t>(h) && a != basin[c + uw]) {
-                    const std::uint32_t b = basin[c + uw], cost = std::max(lv[c], lv[c + uw]);
-                    if (row_a != a || row_b != b || cost < row_cost) {
-                        row_a = a;
-                        row_b = b;
-                        row_cost = cost;
-                        body(c, c + uw);
-                    }
-                }
-            }
-        }
-    };
-    each_pair([&](std::uint32_t p, std::uint32_t q) { ++count[std::max(lv[p], lv[q]) + 1u]; });
-    for (std::size_t i = 1; i < count.size(); ++i)
-        count[i] += count[i - 1];
-    GridCells<Pair> pairs(count.back()); // pooled like a grid: no fresh pages per run
-    each_pair([&](std::uint32_t p, std::uint32_t q) {
-        pairs[count[std::max(lv[p], lv[q])]++] = {p, q};
-    });
-    // Union-find over basins; each component lists its basins (linked through next_member).
+    // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
+    const BasinPairs pairs = basin_pairs(level, f.basin);
     std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
         last_member(basins);
     for (std::uint32_t b = 0; b < basins; ++b) {
@@ -135,20 +261,18 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
         }
         return b;
     };
-    // The tree of joining pairs, rooted at the ocean afterwards: adjacency per basin.
-    std::vector<Pair> tree;
+    std::vector<BasinPair> tree; // the joining pairs
     tree.reserve(basins);
     std::vector<std::uint16_t> water(basins, 0);
     std::uint32_t ocean = 0;
-    for (const Pair& e : pairs) {
-        const std::uint32_t a = find(basin[e.p]), b = find(basin[e.q]);
+    for (std::size_t i = 0; i < pairs.size() && tree.size() + 1 < basins; ++i) {
+        const BasinPair& e = pairs[i];
+        const std::uint32_t a = find(e.a), b = find(e.b);
         if (a == b) continue;
         tree.push_back(e);
-        if (a == ocean || b == ocean) {
-            const std::uint16_t cost = std::max(lv[e.p], lv[e.q]);
+        if (a == ocean || b == ocean)
             for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
-                water[m] = cost;
-        }
+                water[m] = e.cost;
         // Union by size; the members' lists are joined.
         std::uint32_t big = a, small = b;
         if (size[big] < size[small]) std::swap(big, small);
@@ -157,13 +281,12 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
         next_member[last_member[big]] = small;
         last_member[big] = last_member[small];
         if (small == ocean) ocean = big;
-        if (size[big] == basins) break;
     }
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
     std::vector<std::uint32_t> degree(static_cast<std::size_t>(basins) + 1, 0);
-    for (const Pair& e : tree) {
-        ++degree[basin[e.p] + 1];
-        ++degree[basin[e.q] + 1];
+    for (const BasinPair& e : tree) {
+        ++degree[e.a + 1];
+        ++degree[e.b + 1];
     }
     for (std::uint32_t b = 0; b < basins; ++b)
         degree[b + 1] += degree[b];
@@ -171,25 +294,26 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     {
         std::vector<std::uint32_t> fill(degree.begin(), degree.end() - 1);
         for (std::uint32_t i = 0; i < tree.size(); ++i) {
-            links[fill[basin[tree[i].p]]++] = i;
-            links[fill[basin[tree[i].q]]++] = i;
+            links[fill[tree[i].a]++] = i;
+            links[fill[tree[i].b]++] = i;
         }
     }
     std::vector<std::uint32_t> outlet_from(basins, kNone), outlet_into(basins, kNone);
     std::vector<std::uint8_t> reached(basins, 0);
     std::vector<std::uint32_t> queue{0};
     reached[0] = 1;
+    const std::uint32_t uw = static_cast<std::uint32_t>(w);
     for (std::size_t k = 0; k < queue.size(); ++k) {
         const std::uint32_t b = queue[k];
         for (std::uint32_t j = degree[b]; j < degree[b + 1]; ++j) {
-            const Pair& e = tree[links[j]];
-            const bool p_here = basin[e.p] == b;
-            const std::uint32_t inner = p_here ? e.p : e.q, outer = p_here ? e.q : e.p;
-            const std::uint32_t child = basin[outer];
+            const BasinPair& e = tree[links[j]];
+            const std::uint32_t q = e.p + (e.down ? uw : 1u);
+            const bool p_here = e.a == b;
+            const std::uint32_t child = p_here ? e.b : e.a;
             if (reached[child]) continue;
             reached[child] = 1;
-            outlet_from[child] = outer; // the child's cell drains into this basin's
-            outlet_into[child] = inner;
+            outlet_from[child] = p_here ? q : e.p; // the child's cell drains into this basin's
+            outlet_into[child] = p_here ? e.p : q;
             queue.push_back(child);
         }
     }
@@ -207,7 +331,7 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
         for (;;) {
             const std::uint8_t d = down[cur];
             down[cur] = towards(cur, prev);
-            if (d == kPit) break;
+            if (d == kDrainPit) break;
             prev = cur;
             cur = static_cast<std::uint32_t>(static_cast<std::int64_t>(cur) + offset[d]);
         }
@@ -216,15 +340,106 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     std::uint16_t* filled = f.filled.cells().data();
     for (std::size_t c = 0; c < n; ++c)
         filled[c] = std::max(lv[c], water[basin[c]]);
+
+    // 5. Depressions: basins of the same water level joined by a pair below it.
+    LabelForest groups;
+    groups.parent.resize(basins);
+    for (std::uint32_t b = 0; b < basins; ++b)
+        groups.parent[b] = b;
+    for (const BasinPair& e : pairs)
+        if (water[e.a] == water[e.b] && e.cost < water[e.a]) (void)groups.join(e.a, e.b);
+    for (std::uint32_t b = 0; b < basins; ++b)
+        groups.parent[b] = groups.find(b);
+    f.depression = std::move(groups.parent);
+    f.water = std::move(water);
     f.level = std::move(level);
-    f.basin = std::move(basin_grid);
     f.basins = basins;
     return f;
+}
+
+Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid) {
+    const int w = down_grid.width(), h = down_grid.height();
+    const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
+    // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree (bits 3..5) and
+    // the drain code (bits 0..2), so each step of a walk touches one word. Cell n (past the end)
+    // is an idle walk's.
+    constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kWalked = 1u << 6,
+                            kCountShift = 7, kOne = 1u << kCountShift;
+    Grid<std::uint32_t> state = Grid<std::uint32_t>::uninitialised(w, h);
+    Grid<std::uint32_t> sources = Grid<std::uint32_t>::uninitialised(w, h);
+    std::uint32_t* st = state.cells().data();
+    std::uint32_t* source = sources.cells().data();
+    std::size_t source_count = 0; // cells nothing drains into, in reading order
+    const std::uint8_t* down = down_grid.cells().data();
+    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
+        const std::uint8_t* mid = down + y * uw;
+        std::uint32_t* out = st + y * uw;
+        for (std::size_t x = 0; x < uw; ++x) {
+            std::uint32_t in = 0;
+            if (x > 0) in += mid[x - 1] == drain_east;
+            if (x + 1 < uw) in += mid[x + 1] == drain_west;
+            out[x] = in;
+        }
+        if (y > 0)
+            for (std::size_t x = 0; x < uw; ++x)
+                out[x] += mid[x - uw] == drain_south;
+        if (y + 1 < static_cast<std::size_t>(h))
+            for (std::size_t x = 0; x < uw; ++x)
+                out[x] += mid[x + uw] == drain_north;
+        for (std::size_t x = 0; x < uw; ++x) {
+            source[source_count] = static_cast<std::uint32_t>(y * uw + x);
+            source_count += out[x] == 0 ? 1 : 0;
+            out[x] = kOne | (out[x] << kInShift) | (mid[x] & 7u);
+        }
+    }
+    // Walks down from the sources, each on while the next cell has all its inflows in. One walk
+    // waits at every step for the word it loads; kWalks walks advanced in turn overlap those waits.
+    // Whole numbers: the order they are added in does not matter.
+    constexpr int kWalks = 4;
+    const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
+    std::uint32_t cell[kWalks], word[kWalks];
+    std::size_t next_source = 0;
+    auto take_source = [&](int k) {
+        const bool left = next_source < source_count;
+        cell[k] = left ? source[next_source] : static_cast<std::uint32_t>(n);
+        word[k] = left ? st[cell[k]] : kDrainOff | kWalked;
+        next_source += left ? 1 : 0;
+    };
+    for (int k = 0; k < kWalks; ++k)
+        take_source(k);
+    for (bool busy = true; busy;) {
+        busy = false;
+        for (int k = 0; k < kWalks; ++k) {
+            const std::uint32_t s = word[k], c = cell[k];
+            busy |= c != n;
+            if (s & kDrainOff) { // off the map (or idle): the next source
+                take_source(k);
+                continue;
+            }
+            const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3]);
+            std::uint32_t u = st[t] + (s & ~(kOne - 1)) - (1u << kInShift);
+            const bool on = (u & kInMask) == 0;
+            u |= on ? kWalked : 0u;
+            st[t] = u;
+            if (on) {
+                cell[k] = t;
+                word[k] = u;
+            } else {
+                take_source(k);
+            }
+        }
+    }
+    Grid<float> acc = Grid<float>::uninitialised(w, h);
+    float* a = acc.cells().data();
+    for (std::size_t c = 0; c < n; ++c)
+        a[c] = static_cast<float>(st[c] >> kCountShift);
+    return acc;
 }
 
 Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain) {
     const int w = f.down.width(), h = f.down.height();
     const std::size_t n = f.down.size();
+    if (!rain && n <= (std::size_t{1} << 24)) return count_upstream(f.down);
     Grid<float> acc = Grid<float>::uninitialised(w, h);
     float* a = acc.cells().data();
     if (rain) {

@@ -3,31 +3,71 @@
 // priority_flood.hpp) whose `filled` levels equal priority_flood's exactly and whose `down` obeys
 // the same invariants (every path ends at the edge, filled never rises along it); `order` is left
 // empty (flow_accumulation needs no order).
-// Algorithm (cache-friendly, O(n) plus a bucket queue over 16-bit levels):
-//  1. Descent: each interior cell drains to its lowest strictly lower 4-neighbour (ties: N, W, E,
-//     S, i.e. the lowest index); edge cells drain off the map; interior cells without a lower
-//     neighbour are pits.
-//  2. Basins: each cell takes the basin its descent ends in: 0 (the "ocean": off the map) or one
-//     per pit, numbered in reading order of the first cell reaching it.
-//  3. Priority-Flood (Barnes et al. 2014) over basins: the ocean first at level 0; when a basin at
-//     water level L is taken, each 4-neighbour pair (p in it, q in an untaken basin) offers q's
-//     basin the level max(L, level p, level q), with q draining into p; a bucket queue (one FIFO
-//     list per level) takes the lowest offer first (ties: first offered). Each basin's water level
-//     is the minimax height of a path from its pit to the edge, so filled = max(level, water).
-//  4. Breaching: in each pit basin the descent path from its outlet cell q down to its pit is
-//     reversed, so the pit drains out through q.
-// Deterministic: single-threaded, fixed scan orders, no randomness.
+// Algorithm (cache-friendly, O(n) plus radix sorts over 16-bit levels):
+//  1. Descent (descend): each interior cell drains to its lowest strictly lower 4-neighbour (ties:
+//     N, W, E, S, i.e. the lowest index); edge cells drain off the map; interior cells without a
+//     lower neighbour are pits.
+//  2. Basins (label_basins): each cell takes the basin its descent ends in: 0 (the "ocean": off the
+//     map) or one per pit — the connected pieces of the descent forest, found in one scan with a
+//     union-find over provisional labels (two-pass connected-component labelling).
+//  3. Priority-Flood (Barnes et al. 2014) over basins, as Kruskal's algorithm: the 4-neighbour
+//     pairs of cells in different basins (basin_pairs), by cost max(level p, level q) and then by
+//     scan order (horizontal pair of a cell before its vertical one), join basins; a basin's water
+//     level is the cost of the pair that first joins it to the ocean (the minimax height of a path
+//     from its pit to the edge), so filled = max(level, water). The joining pairs form a tree.
+//  4. Breaching: in each pit basin the descent path from its outlet cell (its cell of the pair
+//     linking it to its parent in that tree, rooted at the ocean) down to its pit is reversed, so
+//     the pit drains out through the outlet.
+//  5. Depressions: the raised cells (filled > level) of a basin are connected (its descent tree),
+//     and raised cells of two basins touch exactly when the basins have the same water level W and
+//     a pair between them costs less than W; the basins are grouped by those pairs.
+// Deterministic: single-threaded, fixed scan orders, no randomness: the same `down`, `filled` and
+// basins as the plain cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on every run.
 #pragma once
+
+#include <cstdint>
+#include <vector>
 
 #include "core/hydrology/priority_flood.hpp"
 
 namespace tilegen {
 
+inline constexpr std::uint8_t kDrainPit = 0xff; // descend: an interior cell with no lower neighbour
+
+// Step 1: the descent directions (Drain, kDrainOff | side on the edge, kDrainPit for pits).
+Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level);
+
+// Step 2: the basin of every cell (0: the edge cells and every cell descending to them; 1.. one per
+// pit, numbered in no particular order) of a descent grid; returns the number of basins.
+std::uint32_t label_basins(const Grid<std::uint8_t>& down, Grid<std::uint32_t>& basin);
+
+// Step 3's input: the pairs of 4-neighbour cells p, q = p + 1 or p + width in different basins, in
+// the order Kruskal's algorithm takes them (by cost, then scan order), leaving out a pair when one
+// already listed joins the same two basins (in the same order) at no higher cost — such a pair
+// never joins anything and never links two depressions that another listed pair does not.
+struct BasinPair {
+    std::uint32_t a, b; // basin of p, basin of q
+    std::uint32_t p;    // the first cell in reading order
+    std::uint16_t cost; // max(level p, level q)
+    std::uint8_t down;  // 1: q = p + width, 0: q = p + 1
+    std::uint8_t unused;
+};
+using BasinPairs = GridCells<BasinPair>;
+BasinPairs basin_pairs(const Grid<std::uint16_t>& level, const Grid<std::uint32_t>& basin);
+
+// The whole flood. The FlowField also gets each basin's water level, raised cell count and
+// depression (the lowest basin of its group, see step 5).
 FlowField flood_basins(Grid<std::uint16_t> level);
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into
-// it. Order-free: cells are visited by in-degree (a cell once all cells draining into it are), in
-// reading order of the ridge cells the walks start from, so the float sums are the same every run.
+// it. Without rain on maps of at most 2^24 cells every sum is a whole number below 2^24 (exact in
+// a float whatever the order), counted in integers by count_upstream; otherwise the cells are
+// visited by in-degree (a cell once all cells draining into it are), in walks down from the cells
+// nothing drains into, taken in reading order, so the float sums are the same every run.
 Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain);
+
+// The number of cells draining through each cell (itself included) of a drainage grid (Drain
+// values, no pits), as whole numbers in floats; at most 2^25 - 1 cells.
+Grid<float> count_upstream(const Grid<std::uint8_t>& down);
 
 } // namespace tilegen

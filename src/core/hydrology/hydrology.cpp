@@ -12,60 +12,64 @@ namespace tilegen {
 
 namespace {
 
-// Cells of each filled depression (4-connected cells the fill raised) of at least min_area cells,
-// found per basin (flood_basins): a basin's raised cells are connected through its descent tree
-// (every cell below a raised one is raised too), so the depressions are the basins' raised parts
-// joined where they touch — sequential passes, no flood fill.
+// Filled depressions (4-connected cells the fill raised) of at least min_area cells: flood_basins
+// groups the basins whose raised cells touch (FlowField::depression), so the lakes are the raised
+// cells counted by group — two sequential passes, no flood fill.
 void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
-    const std::size_t n = f.level.size();
+    const std::size_t n = f.level.size(), groups = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
     const std::uint32_t* basin = f.basin.cells().data();
-    std::vector<std::uint32_t> parent(f.basins), size(f.basins, 0);
-    for (std::uint32_t b = 0; b < f.basins; ++b)
-        parent[b] = b;
-    auto find = [&](std::uint32_t b) {
-        while (parent[b] != b) {
-            parent[b] = parent[parent[b]];
-            b = parent[b];
-        }
-        return b;
-    };
-    auto join = [&](std::uint32_t a, std::uint32_t b) {
-        a = find(a);
-        b = find(b);
-        if (a != b) parent[std::max(a, b)] = std::min(a, b);
-    };
-    for (std::size_t c = 0; c < n; ++c)
-        size[basin[c]] += fi[c] > lv[c] ? 1u : 0u;
+    const std::uint32_t* group = f.depression.data();
+    const std::uint8_t* into = out.into.cells().data();
+    // Counts per group in four interleaved tables (cell c counts in table c % 4): neighbours mostly
+    // share a group, and one table would make each count wait for the one before.
+    // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
+    // lake: its water is that sea's, and a lake there would be a sliver along the shore.
+    std::vector<std::uint32_t> counts(4 * groups, 0), shore(4 * groups, 0);
     const std::size_t uw = static_cast<std::size_t>(w);
-    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y)
+    const std::vector<std::uint8_t> dry(uw + 2, 0); // the rows above and below the map
+    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
+        const std::uint8_t* row = into + y * uw;
+        const std::uint8_t* up = y > 0 ? row - uw : dry.data();
+        const std::uint8_t* dn = y + 1 < static_cast<std::size_t>(h) ? row + uw : dry.data();
         for (std::size_t x = 0; x < uw; ++x) {
             const std::size_t c = y * uw + x;
-            if (fi[c] == lv[c]) continue;
-            if (x + 1 < uw && fi[c + 1] > lv[c + 1] && basin[c + 1] != basin[c])
-                join(basin[c], basin[c + 1]);
-            if (y + 1 < static_cast<std::size_t>(h) && fi[c + uw] > lv[c + uw] &&
-                basin[c + uw] != basin[c])
-                join(basin[c], basin[c + uw]);
+            const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
+            const std::uint32_t wet =
+                row[x] | up[x] | dn[x] | (x > 0 ? row[x - 1] : 0u) | (x + 1 < uw ? row[x + 1] : 0u);
+            const std::size_t slot = (c & 3) * groups + group[basin[c]];
+            counts[slot] += raised;
+            shore[slot] |= wet != 0 ? raised : 0u;
         }
-    std::vector<std::uint64_t> total(f.basins, 0);
-    for (std::uint32_t b = 0; b < f.basins; ++b)
-        total[find(b)] += size[b];
-    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
+    }
+    std::vector<std::uint8_t> large(groups);
+    for (std::size_t g = 0; g < groups; ++g) {
+        const std::uint64_t area = std::uint64_t{counts[g]} + counts[groups + g] +
+                                   counts[2 * groups + g] + counts[3 * groups + g];
+        const bool at_shore =
+            (shore[g] | shore[groups + g] | shore[2 * groups + g] | shore[3 * groups + g]) != 0;
+        large[g] = area >= static_cast<std::uint64_t>(min_area) && !at_shore ? 1 : 0;
+    }
+    out.lake_mask = Grid<std::uint8_t>::uninitialised(w, h);
     std::uint8_t* mask = out.lake_mask.cells().data();
-    std::vector<std::uint32_t> lake_of(f.basins, 0xffffffffu);
+    std::vector<std::uint32_t> lake_of(groups, 0xffffffffu);
+    std::fill(counts.begin(), counts.end(), 0u); // now the open cells of each lake's group
     for (std::size_t c = 0; c < n; ++c) {
-        if (fi[c] == lv[c]) continue;
-        const std::uint32_t root = find(basin[c]);
-        if (total[root] < static_cast<std::uint64_t>(min_area)) continue;
-        if (lake_of[root] == 0xffffffffu) {
-            lake_of[root] = static_cast<std::uint32_t>(out.lakes.size());
-            out.lakes.emplace_back();
+        const std::uint32_t g = group[basin[c]];
+        const bool lake = (fi[c] > lv[c]) & (large[g] != 0);
+        mask[c] = lake ? 1 : 0;
+        counts[(c & 3) * groups + g] += lake && !into[c] ? 1u : 0u;
+        if (lake && lake_of[g] == 0xffffffffu) {
+            lake_of[g] = static_cast<std::uint32_t>(out.lakes.size());
+            out.lakes.push_back({static_cast<std::uint32_t>(c), 0});
         }
-        out.lakes[lake_of[root]].push_back(static_cast<std::uint32_t>(c));
-        mask[c] = 1;
+    }
+    for (HydrologyResult::Lake& lake : out.lakes) {
+        const std::size_t g = group[basin[lake.first]];
+        lake.open = std::uint64_t{counts[g]} + counts[groups + g] + counts[2 * groups + g] +
+                    counts[3 * groups + g];
     }
 }
 
@@ -196,7 +200,11 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
     };
     std::vector<Mouth> mouths;
     for (std::uint32_t c = 0; c < n; ++c) {
-        if (acc[c] < threshold || is_lake(c)) continue;
+        // Most cells fail the threshold: a tight loop over the flow finds the next that does not.
+        while (c < n && acc[c] < threshold)
+            ++c;
+        if (c == n) break;
+        if (is_lake(c)) continue;
         const std::int64_t t = drain_target(f, c);
         if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
         if (is_into(c)) continue;
@@ -242,8 +250,9 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    const FlowField f = flood_basins(quantise_heights(heights));
+    FlowField f = flood_basins(quantise_heights(heights));
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
+    f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
         return lakes && out.lake_mask.cells()[static_cast<std::size_t>(c)] != 0;
@@ -363,9 +372,13 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
     HydrologyResult out;
     out.into = std::move(into);
     if (heights.empty()) return out;
-    if (settings.method == RiverMethod::agents)
+    if (settings.method == RiverMethod::agents) {
+        // Lakes as method "flow" finds them (agents climb from the coast, so they never enter
+        // one: a lake's rim lies above it and it never touches an `into` cell).
+        if (settings.lake_min_area > 0)
+            find_lakes(flood_basins(quantise_heights(heights)), settings.lake_min_area, out);
         agent_rivers(heights, settings, seed, out);
-    else
+    } else
         flow_rivers(heights, rain, settings, seed, keep_flow, out);
     carve_and_widen(heights, settings, out);
     return out;
@@ -381,17 +394,15 @@ RiverOverlay write_rivers(ClassGrid& classes, const HydrologyResult& hydro,
     const std::uint8_t* into_mask = hydro.into.cells().data();
     auto into = [into_mask](std::uint32_t c) { return into_mask[c] != 0; };
     auto lake = [&](std::uint32_t c) { return lakes && hydro.lake_mask.cells()[c] != 0; };
-    if (ids.lake >= 0)
-        for (const auto& cells : hydro.lakes) {
-            LakeReport rep{static_cast<int>(cells.front() % uw),
-                           static_cast<int>(cells.front() / uw), 0};
-            for (std::uint32_t c : cells)
-                if (!into(c)) {
-                    cls[c] = static_cast<ClassId>(ids.lake);
-                    ++rep.cells;
-                }
-            if (rep.cells) out.lakes.push_back(rep);
-        }
+    if (ids.lake >= 0 && lakes) {
+        const std::uint8_t* mask = hydro.lake_mask.cells().data();
+        for (std::size_t c = 0; c < classes.size(); ++c)
+            if (mask[c] && !into_mask[c]) cls[c] = static_cast<ClassId>(ids.lake);
+        for (const HydrologyResult::Lake& found : hydro.lakes)
+            if (found.open)
+                out.lakes.push_back({static_cast<int>(found.first % uw),
+                                     static_cast<int>(found.first / uw), found.open});
+    }
     const auto is_river = [&](std::uint32_t c) {
         return cls[c] == ids.river || (ids.waterfall >= 0 && cls[c] == ids.waterfall);
     };

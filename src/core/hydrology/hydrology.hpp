@@ -54,11 +54,14 @@ struct RiverPath {
 };
 
 struct HydrologyResult {
-    Grid<float> carved;                            // the heightfield classes are cut from
-    std::vector<RiverPath> rivers;                 // in order of mouth flow, largest first
-    std::vector<std::vector<std::uint32_t>> lakes; // cells of each lake (its first cell in
-                                                   // reading order first), lakes by first cell
-    Grid<std::uint8_t> lake_mask;                  // 1 on lake cells (empty without lakes)
+    Grid<float> carved;            // the heightfield classes are cut from
+    std::vector<RiverPath> rivers; // in order of mouth flow, largest first
+    struct Lake {
+        std::uint32_t first = 0; // its first cell in reading order
+        std::uint64_t open = 0;  // its cells that are not `into` (the ones the lake class takes)
+    };
+    std::vector<Lake> lakes;      // by first cell
+    Grid<std::uint8_t> lake_mask; // 1 on lake cells (empty without lakes)
     Grid<float> flow; // flow accumulation (cells of rain), only with keep_flow ("flow" method)
     Grid<std::uint8_t> into; // the `into` mask given
 };

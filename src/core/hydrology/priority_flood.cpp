@@ -9,16 +9,33 @@ namespace tilegen {
 Grid<std::uint16_t> quantise_heights(const Grid<float>& heights) {
     Grid<std::uint16_t> q = Grid<std::uint16_t>::uninitialised(heights.width(), heights.height());
     if (heights.empty()) return q;
-    float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-    for (float v : heights.cells()) {
-        lo = std::min(lo, v);
-        hi = std::max(hi, v);
-    }
-    const double scale = hi > lo ? 65535.0 / (static_cast<double>(hi) - lo) : 0.0;
     const float* src = heights.cells().data();
     std::uint16_t* dst = q.cells().data();
     const std::size_t n = heights.size();
-    for (std::size_t i = 0; i < n; ++i) {
+    // The range: eight running minima and maxima (independent chains the compiler keeps in
+    // vector registers), combined at the end; min and max are exact in any order.
+    constexpr std::size_t kLanes = 8;
+    float lo_lane[kLanes], hi_lane[kLanes];
+    std::fill_n(lo_lane, kLanes, std::numeric_limits<float>::infinity());
+    std::fill_n(hi_lane, kLanes, -std::numeric_limits<float>::infinity());
+    std::size_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (std::size_t k = 0; k < kLanes; ++k) {
+            const float v = src[i + k];
+            lo_lane[k] = v < lo_lane[k] ? v : lo_lane[k];
+            hi_lane[k] = hi_lane[k] < v ? v : hi_lane[k];
+        }
+    for (; i < n; ++i) {
+        lo_lane[0] = std::min(lo_lane[0], src[i]);
+        hi_lane[0] = std::max(hi_lane[0], src[i]);
+    }
+    float lo = lo_lane[0], hi = hi_lane[0];
+    for (std::size_t k = 1; k < kLanes; ++k) {
+        lo = std::min(lo, lo_lane[k]);
+        hi = std::max(hi, hi_lane[k]);
+    }
+    const double scale = hi > lo ? 65535.0 / (static_cast<double>(hi) - lo) : 0.0;
+    for (i = 0; i < n; ++i) {
         const double t = (static_cast<double>(src[i]) - lo) * scale + 0.5;
         dst[i] = static_cast<std::uint16_t>(std::clamp(t, 0.0, 65535.0));
     }

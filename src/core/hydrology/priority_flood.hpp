@@ -34,9 +34,14 @@ struct FlowField {
     Grid<std::uint8_t> down;    // Drain: the 4-neighbour the cell drains to (| kDrainOff: off map)
     std::vector<std::uint32_t> order; // cells (y * width + x) in the order the flood took them
     // flood_basins only (empty from priority_flood): each cell's drainage basin (0: the cells
-    // draining off the map by descent, else one per pit) and the number of basins.
+    // draining off the map by descent, else one per pit) and the number of basins; per basin its
+    // water level (filled = max(level, water)), its raised cells (filled > level) and its
+    // depression: the lowest basin whose raised cells connect to its own (itself when none do).
     Grid<std::uint32_t> basin;
     std::uint32_t basins = 0;
+    std::vector<std::uint16_t> water;
+    std::vector<std::uint32_t> raised;
+    std::vector<std::uint32_t> depression;
 };
 
 // The 16-bit level of each height over the grid's range (all 0 for a flat grid).

@@ -46,6 +46,7 @@ bool adjacent(std::int64_t a, std::int64_t b, int w) {
 
 struct Tally {
     int maps = 0, count_in_range = 0, rivers = 0, waterfalls = 0;
+    std::uint64_t lake_cells = 0;
 };
 
 void check_map(const Project& project, std::uint64_t seed, Tally& tally) {
@@ -71,6 +72,18 @@ void check_map(const Project& project, std::uint64_t seed, Tally& tally) {
         return c < 0 || ((ids.into >> cls(c)) & 1u) || (ids.lake >= 0 && cls(c) == ids.lake);
     };
     CHECK(r.unmatched == 0);
+    // No lake beside the sea: a depression that reaches an `into` class holds that water, not a
+    // lake (else slivers of lake line the shores).
+    if (ids.lake >= 0)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                if (g(x, y) != ids.lake) continue;
+                ++tally.lake_cells;
+                const int dx[4] = {0, -1, 1, 0}, dy[4] = {-1, 0, 0, 1};
+                for (int k = 0; k < 4; ++k)
+                    if (g.contains(x + dx[k], y + dy[k]))
+                        CHECK(((ids.into >> g(x + dx[k], y + dy[k])) & 1u) == 0);
+            }
     ++tally.maps;
     const auto& rivers = r.hydrology->rivers;
     tally.rivers += static_cast<int>(rivers.size());
@@ -198,6 +211,7 @@ TEST_CASE("rivers: 200 seeds of overworld and archipelago flow downhill into the
         CAPTURE(tally.rivers);
         CHECK(tally.count_in_range * 100 >= tally.maps * 99);
         CHECK(tally.waterfalls > 0); // the rule is exercised
+        CHECK(tally.lake_cells > 0); // lakes = { min_area = ... } keeps lakes, with either method
     }
 }
 

@@ -1,0 +1,215 @@
+// The fast steps of flood_basins (basin_flood.hpp) against plain references: the descent by its
+// definition, the basins by walking every cell's descent, the pairs by listing every pair of
+// neighbours, the whole flood against the plain version it replaced (reference_flood.hpp), the
+// depressions against a flood fill of the raised cells, and the counted flow against walking every
+// path. Random grids with many ties (a few levels, flat blocks) and few.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "core/hydrology/basin_flood.hpp"
+#include "core/hydrology/reference_flood.hpp"
+
+using namespace tilegen;
+
+namespace {
+
+// Random levels: w, h in 1..20; few distinct values (ties, flats), flat blocks, or any.
+Grid<std::uint16_t> random_levels(std::mt19937& rng, int trial) {
+    const int w = 1 + static_cast<int>(rng() % 20), h = 1 + static_cast<int>(rng() % 20);
+    Grid<std::uint16_t> level(w, h);
+    const int kind = trial % 5;
+    const unsigned range = kind == 0 ? 2 : kind == 1 ? 4 : kind == 2 ? 30 : 65536;
+    for (auto& v : level.cells())
+        v = static_cast<std::uint16_t>(rng() % range);
+    if (kind == 4) { // flat blocks of 1..4 cells a side
+        const int bx = 1 + static_cast<int>(rng() % 4), by = 1 + static_cast<int>(rng() % 4);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                level(x, y) = level(x / bx * bx, y / by * by) % 8;
+    }
+    return level;
+}
+
+const int kDx[4] = {0, -1, 1, 0}, kDy[4] = {-1, 0, 0, 1};
+
+// Plain descent: the lowest strictly lower neighbour, N, W, E, S first on ties.
+std::uint8_t plain_descent(const Grid<std::uint16_t>& level, int x, int y) {
+    const int w = level.width(), h = level.height();
+    if (y == 0) return kDrainOff | drain_north;
+    if (y == h - 1) return kDrainOff | drain_south;
+    if (x == 0) return kDrainOff | drain_west;
+    if (x == w - 1) return kDrainOff | drain_east;
+    int best = level(x, y), d = kDrainPit;
+    for (int k = 0; k < 4; ++k)
+        if (level(x + kDx[k], y + kDy[k]) < best) {
+            best = level(x + kDx[k], y + kDy[k]);
+            d = k;
+        }
+    return static_cast<std::uint8_t>(d);
+}
+
+// Where a cell's descent ends: -1 off the map, else the pit's index.
+std::int64_t descent_end(const Grid<std::uint8_t>& down, std::int64_t c) {
+    const int w = down.width();
+    for (;;) {
+        const std::uint8_t d = down.cells()[static_cast<std::size_t>(c)];
+        if (d == kDrainPit) return c;
+        if (d & kDrainOff) return -1;
+        c += kDx[d] + static_cast<std::int64_t>(kDy[d]) * w;
+    }
+}
+
+Grid<float> accumulation_by_walking(const Grid<std::uint8_t>& down) {
+    const int w = down.width();
+    Grid<float> acc(w, down.height(), 0.0f);
+    for (std::int64_t c = 0; c < static_cast<std::int64_t>(down.size()); ++c)
+        for (std::int64_t p = c;;) {
+            acc.cells()[static_cast<std::size_t>(p)] += 1.0f;
+            const std::uint8_t d = down.cells()[static_cast<std::size_t>(p)];
+            if (d & kDrainOff) break;
+            p += kDx[d] + static_cast<std::int64_t>(kDy[d]) * w;
+        }
+    return acc;
+}
+
+} // namespace
+
+TEST_CASE("basin flood: descent and basins against their definitions") {
+    std::mt19937 rng(31);
+    for (int trial = 0; trial < 500; ++trial) {
+        const Grid<std::uint16_t> level = random_levels(rng, trial);
+        const int w = level.width(), h = level.height();
+        CAPTURE(trial);
+        const Grid<std::uint8_t> down = descend(level);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                REQUIRE(down(x, y) == plain_descent(level, x, y));
+        Grid<std::uint32_t> basin;
+        const std::uint32_t basins = label_basins(down, basin);
+        // Same partition as the descent ends: basin 0 <-> off the map, one basin per pit.
+        std::map<std::int64_t, std::uint32_t> of_end;
+        std::map<std::uint32_t, std::int64_t> end_of;
+        for (std::int64_t c = 0; c < static_cast<std::int64_t>(level.size()); ++c) {
+            const std::int64_t end = descent_end(down, c);
+            const std::uint32_t b = basin.cells()[static_cast<std::size_t>(c)];
+            REQUIRE(b < basins);
+            CHECK((end < 0) == (b == 0));
+            const auto [i, fresh] = of_end.emplace(end, b);
+            CHECK(i->second == b);
+            const auto [j, fresh_b] = end_of.emplace(b, end);
+            CHECK(j->second == end);
+        }
+        CHECK(of_end.size() == basins); // every grid has edge cells: -1 is among the ends
+    }
+}
+
+TEST_CASE("basin flood: pairs in Kruskal's order, none needed left out") {
+    std::mt19937 rng(32);
+    for (int trial = 0; trial < 300; ++trial) {
+        const Grid<std::uint16_t> level = random_levels(rng, trial);
+        const auto w = static_cast<std::uint32_t>(level.width());
+        CAPTURE(trial);
+        Grid<std::uint32_t> basin;
+        (void)label_basins(descend(level), basin);
+        const BasinPairs pairs = basin_pairs(level, basin);
+        const auto& lv = level.cells();
+        const auto& b = basin.cells();
+        // Every pair of neighbours in different basins, in scan order (horizontal first).
+        struct Plain {
+            std::uint32_t p, q;
+            std::uint8_t vertical;
+        };
+        std::vector<Plain> all;
+        for (std::uint32_t c = 0; c < level.size(); ++c) {
+            if (c % w + 1 < w && b[c] != b[c + 1]) all.push_back({c, c + 1, 0});
+            if (c + w < level.size() && b[c] != b[c + w]) all.push_back({c, c + w, 1});
+        }
+        auto key = [](std::uint16_t cost, std::uint32_t p, std::uint8_t vertical) {
+            return (static_cast<std::uint64_t>(cost) << 33) | (std::uint64_t{p} << 1) | vertical;
+        };
+        std::map<std::uint64_t, std::size_t> position; // key -> index in `pairs`
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            const BasinPair& e = pairs[i];
+            const std::uint32_t q = e.p + (e.down ? w : 1u);
+            REQUIRE(q < level.size());
+            CHECK(e.a == b[e.p]);
+            CHECK(e.b == b[q]);
+            CHECK(e.a != e.b);
+            CHECK(e.cost == std::max(lv[e.p], lv[q]));
+            position[key(e.cost, e.p, e.down)] = i;
+            if (i > 0)
+                CHECK(key(pairs[i - 1].cost, pairs[i - 1].p, pairs[i - 1].down) <
+                      key(e.cost, e.p, e.down));
+        }
+        // A pair left out has a listed pair of the same two basins before it, costing no more.
+        for (const Plain& pl : all) {
+            const std::uint16_t cost = std::max(lv[pl.p], lv[pl.q]);
+            const std::uint64_t k = key(cost, pl.p, pl.vertical);
+            if (position.count(k)) continue;
+            bool covered = false;
+            for (const BasinPair& e : pairs)
+                covered =
+                    covered || (e.a == b[pl.p] && e.b == b[pl.q] && key(e.cost, e.p, e.down) < k);
+            CHECK(covered);
+        }
+    }
+}
+
+TEST_CASE("basin flood: the same flood as the plain version, depressions as a flood fill") {
+    std::mt19937 rng(33);
+    for (int trial = 0; trial < 500; ++trial) {
+        const Grid<std::uint16_t> level = random_levels(rng, trial);
+        const int w = level.width(), h = level.height();
+        CAPTURE(trial);
+        const FlowField plain = test::reference_flood_basins(level);
+        const FlowField fast = flood_basins(level);
+        REQUIRE(fast.basins == plain.basins);
+        CHECK(fast.down == plain.down);
+        CHECK(fast.filled == plain.filled);
+        for (std::size_t c = 0; c < level.size(); ++c)
+            CHECK(fast.filled.cells()[c] ==
+                  std::max(level.cells()[c], fast.water[fast.basin.cells()[c]]));
+        // Raised cells: 4-connected pieces by a flood fill; each piece one depression group, and
+        // different pieces different groups.
+        Grid<int> piece(w, h, -1);
+        int pieces = 0;
+        auto raised = [&](int x, int y) { return fast.filled(x, y) > level(x, y); };
+        std::map<int, std::uint32_t> group_of_piece;
+        std::map<std::uint32_t, int> piece_of_group;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                if (!raised(x, y) || piece(x, y) >= 0) continue;
+                std::vector<std::pair<int, int>> stack{{x, y}};
+                piece(x, y) = pieces;
+                while (!stack.empty()) {
+                    const auto [cx, cy] = stack.back();
+                    stack.pop_back();
+                    for (int k = 0; k < 4; ++k) {
+                        const int nx = cx + kDx[k], ny = cy + kDy[k];
+                        if (level.contains(nx, ny) && raised(nx, ny) && piece(nx, ny) < 0) {
+                            piece(nx, ny) = pieces;
+                            stack.push_back({nx, ny});
+                        }
+                    }
+                }
+                ++pieces;
+            }
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                if (!raised(x, y)) continue;
+                const std::uint32_t g = fast.depression[fast.basin(x, y)];
+                const auto [i, fresh] = group_of_piece.emplace(piece(x, y), g);
+                CHECK(i->second == g);
+                const auto [j, fresh_g] = piece_of_group.emplace(g, piece(x, y));
+                CHECK(j->second == piece(x, y));
+            }
+        // Counted flow against walking every path (no rain).
+        CHECK(count_upstream(fast.down) == accumulation_by_walking(fast.down));
+        CHECK(flow_accumulation(fast, nullptr) == accumulation_by_walking(fast.down));
+    }
+}
