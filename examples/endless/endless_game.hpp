@@ -139,10 +139,15 @@ inline sf::VertexArray chunk_quads(const ChunkTiles& chunk, const tilegen::api::
     sf::VertexArray quads(sf::Quads);
     const float tw = static_cast<float>(tileset.tile_width),
                 th = static_cast<float>(tileset.tile_height);
-    for (const auto& layer : chunk.layers)
-        for (int y = 0; y < kChunk; ++y)
-            for (int x = 0; x < kChunk; ++x) {
-                const tilegen::api::Tile tile{layer.gids[static_cast<std::size_t>(y * kChunk + x)]};
+    for (const auto& layer : chunk.layers) {
+        // A corner layer has one more column and row, drawn half a tile up and left (the chunk's
+        // render texture clips what lies outside it).
+        const int side = layer.corner ? kChunk + 1 : kChunk;
+        const float shift_x = layer.corner ? static_cast<float>(tileset.tile_width / 2) : 0.0f,
+                    shift_y = layer.corner ? static_cast<float>(tileset.tile_height / 2) : 0.0f;
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) {
+                const tilegen::api::Tile tile{layer.gids[static_cast<std::size_t>(y * side + x)]};
                 if (tile.empty()) continue;
                 const float u = static_cast<float>(tile.id() % tileset.columns) * tw;
                 const float v = static_cast<float>(tile.id() / tileset.columns) * th;
@@ -158,12 +163,14 @@ inline sf::VertexArray chunk_quads(const ChunkTiles& chunk, const tilegen::api::
                     std::swap(tex[0], tex[3]);
                     std::swap(tex[1], tex[2]);
                 }
-                const float px = static_cast<float>(x) * tw, py = static_cast<float>(y) * th;
+                const float px = static_cast<float>(x) * tw - shift_x,
+                            py = static_cast<float>(y) * th - shift_y;
                 const sf::Vector2f pos[4] = {
                     {px, py}, {px + tw, py}, {px + tw, py + th}, {px, py + th}};
                 for (int k = 0; k < 4; ++k)
                     quads.append(sf::Vertex(pos[k], tex[k]));
             }
+    }
     return quads;
 }
 

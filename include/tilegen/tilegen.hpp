@@ -63,6 +63,10 @@ struct Tile {
 struct Layer {
     std::string name;                ///< the rule files' layer name ("ground", "decor", ...)
     std::vector<std::uint32_t> gids; ///< width * height gids, row-major (Tile::gid)
+    /// A corner layer (2x2 rules, docs/rules.md): (width + 1) * (height + 1) gids, tile (i, j)
+    /// centred on the corner between cells (i - 1, j - 1) and (i, j), drawn half a tile up and
+    /// left.
+    bool corner = false;
 };
 
 ////////////////////////////////////////////////////////////
@@ -144,7 +148,8 @@ class Map {
     const std::vector<std::uint8_t>& classes() const;
 
     const std::vector<Layer>& layers() const; ///< tile layers, drawn first to last
-    /// Layer `layer`'s tile at cell (cx, cy).
+    /// Layer `layer`'s tile at cell (cx, cy) (a corner layer: at corner (cx, cy), 0 <= cx <=
+    /// width(), 0 <= cy <= height()).
     Tile tile(std::size_t layer, int cx, int cy) const;
 
     const std::vector<Object>& objects() const; ///< sprites, in drawing order (whole maps only)

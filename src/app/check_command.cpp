@@ -97,6 +97,20 @@ int run_check(const Args& args) {
                                                       "tile), for example:"))
                   << '\n';
         for (const auto& n : cov.examples) {
+            if (layers[li].corner()) {
+                // A corner layer's neighbourhood: the four cells around the corner (offsets -1..0
+                // of the side-3 grid), as its rules write them.
+                for (int y = 0; y < 2; ++y) {
+                    std::cout << "    ";
+                    for (int x = 0; x < 2; ++x)
+                        std::cout << ' '
+                                  << symbols[n.cells[static_cast<std::size_t>(y * n.side + x)]]
+                                  << ' ';
+                    std::cout << '\n';
+                }
+                std::cout << '\n';
+                continue;
+            }
             for (int y = 0; y < n.side; ++y) {
                 std::cout << "    ";
                 for (int x = 0; x < n.side; ++x) {

@@ -109,12 +109,35 @@ int run_explain(const Args& args) {
         out << "\n";
     }
     const int error_index = result.map.atlas.tile_count() - 1;
-    for (std::size_t li = 0; li < result.layers.size(); ++li) {
+    // Corner (i, j) lies between cells (i-1, j-1) and (i, j): a corner layer's tiles around the
+    // cell are its corners (x, y), (x+1, y), (x, y+1), (x+1, y+1).
+    struct Where {
+        int x, y;
+        const char* name; // "" for a cell layer
+    };
+    static const char* const kCornerNames[4] = {"top-left", "top-right", "bottom-left",
+                                                "bottom-right"};
+    std::vector<std::pair<std::size_t, int>> steps; // (layer, corner k) in output order
+    for (std::size_t li = 0; li < result.layers.size(); ++li)
+        for (int k = 0; k < (result.layers[li].corner() ? 4 : 1); ++k)
+            steps.emplace_back(li, k);
+    for (const auto& [li, k] : steps) {
         const LayerRules& layer = result.layers[li];
-        const CellExplanation e =
-            explain_cell(result.classes, x, y, layer, outside, result.seed, gid_of(error_index));
-        out << "layer '" << layer.name << "': " << e.attempts.size() << " of "
-            << layer.ordered.size() << " rules tried\n";
+        const Where at =
+            layer.corner() ? Where{x + k % 2, y + k / 2, kCornerNames[k]} : Where{x, y, ""};
+        const CellExplanation e = explain_cell(result.classes, at.x, at.y, layer, outside,
+                                               result.seed, gid_of(error_index));
+        out << "layer '" << layer.name << "'";
+        if (layer.corner()) {
+            out << ", corner (" << at.x << ", " << at.y << ") at the cell's " << at.name
+                << ", cells ";
+            for (int dy = -1; dy <= 0; ++dy) {
+                for (int dx = -1; dx <= 0; ++dx)
+                    out << symbols[class_at(at.x + dx, at.y + dy)];
+                out << (dy < 0 ? " " : "");
+            }
+        }
+        out << ": " << e.attempts.size() << " of " << layer.ordered.size() << " rules tried\n";
         for (const RuleAttempt& a : e.attempts) {
             const Rule& r = layer.ordered[a.rule];
             out << "  " << r.file << ":" << r.line
@@ -122,6 +145,11 @@ int run_explain(const Args& args) {
                 << pattern_text(r.pattern, symbols) << "  ";
             if (a.matched) {
                 out << "MATCH\n";
+            } else if (layer.corner()) {
+                out << "no: the " << kCornerNames[(a.fail_dy + 1) * 2 + a.fail_dx + 1] << " cell ("
+                    << at.x + a.fail_dx << ", " << at.y + a.fail_dy << ") is "
+                    << symbols[a.fail_class] << ", rule wants "
+                    << mask_text(r.pattern.at(a.fail_dx, a.fail_dy), symbols) << "\n";
             } else {
                 out << "no: at (" << std::showpos << a.fail_dx << ", " << a.fail_dy
                     << std::noshowpos << ") is " << symbols[a.fail_class] << ", rule wants "
@@ -129,7 +157,8 @@ int run_explain(const Args& args) {
             }
         }
         if (e.decision == kNoRule) {
-            out << "  no rule matches: the cell gets the error tile\n";
+            out << "  no rule matches: the " << (layer.corner() ? "corner" : "cell")
+                << " gets the error tile\n";
             continue;
         }
         const Rule& r = layer.ordered[static_cast<std::size_t>(e.decision)];

@@ -312,6 +312,15 @@ int run_generate(const Args& args) {
     auto t0 = Clock::now();
     auto project = load_recipe_or_print(recipe_arg);
     if (!project) return kExitInput;
+    if (ldtk || godot)
+        for (const Rule& rule : project->rules)
+            if (rule.pattern.corner()) {
+                print_diagnostics({error_at(
+                    rule.file, rule.line, rule.column,
+                    "layer '" + rule.layer + "' is a corner layer (2x2 rules); " +
+                        (ldtk ? "LDtk" : "Godot") + " exports cannot have corner layers yet")});
+                return kExitInput;
+            }
     GenerateOptions options;
     options.seed = seed;
     options.threads = resolve_threads(threads);
@@ -409,6 +418,16 @@ int run_generate(const Args& args) {
         const Region sample{0, 0, std::min(w, 1024), std::min(h, 1024)};
         auto world = chunked_world(*project, run_seed, w, h, sample);
         if (!world) return kExitInput;
+        for (const LayerRules& layer : world->layers)
+            if (layer.corner()) {
+                const Rule& rule = layer.ordered.front();
+                print_diagnostics(
+                    {error_at(rule.file, rule.line, rule.column,
+                              "layer '" + layer.name +
+                                  "' is a corner layer (2x2 rules); infinite maps cannot have "
+                                  "corner layers yet (--region windows can)")});
+                return kExitInput;
+            }
         io::InfiniteMapOptions opts;
         opts.chunk = chunk;
         opts.region = {0, 0, w, h};
@@ -468,7 +487,8 @@ int run_generate(const Args& args) {
         window.height = region->height;
         window.atlas = world->atlas;
         for (std::size_t k = 0; k < tiles.size(); ++k)
-            window.layers.push_back({world->layers[k].name, std::move(tiles[k])});
+            window.layers.push_back(
+                {world->layers[k].name, std::move(tiles[k]), world->layers[k].corner()});
         window.properties = map_properties(*project, {run_seed, w, h, &world->thresholds, sample});
         window.properties.push_back({"region", "string",
                                      std::to_string(region->x) + "," + std::to_string(region->y) +

@@ -1,7 +1,7 @@
 // Map: the last stage's output, what writers (TMX, PNG) and the viewer consume.
 // Input: tile layers (grids of gids) and the atlas the gids index. Invariants: every layer is width
-// x height; a gid is 0 (empty) or (atlas index + 1) | flip flags, exactly as Tiled's global tile
-// ids with firstgid = 1.
+// x height, or (width+1) x (height+1) for a corner layer (TileLayer::corner); a gid is 0 (empty) or
+// (atlas index + 1) | flip flags, exactly as Tiled's global tile ids with firstgid = 1.
 #pragma once
 
 #include <array>
@@ -47,6 +47,7 @@ struct Atlas {
     std::vector<std::string> wang_colors;
     std::vector<std::uint32_t> wang_rgb;
     std::vector<std::array<std::uint8_t, 8>> wang;
+    bool wang_corner = false; // the Wang set is of type "corner" (a map with corner layers)
     int tile_count() const { return static_cast<int>(names.size()); }
     // The tiles the image holds as Tiled counts them: columns x rows of the image, the empty
     // cells after the last tile included (a TSX's tilecount; the next tileset's firstgid follows).
@@ -58,6 +59,9 @@ struct Atlas {
 struct TileLayer {
     std::string name;
     Grid<Gid> tiles;
+    // A corner layer (2x2 rules): (width+1) x (height+1) tiles, tile (i, j) centred on the corner
+    // shared by cells (i-1, j-1) and (i, j), so drawn at offset (-tile_width/2, -tile_height/2).
+    bool corner = false;
 };
 
 // Sprites larger than a tile (trees, rocks): a grid of sprite_width x sprite_height cells,
@@ -115,8 +119,18 @@ struct Map {
 // Draws every tile layer of the map, first to last, then every object layer's sprites in order,
 // into an image of (width*tile_width) x (height*tile_height), transparent where nothing is drawn;
 // flip flags applied as Tiled applies them; alpha blended "over"; sprites clipped at the map's
-// edges.
+// edges. A map with a corner layer is drawn as tmxrasterizer draws a map whose layer has offset
+// (-tile_width/2, -tile_height/2): the image has a margin of corner_margin_x/y pixels on the left
+// and top (so (width*tile_width + tile_width/2) x (height*tile_height + tile_height/2)), every
+// layer and object shifted by it, corner tile (i, j) at map pixel (i*tile_width - tile_width/2,
+// j*tile_height - tile_height/2), clipped at the image's edges.
 Image render_map(const Map& map);
+bool has_corner_layer(const Map& map);
+// tile_width/2 (tile_height/2) when the map has a corner layer, else 0.
+int corner_margin_x(const Map& map);
+int corner_margin_y(const Map& map);
+// draw_tile, clipped at `out`'s edges (the tile may lie partly or wholly outside).
+void draw_tile_clipped(const Atlas& atlas, Gid gid, Image& out, int x, int y);
 
 // render_map's two steps, for renderers of parts of a map (the viewer's pieces):
 // Blends tile `gid` of `atlas` over `out` with its top-left at pixel (x, y), flip flags applied as

@@ -44,14 +44,18 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
     std::vector<std::string> terrain_names;
     for (const auto& t : recipe.terrain)
         terrain_names.push_back(t.name);
-    auto wang = wang_ids_from_names(atlas.names, terrain_names);
+    // A map with a corner layer gets a corner Wang set (its corner tiles), others a mixed one.
+    const bool corner =
+        std::any_of(layers.begin(), layers.end(), [](const LayerRules& l) { return l.corner(); });
+    auto wang = corner ? corner_wang_ids_from_names(atlas.names, terrain_names)
+                       : wang_ids_from_names(atlas.names, terrain_names);
     // Without transition tiles named by the convention, the ground rules' patterns give the ids
     // (a two-terrain set such as grass-edge-n, grass-island: wang_ids_from_rules).
     bool transitions = false;
     for (const auto& id : wang)
         for (auto v : id)
             transitions = transitions || v != id[0];
-    if (!transitions && !layers.empty()) {
+    if (!corner && !transitions && !layers.empty()) {
         const auto derived = wang_ids_from_rules(
             layers.front(), static_cast<int>(recipe.terrain.size()), atlas.tile_count());
         for (std::size_t i = 0; i < wang.size() && i < derived.size(); ++i)
@@ -59,7 +63,8 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
     }
     bool any = false;
     for (const auto& id : wang)
-        any = any || id[0] != 0;
+        any = any || id != WangId{};
+    atlas.wang_corner = corner;
     atlas.wang.clear();
     atlas.wang_colors.clear();
     atlas.wang_rgb.clear();
@@ -88,7 +93,7 @@ void annotate_atlas(Atlas& atlas, const std::vector<LayerRules>& layers, const R
                 const auto index = static_cast<std::size_t>(atlas_index_of(t.gids[i]));
                 if (index >= seen.size() || seen[index]) continue;
                 seen[index] = true;
-                if (cls >= 0 && layer.name == layers.front().name)
+                if (cls >= 0 && layer.name == layers.front().name && !layer.corner())
                     atlas.terrain[index] = recipe.terrain[static_cast<std::size_t>(cls)].symbol;
                 if (t.gids.size() > 1 && max_weight > 0)
                     atlas.probability[index] = t.weights[i] / max_weight;
@@ -496,9 +501,12 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
                                     world.outside, world.seed, world.error_gid);
     std::vector<Grid<Gid>> out;
     for (std::size_t li = 0; li < tiles.layers.size(); ++li) {
-        Grid<Gid> g(chunk.width, chunk.height);
-        for (int y = 0; y < chunk.height; ++y)
-            for (int x = 0; x < chunk.width; ++x) {
+        // A corner layer: corners x .. x+width, y .. y+height (one more column and row); the
+        // padded grid's corner (x + r, y + r) is world corner (chunk.x + x, chunk.y + y).
+        const int extra = world.layers[li].corner() ? 1 : 0;
+        Grid<Gid> g(chunk.width + extra, chunk.height + extra);
+        for (int y = 0; y < chunk.height + extra; ++y)
+            for (int x = 0; x < chunk.width + extra; ++x) {
                 g(x, y) = tiles.layers[li].tiles(x + r, y + r);
                 // The cell's own decision: autotile() ran on the padded grid, so its choice hash
                 // used padded coordinates; redo the pick at world coordinates so every chunking
@@ -508,6 +516,7 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
                     ++unmatched;
                     continue;
                 }
+                // (unmatched counts a corner layer's extra column and row too)
                 const auto& targets = world.layers[li].resolved[static_cast<std::size_t>(d)];
                 const int t = choose_target(
                     targets, world.layers[li].ordered[static_cast<std::size_t>(d)].identity,

@@ -310,7 +310,8 @@ std::vector<PlacedObject> window_objects(const Project& project, const WorldSetu
 // sprite's bottom-left at its footprint's bottom-left), as one more object layer.
 void add_object_layer(Map& map, const SpriteSheet& sheet, const std::vector<PlacedObject>& objects);
 
-// One tile grid per layer for the chunk; `unmatched` counts cells no rule matched.
+// One tile grid per layer for the chunk (a corner layer's one column and row larger: corners
+// chunk.x .. chunk.x + width); `unmatched` counts cells (corners) no rule matched.
 std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& world, Region chunk,
                                       std::uint64_t& unmatched);
 

@@ -71,6 +71,16 @@ inline void copy_row(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) 
 } // namespace
 
 PreviewRenderer::PreviewRenderer(const Map& map, int max_side) : map_(map) {
+    if (has_corner_layer(map)) {
+        // Corner layers (half a tile off the cell grid) are drawn whole, up front, in RGBA.
+        whole_ = render_map_preview(map, std::max(1, max_side), factor_);
+        whole_map_ = true;
+        width_ = whole_.width();
+        height_ = whole_.height();
+        color_ = PreviewColor::rgba;
+        by_cells_ = false;
+        return;
+    }
     const Atlas& atlas = map.atlas;
     const int tw = atlas.tile_width, th = atlas.tile_height;
     factor_ = preview_factor(map, std::max(1, max_side));
@@ -299,6 +309,13 @@ void PreviewRenderer::render_rows(int y0, int y1, std::uint8_t* out, std::size_t
         static_cast<std::size_t>(width_) * (color_ == PreviewColor::indexed ? 1 : 4);
     assert(pitch == 0 || (color_ != PreviewColor::rgb && pitch >= drawn));
     if (pitch == 0) pitch = drawn;
+    if (whole_map_) {
+        const std::size_t row = static_cast<std::size_t>(width_) * 4;
+        for (int y = y0; y < y1; ++y)
+            std::memcpy(out + static_cast<std::size_t>(y - y0) * pitch,
+                        whole_.pixels().data() + static_cast<std::size_t>(y) * row, row);
+        return;
+    }
     if (by_cells_)
         render_cells(y0, y1, out, pitch);
     else

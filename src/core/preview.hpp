@@ -16,6 +16,8 @@
 // The reduced preview (factor > 1, tile layers only) takes the same three forms; when the factor
 // divides square tiles it is drawn cell by cell from tiles reduced once (each cell holds the same
 // samples), else pixel by pixel with its palette from every pixel of the atlas image.
+// A map with a corner layer (map.hpp) is rendered whole up front by render_map_preview, in rgba
+// (width() x height() then include the corner margins).
 #pragma once
 
 #include <cstddef>
@@ -69,6 +71,9 @@ class PreviewRenderer {
     std::uint8_t index_of(Rgba c) const;
 
     const Map& map_;
+    // A map with a corner layer: render_map_preview's image, drawn up front (rgba).
+    bool whole_map_ = false;
+    Image whole_;
     int width_ = 0, height_ = 0, factor_ = 1;
     bool by_cells_ = true;        // drawn cell by cell (else pixel by pixel)
     int cell_w_ = 1, cell_h_ = 1; // a cell's pixels in the preview when by_cells_

@@ -161,6 +161,17 @@ std::optional<Project> load_project(const fs::path& recipe_path, const FileSourc
             project.class_passes.push_back(std::move(pass));
     }
 
+    check_corner_layers(project.rules, diags);
+    if (project.recipe.rules.legalise)
+        for (const Rule& rule : project.rules)
+            if (rule.pattern.corner()) {
+                diags.push_back(error_at(rule.file, rule.line, rule.column,
+                                         "layer '" + rule.layer +
+                                             "' is a corner layer (2x2 rules); [rules] legalise "
+                                             "does not support corner layers yet"));
+                break;
+            }
+
     if (project.rules.empty() && !has_errors(diags) && !project.recipe.rules.files.empty()) {
         const auto& first = project.recipe.rules.files.front().position;
         diags.push_back(error_at(recipe_name, first.line, first.column,

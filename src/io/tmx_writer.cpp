@@ -99,14 +99,14 @@ std::string atlas_tileset_xml(const Atlas& atlas, const std::string& name,
         out += in + "  </properties>\n" + in + " </tile>\n";
     }
     if (!atlas.wang.empty()) {
-        out += in + " <wangsets>\n" + in +
-               "  <wangset name=\"terrains\" type=\"mixed\" tile=\"-1\">\n";
+        out += in + " <wangsets>\n" + in + "  <wangset name=\"terrains\" type=\"" +
+               (atlas.wang_corner ? "corner" : "mixed") + "\" tile=\"-1\">\n";
         for (std::size_t c = 0; c < atlas.wang_colors.size(); ++c)
             out += in + "   <wangcolor name=\"" + xml_escape(atlas.wang_colors[c]) + "\" color=\"" +
                    rgb_text(atlas.wang_rgb[c]) + "\" tile=\"-1\" probability=\"1\"/>\n";
         for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
             const auto& id = atlas.wang[t];
-            if (id[0] == 0) continue;
+            if (id == std::array<std::uint8_t, 8>{}) continue;
             out += in + "   <wangtile tileid=\"" + std::to_string(t) + "\" wangid=\"";
             for (int k = 0; k < 8; ++k)
                 out += (k ? "," : "") + std::to_string(id[static_cast<std::size_t>(k)]);
@@ -220,11 +220,16 @@ void atlas_tileset_json(JsonWriter& j, const Atlas& atlas, const std::string& na
             j.key("probability").value(1).key("tile").value(-1).end_object();
         }
         j.end_array();
-        j.key("name").value("terrains").key("tile").value(-1).key("type").value("mixed");
+        j.key("name")
+            .value("terrains")
+            .key("tile")
+            .value(-1)
+            .key("type")
+            .value(atlas.wang_corner ? "corner" : "mixed");
         j.key("wangtiles").begin_array();
         for (std::size_t t = 0; t < atlas.wang.size(); ++t) {
             const auto& id = atlas.wang[t];
-            if (id[0] == 0) continue;
+            if (id == std::array<std::uint8_t, 8>{}) continue;
             j.begin_object()
                 .key("tileid")
                 .value(static_cast<std::uint64_t>(t))
@@ -400,10 +405,15 @@ class MapWriter {
         int id = 1;
         const std::string compression = tmx_compression_attribute(options_.encoding);
         for (std::size_t li = 0; li < map_.layers.size(); ++li) {
+            const bool corner = map_.layers[li].corner;
             out += " <layer id=\"" + std::to_string(id++) + "\" name=\"" +
                    xml_escape(map_.layers[li].name) + "\" width=\"" +
-                   std::to_string(layer_width()) + "\" height=\"" + std::to_string(layer_height()) +
-                   "\">\n";
+                   std::to_string(layer_width() + (corner ? 1 : 0)) + "\" height=\"" +
+                   std::to_string(layer_height() + (corner ? 1 : 0)) + "\"";
+            if (corner)
+                out += " offsetx=\"" + std::to_string(-(map_.atlas.tile_width / 2)) +
+                       "\" offsety=\"" + std::to_string(-(map_.atlas.tile_height / 2)) + "\"";
+            out += ">\n";
             out += "  <data encoding=\"" + std::string(tmx_encoding_attribute(options_.encoding)) +
                    "\"";
             if (!compression.empty()) out += " compression=\"" + compression + "\"";
@@ -411,8 +421,8 @@ class MapWriter {
             if (!chunks_) {
                 sink_.write(out);
                 out.clear();
-                write_layer(sink_, map_.layers[li].tiles.cells(), map_.width, options_.encoding,
-                            options_.threads);
+                write_layer(sink_, map_.layers[li].tiles.cells(), map_.layers[li].tiles.width(),
+                            options_.encoding, options_.threads);
             } else {
                 out += "\n";
                 for_each_chunk(li, [&](const Region& area, std::span<const Gid> gids) {
@@ -466,9 +476,13 @@ class MapWriter {
             if (!compression.empty()) j.key("compression").value(compression);
             if (!chunks_) j.key("data").raw(kDataMarker);
             if (options_.encoding != LayerEncoding::csv) j.key("encoding").value("base64");
-            j.key("height").value(layer_height());
+            j.key("height").value(layer_height() + (layer.corner ? 1 : 0));
             j.key("id").value(id++);
             j.key("name").value(layer.name);
+            if (layer.corner) {
+                j.key("offsetx").value(-(map_.atlas.tile_width / 2));
+                j.key("offsety").value(-(map_.atlas.tile_height / 2));
+            }
             j.key("opacity").value(1);
             if (chunks_) {
                 j.key("startx").value(chunks_->region.x);
@@ -476,7 +490,7 @@ class MapWriter {
             }
             j.key("type").value("tilelayer");
             j.key("visible").value(true);
-            j.key("width").value(layer_width());
+            j.key("width").value(layer_width() + (layer.corner ? 1 : 0));
             j.key("x").value(0);
             j.key("y").value(0);
             j.end_object();
@@ -552,8 +566,9 @@ class MapWriter {
             const std::size_t at = text.find(kDataMarker[0], from);
             sink_.write(text.substr(from, at - from));
             if (!chunks_) {
-                write_layer_json(sink_, map_.layers[li].tiles.cells(), map_.width,
-                                 options_.encoding, options_.threads);
+                write_layer_json(sink_, map_.layers[li].tiles.cells(),
+                                 map_.layers[li].tiles.width(), options_.encoding,
+                                 options_.threads);
             } else {
                 sink_.write("[");
                 bool first = true;

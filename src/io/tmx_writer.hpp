@@ -76,7 +76,8 @@ bool has_objects(const Map& map);
 // The map document for a map file at `map_path` (only its name is used: the format from the
 // extension, tileset and image names from the stem), streamed into the sink. With `chunks` the map
 // is infinite and its tile layers come from chunks->gids (map.layers give only their names);
-// without, the layers' grids are written whole (map.width x map.height).
+// without, the layers' grids are written whole (map.width x map.height; a corner layer one more
+// column and row, with offsetx/offsety = -tile_width/2, -tile_height/2).
 void write_map(ByteSink& sink, const Map& map, const std::filesystem::path& map_path,
                const MapOutputOptions& options = {}, const MapChunks* chunks = nullptr);
 // write_map into a string.

@@ -116,9 +116,9 @@ const std::vector<Layer>& Map::layers() const {
     return impl_->layers;
 }
 Tile Map::tile(std::size_t layer, int cx, int cy) const {
-    return {
-        impl_->layers[layer].gids[static_cast<std::size_t>(cy) * static_cast<std::size_t>(width()) +
-                                  static_cast<std::size_t>(cx)]};
+    const Layer& l = impl_->layers[layer];
+    const std::size_t row = static_cast<std::size_t>(width()) + (l.corner ? 1 : 0);
+    return {l.gids[static_cast<std::size_t>(cy) * row + static_cast<std::size_t>(cx)]};
 }
 const std::vector<Object>& Map::objects() const {
     return impl_->objects;
@@ -167,7 +167,7 @@ namespace {
 void fill_layers(Map::Impl& impl) {
     for (const auto& layer : impl.map.layers)
         impl.layers.push_back(
-            {layer.name, {layer.tiles.cells().begin(), layer.tiles.cells().end()}});
+            {layer.name, {layer.tiles.cells().begin(), layer.tiles.cells().end()}, layer.corner});
 }
 void fill_classes(Map::Impl& impl, const ClassGrid& classes) {
     impl.classes.assign(classes.cells().begin(), classes.cells().end());
@@ -386,7 +386,8 @@ Map World::region(int x, int y, int width, int height) const {
     impl.world = impl_;
     impl.world_atlas = &impl_->world.atlas;
     for (std::size_t k = 0; k < tiles.size(); ++k)
-        impl.map.layers.push_back({impl_->world.layers[k].name, std::move(tiles[k])});
+        impl.map.layers.push_back(
+            {impl_->world.layers[k].name, std::move(tiles[k]), impl_->world.layers[k].corner()});
     fill_layers(impl);
     fill_classes(impl, world_classes(*impl_->project, impl_->world, area));
     impl.stats.seed = impl_->world.seed;

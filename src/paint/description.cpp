@@ -340,7 +340,10 @@ void read_pair(Reader& r, const toml::table& t, const Description& d, std::vecto
     bool have_upper = read_terrain("upper", p.upper);
     bool have_lower = read_terrain("lower", p.lower);
     p.set = r.choice<RimSet>(t, "set", "pair", p.set,
-                             {{"blob", RimSet::blob}, {"basic", RimSet::basic}});
+                             {{"blob", RimSet::blob},
+                              {"basic", RimSet::basic},
+                              {"corner", RimSet::corner},
+                              {"corner-layer", RimSet::corner_layer}});
     const double half = d.tile_size / 2.0 - 1.0;
     p.rim_depth = r.number(t, "rim_depth", "pair", p.rim_depth, 1.0, half);
     p.wobble = r.number(t, "wobble", "pair", p.wobble, 0.0, half);
@@ -755,6 +758,16 @@ std::vector<RimTile> rim_tiles(const Description& d, const Pair& pair) {
     if (pair.set == RimSet::blob) {
         for (BlobMask m : blob_cases())
             if (m != 0) out.push_back({transition_name(up, lo, m), m});
+        return out;
+    }
+    if (pair.set == RimSet::corner || pair.set == RimSet::corner_layer) {
+        // mask: bit 3 top-left, 2 top-right, 1 bottom-left, 0 bottom-right; 1 = upper.
+        for (int m = 1; m < 15; ++m) {
+            std::string quadrants;
+            for (int b = 3; b >= 0; --b)
+                quadrants += ((m >> b) & 1) ? 'u' : 'l';
+            out.push_back({up + "-" + lo + "-corner-" + quadrants, static_cast<std::uint8_t>(m)});
+        }
         return out;
     }
     const BlobMask n = bit(kN), e = bit(kE), s = bit(kS), w = bit(kW);

@@ -80,6 +80,17 @@ enum class RimSet {
            // two adjacent sides), UPPER-inner-ne/se/sw/nw (lower on that diagonal only),
            // UPPER-band-ns (lower north and south), UPPER-band-ew (lower east and west),
            // UPPER-island (lower on all four sides)
+    // The 14 mixed marching-squares cases of a corner layer (docs/rules.md, corner layers): a
+    // tile centred on the corner of four cells, named UPPER-LOWER-corner-ABCD, A..D the top-left,
+    // top-right, bottom-left and bottom-right cells, each `u` (upper) or `l` (lower), e.g.
+    // grass-water-corner-uulu; the all-upper and all-lower cases are the base tiles. The boundary
+    // is straight between the midpoints of the tile's sides (a 45-degree line through one corner's
+    // quadrant, a horizontal or vertical line through the middle), so 45-degree diagonals of the
+    // class map are straight lines; a diagonal pair (`ullu`) keeps the two upper corners apart.
+    corner,
+    // As corner, but the lower terrain's side is transparent (its lower_lines are still drawn):
+    // tiles for stacked corner layers, one per terrain, each drawn over the layers below.
+    corner_layer,
 };
 
 struct Variant {
@@ -149,7 +160,7 @@ struct Terrain {
 struct Pair {
     int upper = 0; // index into terrains: the terrain whose cells draw the rim; required (by name)
     int lower = 0; // index into terrains: the texture of the rim; required (by name)
-    RimSet set = RimSet::blob; // "blob" (default) or "basic"
+    RimSet set = RimSet::blob; // "blob" (default), "basic", "corner" or "corner-layer"
     // The rim geometry; pairs of the same upper terrain must agree on these four (their rims meet).
     double rim_depth = 4.5; // mean rim width in px from the cell edge; range 1..tile_size/2-1
     double wobble =
@@ -258,7 +269,8 @@ std::optional<Rgba> parse_hex_color(std::string_view s);
 // True for [A-Za-z0-9_-]+ (valid as a bare TOML key and as a rule target).
 bool is_valid_tile_name(std::string_view s);
 
-// The tile names of a pair's rim tiles, in painting order, with the reduced blob mask each shows.
+// The tile names of a pair's rim tiles, in painting order, with the reduced blob mask each shows
+// (corner sets: the 4-bit quadrant mask, RimSet::corner, masks 1 to 14 in order).
 struct RimTile {
     std::string name;
     std::uint8_t mask = 0;

@@ -931,7 +931,65 @@ Grid<Material> rim_materials(const Description& d, const Pair& pair, BlobMask re
     return out;
 }
 
+double corner_field(int size, int quadrants, double x, double y) {
+    const double n = size, half = n / 2;
+    // Corners of the tile (the centres of the four cells): top-left, top-right, bottom-left,
+    // bottom-right = bits 3, 2, 1, 0.
+    const double cx[4] = {0, n, 0, n}, cy[4] = {0, 0, n, n};
+    auto upper = [&](int k) { return ((quadrants >> (3 - k)) & 1) != 0; };
+    int count = 0;
+    for (int k = 0; k < 4; ++k)
+        count += upper(k) ? 1 : 0;
+    if (count == 0) return -std::numeric_limits<double>::infinity();
+    if (count == 4) return std::numeric_limits<double>::infinity();
+    // Signed distance to the 45-degree line cutting corner k's triangle off (positive inside it).
+    auto triangle = [&](int k) {
+        return (half - (std::abs(x - cx[k]) + std::abs(y - cy[k]))) / std::numbers::sqrt2;
+    };
+    if (count == 1) {
+        for (int k = 0; k < 4; ++k)
+            if (upper(k)) return triangle(k);
+    }
+    if (count == 3) {
+        for (int k = 0; k < 4; ++k)
+            if (!upper(k)) return -triangle(k);
+    }
+    // Two upper corners: a side (a straight line through the middle), or a diagonal (two
+    // triangles).
+    if (upper(0) && upper(1)) return half - y;
+    if (upper(2) && upper(3)) return y - half;
+    if (upper(0) && upper(2)) return half - x;
+    if (upper(1) && upper(3)) return x - half;
+    return upper(0) ? std::max(triangle(0), triangle(3)) : std::max(triangle(1), triangle(2));
+}
+
+Image paint_corner(const Description& d, const Pair& pair, int quadrants) {
+    const Image upper = paint_base(d, pair.upper);
+    const Image lower = paint_base(d, pair.lower);
+    const bool transparent_lower = pair.set == RimSet::corner_layer;
+    const int n = d.tile_size;
+    Image img(n, n, kTransparent);
+    const double upper_lines = static_cast<double>(pair.upper_lines.size()),
+                 lower_lines = static_cast<double>(pair.lower_lines.size());
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const double h = corner_field(n, quadrants, x + 0.5, y + 0.5);
+            Rgba c = kTransparent;
+            if (h >= 0)
+                c = h < upper_lines ? pair.upper_lines[static_cast<std::size_t>(h)]
+                                    : upper.get(x, y);
+            else if (-h < lower_lines)
+                c = pair.lower_lines[static_cast<std::size_t>(-h)];
+            else if (!transparent_lower)
+                c = lower.get(x, y);
+            img.set(x, y, c);
+        }
+    return img;
+}
+
 Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced) {
+    if (pair.set == RimSet::corner || pair.set == RimSet::corner_layer)
+        return paint_corner(d, pair, reduced);
     if (!d.symmetric) return paint_direct(d, pair, reduced);
     const auto [painted, turns] = canonical_turn(reduced);
     Image img = paint_direct(d, pair, painted);

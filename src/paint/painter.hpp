@@ -77,7 +77,11 @@ double rim_field(const Description& d, const Pair& pair, BlobMask reduced, doubl
 // Per-pixel material of the rim tile of `pair` for a reduced mask (0 gives all upper). In symmetric
 // descriptions, the turned materials of the mask's canonical turn (see paint_transition).
 Grid<Material> rim_materials(const Description& d, const Pair& pair, BlobMask reduced);
-// The rim tile of `pair` for a reduced, non-zero mask.
+// A corner set's field (RimSet::corner) at a point of the tile (0..size on both axes) for a 4-bit
+// quadrant mask (bit 3 top-left .. bit 0 bottom-right, 1 = upper): the signed distance in px to
+// the boundary, >= 0 on the upper terrain (+-infinity for masks 15 and 0). Exposed for tests.
+double corner_field(int size, int quadrants, double x, double y);
+// The rim tile of `pair` for a reduced, non-zero mask (a corner set: the quadrant mask).
 Image paint_transition(const Description& d, const Pair& pair, BlobMask reduced);
 
 // A bridge tile (see Terrain::bridge): a wooden deck from the terrain's palette, rails along two

@@ -185,12 +185,22 @@ std::vector<std::string> inspect_cell(const Build& build, int x, int y) {
     lines.push_back(head.str());
     for (std::string& line : class_change_lines(build.project, result, x, y))
         lines.push_back(std::move(line));
-    for (std::size_t li = 0; li < result.layers.size(); ++li) {
+    // A corner layer shows the four corners around the cell: (x, y), (x+1, y), (x, y+1), (x+1, y+1)
+    // (corner (i, j) lies between cells (i-1, j-1) and (i, j)).
+    static const char* const kCorners[4] = {"nw", "ne", "sw", "se"};
+    std::vector<std::pair<std::size_t, int>> steps; // (layer, corner)
+    for (std::size_t li = 0; li < result.layers.size(); ++li)
+        for (int k = 0; k < (result.layers[li].corner() ? 4 : 1); ++k)
+            steps.emplace_back(li, k);
+    for (const auto& [li, k] : steps) {
         const LayerRules& layer = result.layers[li];
-        const CellExplanation e =
-            explain_cell(result.classes, x, y, layer, build.outside, result.seed, build.error_gid);
+        const int at_x = layer.corner() ? x + k % 2 : x, at_y = layer.corner() ? y + k / 2 : y;
+        const CellExplanation e = explain_cell(result.classes, at_x, at_y, layer, build.outside,
+                                               result.seed, build.error_gid);
         std::ostringstream out;
-        out << layer.name << ": ";
+        out << layer.name;
+        if (layer.corner()) out << " " << kCorners[k] << " corner (" << at_x << ", " << at_y << ")";
+        out << ": ";
         if (e.decision == kNoRule) {
             out << "no rule matches (" << layer.ordered.size() << " tried) -> error tile";
             lines.push_back(out.str());

@@ -137,6 +137,16 @@ Image compose_cells(const Build& b, std::uint64_t layers, int x0, int y0, int x1
     for (std::size_t li = 0; li < map.layers.size(); ++li) {
         if (!layer_visible(layers, li)) continue;
         const Grid<Gid>& tiles = map.layers[li].tiles;
+        if (map.layers[li].corner) {
+            // Corner (i, j) is drawn centred on the corner between cells (i-1, j-1) and (i, j):
+            // corners x0..x1, y0..y1 touch the chunk, clipped to it. (The half tiles beyond the
+            // map's left and top edges, which the PNG's margin shows, are not drawn.)
+            for (int j = y0; j <= y1; ++j)
+                for (int i = x0; i <= x1; ++i)
+                    draw_tile_clipped(atlas, tiles(i, j), out, (i - x0) * tw - tw / 2,
+                                      (j - y0) * th - th / 2);
+            continue;
+        }
         for (int cy = y0; cy < y1; ++cy)
             for (int cx = x0; cx < x1; ++cx) {
                 const Gid gid = tiles(cx, cy);

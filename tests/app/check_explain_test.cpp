@@ -158,3 +158,55 @@ TEST_CASE("explain: bad usage") {
     CHECK(f.tilegen("explain map.toml 1 1 --seed").exit_code == 2);
     CHECK(f.tilegen("explain missing.toml 1 1").exit_code == 1);
 }
+
+TEST_CASE("corner layers: check enumerates the N^4 corner neighbourhoods, explain shows the four "
+          "corners around a cell with the tiles generate wrote") {
+    Fixture f;
+    // Both plain corners and the straight halves; the other 10 of 16 are uncovered.
+    write_text(f.dir / "c.rules", "ww ww  water water-2*0.5\ngg gg  grass\nrotate gw gw  shore\n");
+    f.write_recipe("c.toml", "c.rules");
+    auto r = f.tilegen("check c.toml");
+    INFO(r.out);
+    CHECK(r.out.find("layer 'ground': 10 of all 16 neighbourhoods (exact) match no rule") !=
+          std::string::npos);
+    // Examples are the four cells as 2x2 grids (no centre cell marked).
+    CHECK(r.out.find("[g]") == std::string::npos);
+    CHECK(r.out.find("[w]") == std::string::npos);
+    CHECK(f.tilegen("check c.toml --strict").exit_code == 1);
+
+    // A covering set: every corner tile of the TMX is the one explain names for that corner.
+    write_text(f.dir / "c.rules", "ww ww  water water-2*0.5\ngg gg  grass\n?? ??  shore\n");
+    REQUIRE(f.generate("c.toml -o e.tmx --size 9x5 --seed 4").exit_code == 0);
+    const std::string tmx = read_text(f.dir / "e.tmx");
+    CHECK(tmx.find("width=\"10\" height=\"6\" offsetx=\"-4\" offsety=\"-4\"") != std::string::npos);
+    const auto data = tmx.substr(tmx.find("<data encoding=\"csv\">\n") + 22);
+    std::vector<std::string> gids;
+    std::string cur;
+    for (char c : data.substr(0, data.find("</data>"))) {
+        if (c >= '0' && c <= '9')
+            cur += c;
+        else if (!cur.empty())
+            gids.push_back(cur), cur.clear();
+    }
+    REQUIRE(gids.size() == 60); // 10 x 6 corners
+    for (const auto& [x, y] : {std::pair{0, 0}, {4, 2}, {8, 4}, {3, 1}}) {
+        auto e = f.tilegen("explain c.toml " + std::to_string(x) + " " + std::to_string(y) +
+                           " --size 9x5 --seed 4");
+        CAPTURE(x);
+        CAPTURE(y);
+        INFO(e.out);
+        const char* names[4] = {"top-left", "top-right", "bottom-left", "bottom-right"};
+        std::size_t from = 0;
+        for (int k = 0; k < 4; ++k) {
+            const int i = x + k % 2, j = y + k / 2;
+            const std::string head = "corner (" + std::to_string(i) + ", " + std::to_string(j) +
+                                     ") at the cell's " + names[k];
+            const std::size_t at = e.out.find(head, from);
+            REQUIRE(at != std::string::npos);
+            const std::size_t tile = e.out.find("  tile: ", at);
+            const std::string line = e.out.substr(tile, e.out.find('\n', tile) - tile);
+            CHECK(line.ends_with(", gid " + gids[static_cast<std::size_t>(j * 10 + i)]));
+            from = at + 1;
+        }
+    }
+}

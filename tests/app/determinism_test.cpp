@@ -61,3 +61,33 @@ TEST_CASE("bench prints every stage and valid JSON keys") {
     CHECK(run_tilegen("bench --repeat 0").exit_code == 2);
     CHECK(run_tilegen("bench --frobnicate").exit_code == 2);
 }
+
+TEST_CASE("corner layers: byte-identical TMX, TSX and PNG for 1, 2 and 8 threads") {
+    TempDir dir;
+    const std::string recipe =
+        shell_quote((source_dir() / "samples/overworld-corners.toml").string());
+    std::string reference_tmx, reference_tsx, reference_png;
+    for (int threads : {1, 2, 8}) {
+        const fs::path sub = dir / ("t" + std::to_string(threads));
+        fs::create_directories(sub);
+        auto r = run_tilegen("generate " + recipe + " --size 77x53 --seed 5 -o m.tmx --threads " +
+                                 std::to_string(threads),
+                             sub);
+        INFO(r.err);
+        REQUIRE(r.exit_code == 0);
+        const std::string tmx = read_text(sub / "m.tmx"), tsx = read_text(sub / "m.tsx"),
+                          png = read_text(sub / "m.png");
+        if (reference_tmx.empty()) {
+            reference_tmx = tmx;
+            reference_tsx = tsx;
+            reference_png = png;
+            CHECK(tmx.find("width=\"78\" height=\"54\" offsetx=\"-8\" offsety=\"-8\"") !=
+                  std::string::npos);
+            continue;
+        }
+        CAPTURE(threads);
+        CHECK(tmx == reference_tmx);
+        CHECK(tsx == reference_tsx);
+        CHECK(png == reference_png);
+    }
+}

@@ -153,6 +153,54 @@ TEST_CASE("generate --region: bad windows and recipes that need the whole map") 
     CHECK_FALSE(std::filesystem::exists(f.dir / "y.tmx"));
 }
 
+TEST_CASE("generate --region with a corner layer: each window holds its corners X..X+W, the same "
+          "tiles every other window has there, and --infinite refuses corner layers") {
+    Fixture f;
+    write_text(f.dir / "c.rules", "ww ww  water water-2*0.5\ngg gg  grass\n?? ??  shore\n");
+    f.write_recipe("c.toml", "c.rules", "[noise]\nkind = \"simplex\"\nscale = 6\n");
+    auto whole = f.generate("c.toml --size 40x24 --region 0,0,40,24 -o whole.tmx");
+    INFO(whole.err);
+    REQUIRE(whole.exit_code == 0);
+    const auto all = csv_rows(read_text(f.dir / "whole.tmx"));
+    REQUIRE(all.size() == 25);
+    REQUIRE(all[0].size() == 41);
+    for (const auto& [x, y] : {std::pair{7, 5}, {0, 13}, {30, 0}}) {
+        const std::string args = std::to_string(x) + "," + std::to_string(y) + ",10,11";
+        auto part = f.generate("c.toml --size 40x24 --region " + args + " -o part.tmx");
+        INFO(part.err);
+        REQUIRE(part.exit_code == 0);
+        const std::string tmx = read_text(f.dir / "part.tmx");
+        CHECK(tmx.find("width=\"11\" height=\"12\" offsetx=\"-4\" offsety=\"-4\"") !=
+              std::string::npos);
+        const auto rows = csv_rows(tmx);
+        REQUIRE(rows.size() == 12);
+        bool same = true;
+        for (int j = 0; j <= 11; ++j)
+            for (int i = 0; i <= 10; ++i)
+                same = same &&
+                       rows[static_cast<std::size_t>(j)][static_cast<std::size_t>(i)] ==
+                           all[static_cast<std::size_t>(y + j)][static_cast<std::size_t>(x + i)];
+        CHECK(same);
+    }
+    auto infinite = f.generate("c.toml --infinite -o inf.tmx");
+    CHECK(infinite.exit_code == 1);
+    CHECK(infinite.err.find("c.rules:1:1: error: layer 'ground' is a corner layer") !=
+          std::string::npos);
+}
+
+TEST_CASE("LDtk and Godot exports refuse corner layers with path:line:col") {
+    Fixture f;
+    write_text(f.dir / "c.rules", "ww ww  water\ngg gg  grass\n?? ??  shore\n");
+    f.write_recipe("c.toml", "c.rules");
+    for (const char* out : {"m.ldtk", "m.tscn"}) {
+        CAPTURE(out);
+        auto r = f.generate(std::string("c.toml -o ") + out);
+        CHECK(r.exit_code == 1);
+        CHECK(r.err.find("c.rules:1:1: error: layer 'ground' is a corner layer") !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("generate --region: 16 region jobs hold the infinite map's objects, each once") {
     // woods.toml: position-based, with trees, bushes and rocks (two object rules). Each object
     // lies in the window holding its footprint's top-left cell; windows lower down must see what

@@ -173,3 +173,49 @@ TEST_CASE("objects: a second tileset and an object layer that Tiled draws exactl
     CHECK(tmx.find("name=\"tree\" gid=\"") != std::string::npos);
     CHECK(tmx.find("name=\"rock\" gid=\"") != std::string::npos);
 }
+
+TEST_CASE("corner layers: Tiled draws the offset layer exactly like tilegen's PNG (TMX and TMJ)") {
+    if (!tiled_available()) return;
+    TempDir dir;
+    // Asymmetric 8x8 tiles (any wrong flip or half-tile shift shows), 4 of them.
+    Image img(32, 8);
+    for (int t = 0; t < 4; ++t)
+        for (int y = 0; y < 8; ++y)
+            for (int x = 0; x < 8; ++x)
+                img.set(t * 8 + x, y,
+                        Rgba{static_cast<std::uint8_t>(x * 30 + t * 10),
+                             static_cast<std::uint8_t>(y * 30),
+                             static_cast<std::uint8_t>(t * 60 + (x > y ? 50 : 0)), 255});
+    Diagnostics d;
+    REQUIRE(io::save_png(dir / "t.png", img, d));
+    write_text(dir / "t.toml", "image = \"t.png\"\ntile_width = 8\ntile_height = 8\n[tiles]\n"
+                               "a = 0\nb = 1\nc = 2\ne = 3\n");
+    // A cell layer below, a corner layer over it with turned and flipped tiles.
+    write_text(dir / "r.rules", "w a\ng b\n[corners]\ngg gg c c@fx*0.5\nww ww @none\n"
+                                "rotate mirror gw ww e@fy\nrotate gg wg b@r90\nrotate gw gw a\n"
+                                "?? ?? e\n");
+    write_text(
+        dir / "m.toml",
+        "[map]\nwidth = 30\nheight = 20\n[[terrain]]\nname = \"w\"\nsymbol = \"w\"\nshare = 0.5\n"
+        "[[terrain]]\nname = \"g\"\nsymbol = \"g\"\nshare = 0.5\n[rules]\nfiles = [\"r.rules\"]\n"
+        "[tileset]\npath = \"t.toml\"\n");
+    const std::string tmx = check_with_tiled(dir / "m.toml", "");
+    CHECK(tmx.find("<layer id=\"2\" name=\"corners\" width=\"31\" height=\"21\" offsetx=\"-4\" "
+                   "offsety=\"-4\">") != std::string::npos);
+    check_with_tiled(dir / "m.toml", "--encoding base64+zlib --seed 9 --size 13x7");
+    // The same map as TMJ renders to the same pixels.
+    auto r = run_tilegen("generate " + shell_quote((dir / "m.toml").string()) + " -o " +
+                         shell_quote((dir / "j.tmj").string()));
+    REQUIRE(r.exit_code == 0);
+    auto raster =
+        run("QT_QPA_PLATFORM=offscreen tmxrasterizer " + shell_quote((dir / "j.tmj").string()) +
+            " " + shell_quote((dir / "tiled-j.png").string()));
+    REQUIRE(raster.exit_code == 0);
+    auto ours = io::load_image(dir / "j.png", d);
+    auto theirs = io::load_image(dir / "tiled-j.png", d);
+    REQUIRE(ours);
+    REQUIRE(theirs);
+    CHECK(ours->width() == 30 * 8 + 4);
+    CHECK(ours->height() == 20 * 8 + 4);
+    CHECK(differing_pixels(*ours, *theirs) == 0);
+}

@@ -195,3 +195,24 @@ TEST_CASE("api: World regions made on the fly equal the same windows of the fini
     CHECK(far1.layers()[0].gids == far2.layers()[0].gids);
     CHECK(far1.classes() == far2.classes());
 }
+
+TEST_CASE("api: a corner layer's regions hold (width + 1) x (height + 1) corners, the same tiles "
+          "in every region") {
+    api::Diagnostics diags;
+    auto generator =
+        api::Generator::from_file(source_dir() / "samples/two-terrain-corners.toml", diags);
+    REQUIRE(generator);
+    auto world = generator->world(diags);
+    REQUIRE_MESSAGE(world, messages(diags));
+    const api::Map big = world->region(0, 0, 30, 20);
+    const api::Map part = world->region(7, 4, 10, 9);
+    REQUIRE(big.layers().size() == 1);
+    CHECK(big.layers()[0].corner);
+    CHECK(big.layers()[0].gids.size() == 31u * 21u);
+    CHECK(part.layers()[0].gids.size() == 11u * 10u);
+    bool same = true;
+    for (int j = 0; j <= 9; ++j)
+        for (int i = 0; i <= 10; ++i)
+            same = same && part.tile(0, i, j).gid == big.tile(0, 7 + i, 4 + j).gid;
+    CHECK(same);
+}

@@ -10,6 +10,9 @@
 #include <thread>
 
 #include "core/hash.hpp"
+#include "io/file_source.hpp"
+#include "io/project_loader.hpp"
+#include "test_support.hpp"
 #include "viewer/build.hpp"
 #include "viewer/map_pixels.hpp"
 #include "viewer/piece_worker.hpp"
@@ -145,6 +148,37 @@ TEST_CASE("map pieces: a chunk is render_map's pixels for its cells (flips, tran
     check_chunks(*build, 1, ground_only);
 }
 
+TEST_CASE("map pieces: a corner layer's chunks are render_map's pixels (without its margin)") {
+    auto build = test_build();
+    Map& map = build->result.map;
+    // The decor layer becomes a corner layer: (W+1) x (H+1) tiles, drawn half a tile up and left.
+    TileLayer corners{"corners", Grid<Gid>(map.width + 1, map.height + 1), true};
+    for (int j = 0; j <= map.height; ++j)
+        for (int i = 0; i <= map.width; ++i) {
+            const std::uint64_t h =
+                hash_values(9, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j));
+            if (h % 5 != 0)
+                corners.tiles(i, j) =
+                    gid_of(static_cast<int>(h % 4), (h >> 8) % 2 ? kFlipHorizontal : 0);
+        }
+    map.layers[1] = std::move(corners);
+    const Image full = render_map(map);
+    const int tw = build->tile_width(), th = build->tile_height();
+    REQUIRE(full.width() == map.width * tw + tw / 2);
+    REQUIRE(full.height() == map.height * th + th / 2);
+    const int cells = chunk_cells(*build);
+    for (int cy = 0; cy * cells < build->height(); ++cy)
+        for (int cx = 0; cx * cells < build->width(); ++cx) {
+            CAPTURE(cx);
+            CAPTURE(cy);
+            const Image piece = make_piece(*build, {kChunk, 0, cx, cy, ~std::uint64_t{0}});
+            const int w = std::min(cells, build->width() - cx * cells),
+                      h = std::min(cells, build->height() - cy * cells);
+            CHECK(piece ==
+                  crop(full, tw / 2 + cx * cells * tw, th / 2 + cy * cells * th, w * tw, h * th));
+        }
+}
+
 TEST_CASE("map pieces: chunk size follows the tile size") {
     auto build = test_build();
     build->result.map.atlas.tile_width = 16;
@@ -208,4 +242,26 @@ TEST_CASE(
     worker.want(build, {{kChunk, 0, 0, 0, 1}});
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     CHECK(worker.take(other.get()).empty());
+}
+
+TEST_CASE("the inspector shows the four corners around a cell of a corner layer, as explain") {
+    Diagnostics d;
+    auto project = io::load_project(test::source_dir() / "samples" / "two-terrain-corners.toml",
+                                    io::DiskFiles{}, d);
+    REQUIRE(project);
+    GenerateOptions options;
+    options.keep_details = true;
+    const auto build = make_build(std::move(*project), options);
+    const std::vector<std::string> lines = inspect_cell(*build, 5, 7);
+    const GenerateResult& r = build->result;
+    const char* names[4] = {"nw", "ne", "sw", "se"};
+    for (int k = 0; k < 4; ++k) {
+        const int i = 5 + k % 2, j = 7 + k / 2;
+        const std::string head = std::string("ground ") + names[k] + " corner (" +
+                                 std::to_string(i) + ", " + std::to_string(j) + "): ";
+        const auto it = std::find_if(lines.begin(), lines.end(),
+                                     [&](const std::string& l) { return l.starts_with(head); });
+        REQUIRE(it != lines.end());
+        CHECK(it->ends_with(", gid " + std::to_string(r.map.layers[0].tiles(i, j))));
+    }
 }

@@ -90,11 +90,16 @@ AutotileResult autotile(const ClassGrid& classes, std::span<const LayerRules> la
                         int class_count, OutsidePolicy outside, std::uint64_t seed, Gid error_gid,
                         int threads, bool keep_decisions) {
     AutotileResult result;
-    const int w = classes.width(), h = classes.height();
+    ClassGrid corners; // the class grid one column and row larger, for corner layers
     for (const LayerRules& layer : layers) {
-        const LayerMatcher matcher(classes, layer.ordered, class_count, outside);
+        // A corner layer's tile (i, j) is matched as cell (i, j) of the grid with one more column
+        // and row (the outside policy's classes): its 2x2 patterns read cells (i-1..i, j-1..j).
+        if (layer.corner() && corners.empty()) corners = corner_class_grid(classes, outside);
+        const ClassGrid& grid = layer.corner() ? corners : classes;
+        const int w = grid.width(), h = grid.height();
+        const LayerMatcher matcher(grid, layer.ordered, class_count, outside);
         Grid<int> decisions = keep_decisions ? Grid<int>::uninitialised(w, h) : Grid<int>();
-        TileLayer tiles{layer.name, Grid<Gid>::uninitialised(w, h)};
+        TileLayer tiles{layer.name, Grid<Gid>::uninitialised(w, h), layer.corner()};
         const std::size_t rules = layer.ordered.size();
         // The choice tables, indexed by decision + 1 (entry 0 is "no rule": the error tile). Per
         // entry: the hash base, the offset of its gids in one array, and a 256-entry shortcut: the

@@ -26,11 +26,15 @@ struct LayerRules {
     std::string name;
     std::vector<Rule> ordered;             // order_by_specificity()
     std::vector<ResolvedTargets> resolved; // parallel to ordered
+    // A corner layer (its rules are 2x2 patterns): (W+1) x (H+1) tiles, tile (i, j) on the corner
+    // of cells (i-1, j-1), (i, j-1), (i-1, j), (i, j).
+    bool corner() const { return !ordered.empty() && ordered.front().pattern.corner(); }
 };
 
 struct AutotileResult {
     std::vector<TileLayer> layers;
-    std::vector<Grid<int>> decisions; // per layer: index into LayerRules::ordered, or kNoRule
+    std::vector<Grid<int>> decisions;             // per layer (its tiles' size): index into
+                                                  // LayerRules::ordered, or kNoRule
     std::vector<std::vector<std::uint64_t>> hits; // per layer, per ordered rule: cells decided
     std::uint64_t unmatched = 0;                  // (cell, layer) pairs no rule matched
     std::vector<std::uint64_t> layer_unmatched;   // per layer: cells no rule matched
@@ -49,6 +53,8 @@ int choose_target_from_base(const ResolvedTargets& targets, std::uint64_t base, 
 // count - 1). For callers that pick often from the same targets (class passes).
 std::vector<std::uint64_t> choice_bounds(const ResolvedTargets& targets);
 
+// A corner layer (LayerRules::corner) gives (W+1) x (H+1) tiles, decisions and choices at corner
+// coordinates (i, j), matched as corner_class_grid's cell (i, j); other layers W x H.
 // Rows are split over `threads`; the result does not depend on the thread count. Matching and
 // choosing run in one pass per row; without `keep_decisions` the decision grids are not kept (4
 // bytes per cell and layer less).

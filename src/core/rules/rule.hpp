@@ -33,6 +33,7 @@ struct Rule {
     std::string layer = "ground";
     std::string file; // as given to the parser (used in messages and stats)
     int line = 0;
+    int column = 0; // 1-based column of the pattern's first row group
     std::uint64_t identity =
         0; // hash of the rule's text: seeds its choice of target, stable under edits elsewhere
     std::string

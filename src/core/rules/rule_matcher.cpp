@@ -51,6 +51,15 @@ struct KeyHash {
 
 } // namespace
 
+ClassGrid corner_class_grid(const ClassGrid& classes, OutsidePolicy outside) {
+    const int w = classes.width(), h = classes.height();
+    ClassGrid out = ClassGrid::uninitialised(w + 1, h + 1);
+    for (int y = 0; y <= h; ++y)
+        for (int x = 0; x <= w; ++x)
+            out(x, y) = class_at(classes, x, y, outside);
+    return out;
+}
+
 std::vector<std::size_t> specificity_order(std::span<const Rule> rules) {
     std::vector<std::size_t> order(rules.size());
     for (std::size_t i = 0; i < order.size(); ++i)

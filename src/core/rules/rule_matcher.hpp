@@ -28,6 +28,11 @@ struct OutsidePolicy {
     std::optional<ClassId> fixed_class; // nullopt = clamp (default)
 };
 
+// The class grid a corner layer is matched on: (W+1) x (H+1), cell (i, j) the class of (i, j) by
+// the outside policy. Its cell (i, j) with neighbours (-1..0, -1..0) (outside again by the policy)
+// are the four cells around corner (i, j) of the map, which a 2x2 pattern reads (descriptor.hpp).
+ClassGrid corner_class_grid(const ClassGrid& classes, OutsidePolicy outside);
+
 // The order rules are tried in: indices into `rules`, most specific first (most cells that are not
 // `?`), ties in order of appearance. The one place that order is decided.
 std::vector<std::size_t> specificity_order(std::span<const Rule> rules);

@@ -410,10 +410,16 @@ RuleFile parse_rule_file(std::string_view text, const std::string& path, const S
         std::vector<ClassMask> first;
         if (!p.parse_group(tokens[0], first)) continue;
         const int size = static_cast<int>(first.size());
-        if (size != 1 && size != 3 && size != 5) {
+        if (size != 1 && size != 2 && size != 3 && size != 5) {
             p.error(tokens[0].column,
                     "a row group has " + std::to_string(size) +
-                        " cells; patterns are 1x1, 3x3 or 5x5 (e.g. '?s? ggg ?s?')");
+                        " cells; patterns are 1x1, 3x3 or 5x5 (e.g. '?s? ggg ?s?'), or 2x2 corner "
+                        "patterns (e.g. 'gw gw')");
+            continue;
+        }
+        if (size == 2 && pass) {
+            p.error(tokens[0].column, "a 2x2 corner pattern in a class pass: class rules decide "
+                                      "cells (1x1, 3x3 or 5x5 patterns), not corners");
             continue;
         }
         Rule rule;
@@ -421,6 +427,7 @@ RuleFile parse_rule_file(std::string_view text, const std::string& path, const S
         rule.layer = pass ? "classes" : layer;
         rule.file = path;
         rule.line = line_no;
+        rule.column = tokens[0].column;
         bool ok = true;
         for (int c = 0; c < size; ++c)
             rule.pattern.set_cell(c, 0, first[static_cast<std::size_t>(c)]);
@@ -519,6 +526,36 @@ RuleFile parse_rule_file(std::string_view text, const std::string& path, const S
     for (ClassPass& p : file.passes)
         order_pass(p);
     return file;
+}
+
+void check_corner_layers(std::span<const Rule> rules, Diagnostics& diags) {
+    // Per layer (by name, in order of first appearance): the first rule's kind.
+    std::vector<std::pair<std::string, const Rule*>> first;
+    for (const Rule& rule : rules) {
+        if (!rule.variant.empty()) continue; // variants share their source's size
+        auto it = std::find_if(first.begin(), first.end(),
+                               [&](const auto& f) { return f.first == rule.layer; });
+        if (it == first.end()) {
+            first.emplace_back(rule.layer, &rule);
+            continue;
+        }
+        const Rule& head = *it->second;
+        if (head.pattern.corner() == rule.pattern.corner()) continue;
+        const std::string size = std::to_string(rule.pattern.size());
+        const std::string where = head.file + ":" + std::to_string(head.line);
+        diags.push_back(error_at(
+            rule.file, rule.line, rule.column,
+            head.pattern.corner()
+                ? "a " + size + "x" + size + " pattern in corner layer '" + rule.layer +
+                      "' (its first rule, " + where +
+                      ", is 2x2): a layer's rules are all 2x2 corner patterns or none are; a "
+                      "corner layer's catch-all is '?? ??'"
+                : "a 2x2 corner pattern in layer '" + rule.layer + "' of " +
+                      std::to_string(head.pattern.size()) + "x" +
+                      std::to_string(head.pattern.size()) + " rules (its first rule is " + where +
+                      "): a layer's rules are all 2x2 corner patterns or none are; put corner "
+                      "rules in a layer of their own ([name])"));
+    }
 }
 
 } // namespace tilegen

@@ -18,6 +18,10 @@
 // (last). Variants made by rotate/mirror follow their source rule, have the same line, and a
 // `variant` name.
 //
+// Corner patterns: 2 row groups of 2 cells (`ab cd`: top-left top-right / bottom-left
+// bottom-right) make a corner layer's rule (docs/rules.md); they are an error in a class pass.
+// check_corner_layers reports a layer that mixes them with other sizes.
+//
 // Class passes: a line `[classes]`, `[classes N]` (N in 1..256) or `[classes *]` starts a pass;
 // the rule lines below it, up to the next section header, are class rules: the same patterns and
 // modifiers, but each target is a terrain symbol (`g`, `s*2`) or `@keep` (the cell keeps its
@@ -26,6 +30,7 @@
 #pragma once
 
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +49,11 @@ struct RuleFile {
 
 RuleFile parse_rule_file(std::string_view text, const std::string& path, const SymbolTable& symbols,
                          Diagnostics& diags);
+
+// Every rule of a layer (by name, across files) must be a 2x2 corner pattern when its first rule is
+// one, and none may be otherwise: one `path:line:col: error:` per rule that breaks this, at its
+// pattern. `rules` in order of appearance (rule files in recipe order).
+void check_corner_layers(std::span<const Rule> rules, Diagnostics& diags);
 
 // The tile rules of parse_rule_file (class passes are parsed and checked, then dropped: callers
 // that run passes use parse_rule_file).

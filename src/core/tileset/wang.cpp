@@ -16,6 +16,42 @@ std::vector<std::string> split(const std::string& s) {
 }
 } // namespace
 
+std::vector<WangId> corner_wang_ids_from_names(const std::vector<std::string>& tile_names,
+                                               const std::vector<std::string>& terrain_names) {
+    auto color = [&](const std::string& name) -> int {
+        for (std::size_t i = 0; i < terrain_names.size(); ++i)
+            if (terrain_names[i] == name) return static_cast<int>(i) + 1;
+        return 0;
+    };
+    std::vector<WangId> out(tile_names.size(), WangId{});
+    for (std::size_t t = 0; t < tile_names.size(); ++t) {
+        const auto parts = split(tile_names[t]);
+        if (parts.empty()) continue;
+        const int upper = color(parts[0]);
+        if (!upper) continue;
+        const int lower = parts.size() >= 2 ? color(parts[1]) : 0;
+        if (!lower) {
+            if (parts.size() <= 2)
+                for (int k = 1; k < 8; k += 2)
+                    out[t][static_cast<std::size_t>(k)] = static_cast<std::uint8_t>(upper);
+            continue;
+        }
+        if (parts.size() != 4 || parts[2] != "corner" || parts[3].size() != 4 ||
+            parts[3].find_first_not_of("ul") != std::string::npos)
+            continue;
+        auto c = [&](int i) {
+            return static_cast<std::uint8_t>(parts[3][static_cast<std::size_t>(i)] == 'u' ? upper
+                                                                                          : lower);
+        };
+        // top-left, top-right, bottom-left, bottom-right -> wangid 7, 1, 5, 3
+        out[t][7] = c(0);
+        out[t][1] = c(1);
+        out[t][5] = c(2);
+        out[t][3] = c(3);
+    }
+    return out;
+}
+
 std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_names,
                                         const std::vector<std::string>& terrain_names) {
     auto color = [&](const std::string& name) -> int {

@@ -18,6 +18,14 @@ namespace tilegen {
 using WangId = std::array<std::uint8_t, 8>;
 
 // One entry per name; all zeros where the name does not follow the convention.
+// A corner Wang set (Tiled's type "corner": only the corner entries 1, 3, 5, 7 = top-right,
+// bottom-right, bottom-left, top-left are set) from the corner painter's names:
+// UPPER-LOWER-corner-ABCD (A..D top-left, top-right, bottom-left, bottom-right: `u` or `l`) gets
+// those corners; a tile named TERRAIN or TERRAIN-VARIANT gets TERRAIN on all four corners; any
+// other tile all zeros.
+std::vector<WangId> corner_wang_ids_from_names(const std::vector<std::string>& tile_names,
+                                               const std::vector<std::string>& terrain_names);
+
 std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_names,
                                         const std::vector<std::string>& terrain_names);
 

@@ -94,7 +94,7 @@ TEST_CASE("malformed rule lines: message and column") {
         {"?s? ggg", 8, "expected 3 row groups of 3 cells, found 2"},
         {"?s? gg ?s? grass", 5, "row group 2 has 2 cells, expected 3"},
         {"?s?? gggg ?s?? ???? grass", 1, "patterns are 1x1, 3x3 or 5x5"},
-        {"?? ?? grass", 1, "a row group has 2 cells"},
+        {"?? ??? grass", 4, "row group 2 has 3 cells, expected 2"},
         {"?s? g!g ?s? grass", 5, "row group 2 has 2 cells"},
         {"?s? gg! ?s? grass", 7, "'!' must be followed by a terrain symbol"},
         {"?[sw? ggg ??? grass", 2, "'[' without a closing ']'"},
