@@ -67,8 +67,11 @@ TEST_CASE("the pipeline runs the stages of README's diagram, in order, each time
 }
 
 TEST_CASE("a given class map gets the objects' density maps at its own size") {
+    // The overworld's objects follow its tree density map. Without its places and roads: a
+    // given class map already has its roads, and places are not made again on it.
     auto overworld = sample("overworld.toml");
     REQUIRE(overworld);
+    overworld->recipe.places = {};
     GenerateOptions options;
     options.width = 48;
     options.height = 36;
@@ -202,13 +205,18 @@ TEST_CASE("class_change_lines: classified, each pass, the clean-up, legalise and
                 const std::size_t stages = project->class_passes.size() +
                                            (result.classes_before_cleanup.empty() ? 0 : 1) +
                                            (result.classes_before_legalise.empty() ? 0 : 1) +
-                                           (result.classes_before_shares.empty() ? 0 : 1);
-                // Then, on a river or lake cell (the overworld's [rivers]), the hydrology's lines.
-                const std::size_t water = hydrology_lines(*project, result, x, y).size();
+                                           (result.classes_before_shares.empty() ? 0 : 1) +
+                                           (result.classes_before_roads.empty() ? 0 : 1);
+                // Then, on a river or lake cell (the overworld's [rivers]), the hydrology's
+                // lines, and on a place, road or carved cell, the places' and roads' lines.
+                const std::size_t water = hydrology_lines(*project, result, x, y).size() +
+                                          place_road_lines(*project, result, x, y).size();
                 REQUIRE(lines.size() == 1 + stages + water);
                 CHECK(lines.front() == "classified as " + named(classified(x, y)));
                 for (std::size_t i = 1 + stages; i < lines.size(); ++i)
-                    CHECK((lines[i].starts_with("river ") || lines[i].starts_with("lake ")));
+                    CHECK((lines[i].starts_with("river ") || lines[i].starts_with("lake ") ||
+                           lines[i].starts_with("place '") || lines[i].starts_with("road ") ||
+                           lines[i].starts_with("bridge") || lines[i].starts_with("pass ")));
                 const std::string& last = lines[stages];
                 CHECK(last.ends_with(named(result.classes(x, y))));
                 changed += classified(x, y) != result.classes(x, y) ? 1 : 0;

@@ -19,7 +19,7 @@ TEST_CASE("view --endless: refuses whole-map recipes, walks 10000 cells and draw
     const RunResult refused = f.tilegen("view --endless");
     CHECK(refused.exit_code == 1);
     CHECK(refused.err.find("needs a position-based recipe") != std::string::npos);
-    CHECK(refused.err.find("min_area") != std::string::npos); // what needs the whole map
+    CHECK(refused.err.find("[rivers]") != std::string::npos); // what needs the whole map
     CHECK(f.tilegen("view --endless --zoom 2").exit_code == 2);
 
     if (!have_program("xvfb-run")) {
