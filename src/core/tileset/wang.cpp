@@ -1,6 +1,7 @@
 #include "core/tileset/wang.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace tilegen {
@@ -14,22 +15,38 @@ std::vector<std::string> split(const std::string& s) {
         parts.push_back(p);
     return parts;
 }
-} // namespace
 
-std::vector<WangId> corner_wang_ids_from_names(const std::vector<std::string>& tile_names,
-                                               const std::vector<std::string>& terrain_names) {
+// A tile name of the painter's convention, UPPER[-LOWER[-...]]: its parts and the Wang colours
+// (terrain index + 1) of its first two; nothing when the first part names no terrain.
+struct NamedTile {
+    std::vector<std::string> parts;
+    int upper = 0, lower = 0; // lower 0: a plain tile or a variant of one
+};
+
+std::optional<NamedTile> named_tile(const std::string& tile_name,
+                                    const std::vector<std::string>& terrain_names) {
     auto color = [&](const std::string& name) -> int {
         for (std::size_t i = 0; i < terrain_names.size(); ++i)
             if (terrain_names[i] == name) return static_cast<int>(i) + 1;
         return 0;
     };
+    NamedTile tile{split(tile_name)};
+    if (tile.parts.empty()) return std::nullopt;
+    tile.upper = color(tile.parts[0]);
+    if (!tile.upper) return std::nullopt;
+    tile.lower = tile.parts.size() >= 2 ? color(tile.parts[1]) : 0;
+    return tile;
+}
+} // namespace
+
+std::vector<WangId> corner_wang_ids_from_names(const std::vector<std::string>& tile_names,
+                                               const std::vector<std::string>& terrain_names) {
     std::vector<WangId> out(tile_names.size(), WangId{});
     for (std::size_t t = 0; t < tile_names.size(); ++t) {
-        const auto parts = split(tile_names[t]);
-        if (parts.empty()) continue;
-        const int upper = color(parts[0]);
-        if (!upper) continue;
-        const int lower = parts.size() >= 2 ? color(parts[1]) : 0;
+        const std::optional<NamedTile> tile = named_tile(tile_names[t], terrain_names);
+        if (!tile) continue;
+        const auto& parts = tile->parts;
+        const int upper = tile->upper, lower = tile->lower;
         if (!lower) {
             if (parts.size() <= 2)
                 for (int k = 1; k < 8; k += 2)
@@ -54,18 +71,12 @@ std::vector<WangId> corner_wang_ids_from_names(const std::vector<std::string>& t
 
 std::vector<WangId> wang_ids_from_names(const std::vector<std::string>& tile_names,
                                         const std::vector<std::string>& terrain_names) {
-    auto color = [&](const std::string& name) -> int {
-        for (std::size_t i = 0; i < terrain_names.size(); ++i)
-            if (terrain_names[i] == name) return static_cast<int>(i) + 1;
-        return 0;
-    };
     std::vector<WangId> out(tile_names.size(), WangId{});
     for (std::size_t t = 0; t < tile_names.size(); ++t) {
-        const auto parts = split(tile_names[t]);
-        if (parts.empty()) continue;
-        const int upper = color(parts[0]);
-        if (!upper) continue;
-        const int lower = parts.size() >= 2 ? color(parts[1]) : 0;
+        const std::optional<NamedTile> tile = named_tile(tile_names[t], terrain_names);
+        if (!tile) continue;
+        const auto& parts = tile->parts;
+        const int upper = tile->upper, lower = tile->lower;
         if (!lower) { // a plain tile or a variant of one
             if (parts.size() <= 2) out[t].fill(static_cast<std::uint8_t>(upper));
             continue;
