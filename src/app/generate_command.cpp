@@ -130,6 +130,10 @@ bool write_ldtk_output(const Project& project, const GenerateResult& result, con
     source.colours = colours;
     source.outside = outside_policy(project.recipe).fixed_class;
     source.seed = result.seed;
+    if (const auto& sc = project.recipe.screens) { // [screens]: a level per screen, GridVania
+        source.screen_width = sc->width;
+        source.screen_height = sc->height;
+    }
     return io::write_ldtk(source, path, diags);
 }
 
@@ -325,12 +329,12 @@ int run_generate(const Args& args) {
     options.seed = seed;
     options.threads = resolve_threads(threads);
     if (!read_map_area_or_print(cl, project->recipe, options)) return kExitInput;
-    if (project->recipe.screens && (infinite || region || ldtk || godot)) {
+    if (project->recipe.screens && (infinite || region || godot)) {
         print_diagnostics({error_at(project->recipe.path, project->recipe.screens->position.line,
                                     project->recipe.screens->position.column,
-                                    "[screens] cuts a finite TMX/TMJ map into a Tiled world; "
-                                    "--infinite, --region, .ldtk and .tscn maps cannot have "
-                                    "screens (yet)")});
+                                    "[screens] cuts a finite map into a Tiled world (TMX/TMJ) "
+                                    "or LDtk levels (.ldtk); --infinite, --region and .tscn "
+                                    "maps cannot have screens (yet)")});
         return kExitInput;
     }
     const double load_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -586,7 +590,9 @@ int run_generate(const Args& args) {
     // [screens]: X.world and a map per screen (io/screens_writer.hpp), and how they connect.
     std::optional<ScreenGraph> screens;
     if (const auto& sc = project->recipe.screens) {
-        if (!io::write_screens(result.map, tmx_path, sc->width, sc->height, output, diags)) {
+        // An LDtk project holds its screens as levels (written above); Tiled maps get a world.
+        if (!ldtk &&
+            !io::write_screens(result.map, tmx_path, sc->width, sc->height, output, diags)) {
             print_diagnostics(diags);
             return kExitInput;
         }
@@ -728,7 +734,8 @@ int run_generate(const Args& args) {
         }
         if (screens) {
             j.key("screens").begin_object();
-            j.key("world").value(io::world_path(tmx_path).generic_string());
+            // The world: Tiled's X.world, or the LDtk project itself (its levels).
+            j.key("world").value((ldtk ? tmx_path : io::world_path(tmx_path)).generic_string());
             j.key("columns").value(screens->columns).key("rows").value(screens->rows);
             j.key("with_walkable_region").value(screens->with_region);
             j.key("connected").value(screens->connected);
@@ -739,8 +746,8 @@ int run_generate(const Args& args) {
     } else {
         if (screens)
             std::cerr << "screens: " << screens->columns << "x" << screens->rows << " in "
-                      << io::world_path(tmx_path).string() << "; " << screens->with_region
-                      << " hold the main walkable region, "
+                      << (ldtk ? tmx_path : io::world_path(tmx_path)).string() << "; "
+                      << screens->with_region << " hold the main walkable region, "
                       << (screens->connected ? "all joined by walkable exits"
                                              : "NOT all joined by walkable exits")
                       << "\n";

@@ -10,9 +10,11 @@
 
 #include "core/hash.hpp"
 #include "core/json_writer.hpp"
+#include "core/quality/screen_graph.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "io/files.hpp"
 #include "io/png.hpp"
+#include "io/screens_writer.hpp"
 
 namespace tilegen::io {
 
@@ -415,14 +417,24 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
     j.key("iid").value(iid_of(seed, "project"));
     j.key("jsonVersion").value("1.5.3");
     j.key("appBuildId").value(473703);
+    // The levels: the whole map, or one per screen ([screens]: GridVania, level uids after the
+    // definitions').
+    const bool gridvania = src.screen_width > 0 && src.screen_height > 0;
+    const std::vector<ScreenCell> screens =
+        gridvania ? screen_grid(map.width, map.height, src.screen_width, src.screen_height)
+                  : std::vector<ScreenCell>{ScreenCell{0, 0, 0, 0, map.width, map.height, {}, {}}};
+    const int first_level_uid = gridvania ? next_uid : level_uid;
+    if (gridvania) next_uid += static_cast<int>(screens.size());
     j.key("nextUid").value(next_uid);
     j.key("identifierStyle").value("Capitalize");
     j.key("toc").begin_array().end_array();
-    j.key("worldLayout").value("Free");
-    j.key("worldGridWidth").value(map.width * grid);
-    j.key("worldGridHeight").value(map.height * grid);
-    j.key("defaultLevelWidth").value(map.width * grid);
-    j.key("defaultLevelHeight").value(map.height * grid);
+    const int level_w = gridvania ? src.screen_width : map.width;
+    const int level_h = gridvania ? src.screen_height : map.height;
+    j.key("worldLayout").value(gridvania ? "GridVania" : "Free");
+    j.key("worldGridWidth").value(level_w * grid);
+    j.key("worldGridHeight").value(level_h * grid);
+    j.key("defaultLevelWidth").value(level_w * grid);
+    j.key("defaultLevelHeight").value(level_h * grid);
     j.key("defaultPivotX").value(0).key("defaultPivotY").value(0);
     j.key("defaultGridSize").value(grid);
     j.key("defaultEntityWidth").value(grid).key("defaultEntityHeight").value(grid);
@@ -740,178 +752,204 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
     j.key("levelFields").begin_array().end_array();
     j.end_object();
 
-    // --- the level
-    j.key("levels").begin_array().begin_object();
-    j.key("identifier").value("Level_0").key("iid").value(iid_of(seed, "level"));
-    j.key("uid").value(level_uid);
-    j.key("worldX").value(0).key("worldY").value(0).key("worldDepth").value(0);
-    j.key("pxWid").value(map.width * grid).key("pxHei").value(map.height * grid);
-    j.key("__bgColor").value("#696A79");
-    j.key("bgColor");
-    null_value(j);
-    j.key("useAutoIdentifier").value(false);
-    j.key("bgRelPath");
-    null_value(j);
-    j.key("bgPos");
-    null_value(j);
-    j.key("bgPivotX").value(0.5).key("bgPivotY").value(0.5);
-    j.key("__smartColor").value("#ADADB5");
-    j.key("__bgPos");
-    null_value(j);
-    j.key("externalRelPath");
-    null_value(j);
-    j.key("fieldInstances").begin_array().end_array();
-    j.key("layerInstances").begin_array();
-    const auto layer_instance = [&](const std::string& type, const std::string& identifier,
-                                    int def_uid, int tileset, const fs::path& tileset_path,
-                                    auto&& body) {
+    // --- the levels
+    j.key("levels").begin_array();
+    for (std::size_t n = 0; n < screens.size(); ++n) {
+        const ScreenCell& screen = screens[n];
+        const int level_uid_n = first_level_uid + static_cast<int>(n);
+        // Level n's cells: screen.x .. screen.x + screen.width (the whole map without [screens]).
+        const auto in_screen = [&](int x, int y) {
+            return x >= screen.x && y >= screen.y && x < screen.x + screen.width &&
+                   y < screen.y + screen.height;
+        };
         j.begin_object();
-        j.key("__identifier").value(identifier).key("__type").value(type);
-        j.key("__cWid").value(map.width).key("__cHei").value(map.height);
-        j.key("__gridSize").value(grid).key("__opacity").value(1);
-        j.key("__pxTotalOffsetX").value(0).key("__pxTotalOffsetY").value(0);
-        j.key("__tilesetDefUid");
-        if (tileset > 0)
-            j.value(tileset);
-        else
-            null_value(j);
-        j.key("__tilesetRelPath");
-        if (tileset > 0)
-            j.value(tileset_path.filename().generic_string());
-        else
-            null_value(j);
-        j.key("iid").value(iid_of(seed, "layer", static_cast<std::uint64_t>(def_uid)));
-        j.key("levelId").value(level_uid).key("layerDefUid").value(def_uid);
-        j.key("pxOffsetX").value(0).key("pxOffsetY").value(0).key("visible").value(true);
-        j.key("optionalRules").begin_array().end_array();
-        j.key("seed").value(static_cast<std::int64_t>(seed & 0x7FFFFFFFull));
-        j.key("overrideTilesetUid");
+        j.key("identifier").value("Level_" + std::to_string(n));
+        j.key("iid").value(iid_of(seed, "level", n));
+        j.key("uid").value(level_uid_n);
+        j.key("worldX").value(screen.x * grid).key("worldY").value(screen.y * grid);
+        j.key("worldDepth").value(0);
+        j.key("pxWid").value(screen.width * grid).key("pxHei").value(screen.height * grid);
+        j.key("__bgColor").value("#696A79");
+        j.key("bgColor");
         null_value(j);
-        j.key("gridTiles").begin_array().end_array();
-        body();
-        j.end_object();
-    };
-    for (std::size_t i = object_layers.size(); i-- > 0;) {
-        const ObjectLayer& layer = *object_layers[i];
-        layer_instance("Entities", identifier_of(layer.name), entities_uid[i], 0, {}, [&] {
-            j.key("intGridCsv").begin_array().end_array();
-            j.key("autoLayerTiles").begin_array().end_array();
-            j.key("entityInstances").begin_array();
-            for (std::size_t o = 0; o < layer.objects.size(); ++o) {
-                const MapObject& obj = layer.objects[o];
-                const EntityDef& d = entity_of(layer, o);
-                const int w = obj.sprite >= 0 ? map.sprites.sprite_width : layer.named[o].width;
-                const int h = obj.sprite >= 0 ? map.sprites.sprite_height : layer.named[o].height;
-                j.begin_object();
-                j.key("__identifier").value(d.identifier);
-                j.key("__grid").begin_array().value(obj.x / grid).value(obj.y / grid).end_array();
-                j.key("__pivot").begin_array().value(0).value(d.pivot_y).end_array();
-                j.key("__tags").begin_array().end_array();
-                j.key("__tile");
-                if (obj.sprite >= 0)
-                    tileset_rect(obj.sprite);
-                else
-                    null_value(j);
-                j.key("__smartColor").value(d.colour);
-                j.key("iid").value(iid_of(seed, layer.name, o));
-                j.key("width").value(w).key("height").value(h);
-                j.key("defUid").value(d.uid);
-                j.key("px").begin_array().value(obj.x).value(obj.y).end_array();
-                j.key("fieldInstances").begin_array();
-                for (std::size_t f = 0; f < d.fields.size(); ++f) {
-                    std::string value;
-                    for (const MapProperty& p : layer.named[o].properties)
-                        if (p.name == d.fields[f].first) value = p.value;
-                    const std::string type = ldtk_field_type(d.fields[f].second);
+        j.key("useAutoIdentifier").value(false);
+        j.key("bgRelPath");
+        null_value(j);
+        j.key("bgPos");
+        null_value(j);
+        j.key("bgPivotX").value(0.5).key("bgPivotY").value(0.5);
+        j.key("__smartColor").value("#ADADB5");
+        j.key("__bgPos");
+        null_value(j);
+        j.key("externalRelPath");
+        null_value(j);
+        j.key("fieldInstances").begin_array().end_array();
+        j.key("layerInstances").begin_array();
+        const auto layer_instance = [&](const std::string& type, const std::string& identifier,
+                                        int def_uid, int tileset, const fs::path& tileset_path,
+                                        auto&& body) {
+            j.begin_object();
+            j.key("__identifier").value(identifier).key("__type").value(type);
+            j.key("__cWid").value(screen.width).key("__cHei").value(screen.height);
+            j.key("__gridSize").value(grid).key("__opacity").value(1);
+            j.key("__pxTotalOffsetX").value(0).key("__pxTotalOffsetY").value(0);
+            j.key("__tilesetDefUid");
+            if (tileset > 0)
+                j.value(tileset);
+            else
+                null_value(j);
+            j.key("__tilesetRelPath");
+            if (tileset > 0)
+                j.value(tileset_path.filename().generic_string());
+            else
+                null_value(j);
+            // Level 0's layers keep the ids of a single-level project.
+            j.key("iid").value(n == 0 ? iid_of(seed, "layer", static_cast<std::uint64_t>(def_uid))
+                                      : iid_of(seed, "layer-" + std::to_string(n),
+                                               static_cast<std::uint64_t>(def_uid)));
+            j.key("levelId").value(level_uid_n).key("layerDefUid").value(def_uid);
+            j.key("pxOffsetX").value(0).key("pxOffsetY").value(0).key("visible").value(true);
+            j.key("optionalRules").begin_array().end_array();
+            j.key("seed").value(static_cast<std::int64_t>(seed & 0x7FFFFFFFull));
+            j.key("overrideTilesetUid");
+            null_value(j);
+            j.key("gridTiles").begin_array().end_array();
+            body();
+            j.end_object();
+        };
+        for (std::size_t i = object_layers.size(); i-- > 0;) {
+            const ObjectLayer& layer = *object_layers[i];
+            layer_instance("Entities", identifier_of(layer.name), entities_uid[i], 0, {}, [&] {
+                j.key("intGridCsv").begin_array().end_array();
+                j.key("autoLayerTiles").begin_array().end_array();
+                j.key("entityInstances").begin_array();
+                for (std::size_t o = 0; o < layer.objects.size(); ++o) {
+                    const MapObject& obj = layer.objects[o];
+                    if (gridvania) { // each object in the level of its anchor cell (screens_writer)
+                        const auto [cx, cy] = object_anchor_cell(map, layer, o);
+                        if (!in_screen(cx, cy)) continue;
+                    }
+                    const int lx = obj.x - screen.x * grid, ly = obj.y - screen.y * grid;
+                    const EntityDef& d = entity_of(layer, o);
+                    const int w = obj.sprite >= 0 ? map.sprites.sprite_width : layer.named[o].width;
+                    const int h =
+                        obj.sprite >= 0 ? map.sprites.sprite_height : layer.named[o].height;
                     j.begin_object();
-                    j.key("__identifier").value(d.fields[f].first).key("__type").value(type);
-                    j.key("__value");
-                    field_value(j, type, value);
+                    j.key("__identifier").value(d.identifier);
+                    j.key("__grid").begin_array().value(lx / grid).value(ly / grid).end_array();
+                    j.key("__pivot").begin_array().value(0).value(d.pivot_y).end_array();
+                    j.key("__tags").begin_array().end_array();
                     j.key("__tile");
-                    null_value(j);
-                    j.key("defUid").value(d.field_uids[f]);
-                    j.key("realEditorValues").begin_array().begin_object();
-                    j.key("id").value("V_" + type).key("params").begin_array();
-                    field_value(j, type, value);
-                    j.end_array().end_object().end_array();
+                    if (obj.sprite >= 0)
+                        tileset_rect(obj.sprite);
+                    else
+                        null_value(j);
+                    j.key("__smartColor").value(d.colour);
+                    j.key("iid").value(iid_of(seed, layer.name, o));
+                    j.key("width").value(w).key("height").value(h);
+                    j.key("defUid").value(d.uid);
+                    j.key("px").begin_array().value(lx).value(ly).end_array();
+                    j.key("fieldInstances").begin_array();
+                    for (std::size_t f = 0; f < d.fields.size(); ++f) {
+                        std::string value;
+                        for (const MapProperty& p : layer.named[o].properties)
+                            if (p.name == d.fields[f].first) value = p.value;
+                        const std::string type = ldtk_field_type(d.fields[f].second);
+                        j.begin_object();
+                        j.key("__identifier").value(d.fields[f].first).key("__type").value(type);
+                        j.key("__value");
+                        field_value(j, type, value);
+                        j.key("__tile");
+                        null_value(j);
+                        j.key("defUid").value(d.field_uids[f]);
+                        j.key("realEditorValues").begin_array().begin_object();
+                        j.key("id").value("V_" + type).key("params").begin_array();
+                        field_value(j, type, value);
+                        j.end_array().end_object().end_array();
+                        j.end_object();
+                    }
+                    j.end_array();
+                    j.key("__worldX").value(obj.x).key("__worldY").value(obj.y);
                     j.end_object();
                 }
                 j.end_array();
-                j.key("__worldX").value(obj.x).key("__worldY").value(obj.y);
-                j.end_object();
-            }
-            j.end_array();
-        });
-    }
-    for (std::size_t l = map.layers.size(); l-- > 0;) {
-        layer_instance(
-            "AutoLayer", identifier_of(map.layers[l].name), auto_uid[l], tiles_uid, paths.tiles,
-            [&] {
-                j.key("intGridCsv").begin_array().end_array();
-                j.key("autoLayerTiles").begin_array();
-                for (int y = 0; y < map.height; ++y)
-                    for (int x = 0; x < map.width; ++x) {
-                        Gid g = map.layers[l].tiles(x, y);
-                        if (g == 0) continue;
-                        const int r = decision(l, x, y);
-                        int uid = catch_all_uid[l];
-                        int f = 0;
-                        if (r != kNoRule) {
-                            const Translated& t = translated[l][static_cast<std::size_t>(r)];
-                            if (t.mirror) {
-                                g ^= kFlipHorizontal;
-                                f = 1;
-                            }
-                            int e = 0;
-                            if (t.active)
-                                for (const auto& [at, options] : t.expand) {
-                                    const int n = src.layers[l]
-                                                      .ordered[static_cast<std::size_t>(r)]
-                                                      .pattern.size();
-                                    const int dx = at % n - n / 2, dy = at / n - n / 2;
-                                    const int c = class_at(*src.classes, x + (t.mirror ? -dx : dx),
-                                                           y + dy, src.outside) +
-                                                  1;
-                                    const auto pos =
-                                        std::find_if(options.begin(), options.end(), [&](int v) {
-                                            return option_accepts(v, c, groups);
-                                        });
-                                    e = e * static_cast<int>(options.size()) +
-                                        static_cast<int>(pos - options.begin());
-                                }
-                            uid = t.uid + e;
-                        }
-                        const int id = la.id_of(g);
-                        j.begin_object();
-                        j.key("px").begin_array().value(x * grid).value(y * grid);
-                        j.end_array();
-                        j.key("src")
-                            .begin_array()
-                            .value((id % cwid) * grid)
-                            .value((id / cwid) * grid)
-                            .end_array();
-                        j.key("f").value(f).key("t").value(id);
-                        j.key("d").begin_array().value(uid).value(y * map.width + x);
-                        j.end_array();
-                        j.key("a").value(1);
-                        j.end_object();
-                    }
-                j.end_array();
-                j.key("entityInstances").begin_array().end_array();
             });
-    }
-    layer_instance("IntGrid", "Classes", intgrid_uid, 0, {}, [&] {
-        j.key("intGridCsv").begin_array();
-        for (int y = 0; y < map.height; ++y)
-            for (int x = 0; x < map.width; ++x)
-                j.value(static_cast<int>((*src.classes)(x, y)) + 1);
+        }
+        for (std::size_t l = map.layers.size(); l-- > 0;) {
+            layer_instance(
+                "AutoLayer", identifier_of(map.layers[l].name), auto_uid[l], tiles_uid, paths.tiles,
+                [&] {
+                    j.key("intGridCsv").begin_array().end_array();
+                    j.key("autoLayerTiles").begin_array();
+                    for (int y = screen.y; y < screen.y + screen.height; ++y)
+                        for (int x = screen.x; x < screen.x + screen.width; ++x) {
+                            Gid g = map.layers[l].tiles(x, y);
+                            if (g == 0) continue;
+                            const int r = decision(l, x, y);
+                            int uid = catch_all_uid[l];
+                            int f = 0;
+                            if (r != kNoRule) {
+                                const Translated& t = translated[l][static_cast<std::size_t>(r)];
+                                if (t.mirror) {
+                                    g ^= kFlipHorizontal;
+                                    f = 1;
+                                }
+                                int e = 0;
+                                if (t.active)
+                                    for (const auto& [at, options] : t.expand) {
+                                        const int n = src.layers[l]
+                                                          .ordered[static_cast<std::size_t>(r)]
+                                                          .pattern.size();
+                                        const int dx = at % n - n / 2, dy = at / n - n / 2;
+                                        const int c =
+                                            class_at(*src.classes, x + (t.mirror ? -dx : dx),
+                                                     y + dy, src.outside) +
+                                            1;
+                                        const auto pos = std::find_if(
+                                            options.begin(), options.end(),
+                                            [&](int v) { return option_accepts(v, c, groups); });
+                                        e = e * static_cast<int>(options.size()) +
+                                            static_cast<int>(pos - options.begin());
+                                    }
+                                uid = t.uid + e;
+                            }
+                            const int id = la.id_of(g);
+                            j.begin_object();
+                            j.key("px")
+                                .begin_array()
+                                .value((x - screen.x) * grid)
+                                .value((y - screen.y) * grid);
+                            j.end_array();
+                            j.key("src")
+                                .begin_array()
+                                .value((id % cwid) * grid)
+                                .value((id / cwid) * grid)
+                                .end_array();
+                            j.key("f").value(f).key("t").value(id);
+                            j.key("d").begin_array().value(uid).value(
+                                (y - screen.y) * screen.width + (x - screen.x));
+                            j.end_array();
+                            j.key("a").value(1);
+                            j.end_object();
+                        }
+                    j.end_array();
+                    j.key("entityInstances").begin_array().end_array();
+                });
+        }
+        layer_instance("IntGrid", "Classes", intgrid_uid, 0, {}, [&] {
+            j.key("intGridCsv").begin_array();
+            for (int y = screen.y; y < screen.y + screen.height; ++y)
+                for (int x = screen.x; x < screen.x + screen.width; ++x)
+                    j.value(static_cast<int>((*src.classes)(x, y)) + 1);
+            j.end_array();
+            j.key("autoLayerTiles").begin_array().end_array();
+            j.key("entityInstances").begin_array().end_array();
+        });
         j.end_array();
-        j.key("autoLayerTiles").begin_array().end_array();
-        j.key("entityInstances").begin_array().end_array();
-    });
+        j.key("__neighbours").begin_array().end_array();
+        j.end_object();
+    }
     j.end_array();
-    j.key("__neighbours").begin_array().end_array();
-    j.end_object().end_array();
     j.key("worlds").begin_array().end_array();
     j.key("dummyWorldIid").value(iid_of(seed, "world"));
     j.end_object();

@@ -4,7 +4,8 @@
 //           every cell), the terrain classes (names, symbols, colours), the `outside` class (or
 //           clamp), the seed
 //   output  one JSON document (LDtk 1.5.3, validated against LDtk's published schema by the
-//           tests): one level of the map's size; an IntGrid layer "Classes" (value = class index
+//           tests): one level of the map's size (with [screens]: one level per screen, GridVania);
+//           an IntGrid layer "Classes" (value = class index
 //           + 1, identifier and colour from the recipe; value groups for the class sets the rules
 //           use most, disjoint); per tile layer an AutoLayer fed by it,
 //           whose rules are the descriptor rules translated (docs/ldtk.md) and whose
@@ -40,6 +41,10 @@ struct LdtkSource {
     std::span<const std::uint32_t> colours; // per class 0xRRGGBB
     std::optional<ClassId> outside;         // [rules] outside: a class, or nullopt = clamp
     std::uint64_t seed = 0;
+    // [screens] size in cells: one level per screen, row-major, in a GridVania world of
+    // screen-sized cells (levels at the edges are smaller when the map does not divide); 0: the
+    // whole map as one level in a Free world.
+    int screen_width = 0, screen_height = 0;
 };
 
 // The atlas as LDtk sees it: the map's atlas image, then rows of turned copies.

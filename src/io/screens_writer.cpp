@@ -6,6 +6,15 @@
 
 namespace tilegen::io {
 
+std::pair<int, int> object_anchor_cell(const Map& map, const ObjectLayer& layer, std::size_t i) {
+    const MapObject& m = layer.objects[i];
+    const bool rectangle = !layer.named.empty() && m.sprite < 0;
+    const int ax = rectangle ? m.x : m.x + map.sprites.sprite_width - 1;
+    const int ay = rectangle ? m.y : m.y - 1;
+    return {std::clamp(ax / map.atlas.tile_width, 0, map.width - 1),
+            std::clamp(ay / map.atlas.tile_height, 0, map.height - 1)};
+}
+
 Map screen_map(const Map& map, const ScreenCell& s) {
     Map out;
     out.width = s.width;
@@ -29,14 +38,7 @@ Map screen_map(const Map& map, const ScreenCell& s) {
         o.name = l.name;
         for (std::size_t i = 0; i < l.objects.size(); ++i) {
             const MapObject& m = l.objects[i];
-            const bool rectangle = !l.named.empty() && m.sprite < 0;
-            // The anchor cell: the cell of a sprite's bottom-right pixel (of the screens it
-            // covers, the one Tiled draws last, so no later screen's tiles cover it; (x, y) is
-            // its bottom-left corner), a rectangle's top-left cell; clamped to the map.
-            const int ax = rectangle ? m.x : m.x + map.sprites.sprite_width - 1;
-            const int ay = rectangle ? m.y : m.y - 1;
-            const int cx = std::clamp(ax / tw, 0, map.width - 1);
-            const int cy = std::clamp(ay / th, 0, map.height - 1);
+            const auto [cx, cy] = object_anchor_cell(map, l, i);
             if (cx < s.x || cy < s.y || cx >= s.x + s.width || cy >= s.y + s.height) continue;
             o.objects.push_back({m.sprite, m.x - px, m.y - py});
             if (!l.named.empty()) o.named.push_back(l.named[i]);

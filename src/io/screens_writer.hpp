@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/diagnostic.hpp"
@@ -22,6 +23,12 @@
 #include "io/tmx_writer.hpp"
 
 namespace tilegen::io {
+
+// The cell an object of `layer` belongs to when the map is cut into screens: the cell of a
+// sprite's bottom-right pixel (of the screens it covers, the one Tiled draws last, so no later
+// screen's tiles cover it; (x, y) is its bottom-left corner), a rectangle's top-left cell;
+// clamped to the map.
+std::pair<int, int> object_anchor_cell(const Map& map, const ObjectLayer& layer, std::size_t i);
 
 // The map of one screen (cells `s.x`.. `s.x + s.width`, `s.y`.. `s.y + s.height`).
 Map screen_map(const Map& map, const ScreenCell& s);

@@ -218,3 +218,30 @@ TEST_CASE("screens: a bad [screens] size is refused at its place, and nothing is
         CHECK(fs::directory_iterator(dir / "out") == fs::directory_iterator{});
     }
 }
+
+TEST_CASE("screens: -o X.ldtk writes the screens as GridVania levels (no .world); --infinite and "
+          ".tscn refuse [screens]") {
+    TempDir dir;
+    const fs::path recipe = screens_recipe(dir);
+    const fs::path out = dir / "w.ldtk";
+    const auto r = run_tilegen("generate " + shell_quote(recipe.string()) + " -o " +
+                               shell_quote(out.string()) + " --png none --json");
+    REQUIRE(r.exit_code == 0);
+    const Json j = JsonReader::parse(r.out);
+    CHECK(j["screens"]["world"].str == out.generic_string());
+    CHECK(j["screens"]["columns"].num == 6);
+    CHECK(j["screens"]["rows"].num == 6);
+    CHECK_FALSE(fs::exists(dir / "w.world"));
+    const Json project = JsonReader::parse(read_text(out));
+    CHECK(project["worldLayout"].str == "GridVania");
+    CHECK(project["levels"].items.size() == 36);
+    for (const char* refused : {"-o m.tmx --infinite", "-o m.tscn"}) {
+        CAPTURE(refused);
+        fs::create_directories(dir / "none");
+        const auto bad =
+            run_tilegen("generate " + shell_quote(recipe.string()) + " " + refused, dir / "none");
+        CHECK(bad.exit_code != 0);
+        CHECK(bad.err.find("[screens]") != std::string::npos);
+        CHECK(fs::directory_iterator(dir / "none") == fs::directory_iterator{});
+    }
+}

@@ -469,3 +469,74 @@ TEST_CASE("ldtk: mirror variants become flipX rules, turned targets get turned c
                 flipped += as_int(t["f"]) == 1 ? 1 : 0;
     CHECK(flipped > 0);
 }
+
+TEST_CASE("ldtk: [screens] become GridVania levels that rebuild the single-level export") {
+    // The roads recipe at 96 x 64 with screens of 16 x 11 cells: 6 x 6 levels, the last row 9
+    // cells high. Every baked tile, IntGrid value and entity of the single-level export stands
+    // in exactly one level, at the same world position.
+    TempDir dir;
+    Diagnostics d;
+    auto project =
+        io::load_project(source_dir() / "tests/data/roads/roads.toml", io::DiskFiles{}, d);
+    REQUIRE(project);
+    GenerateOptions options;
+    options.seed = 7;
+    const GenerateResult result = generate_map(*project, options);
+    std::vector<std::uint32_t> colours;
+    io::LdtkSource source = source_of(*project, result, colours);
+    const int grid = result.map.atlas.tile_width;
+    const Json whole = JsonReader::parse(io::ldtk_document(source, dir / "whole.ldtk").json);
+    source.screen_width = 16;
+    source.screen_height = 11;
+    const io::LdtkDocument doc = io::ldtk_document(source, dir / "screens.ldtk");
+    write_text(dir / "screens.ldtk", doc.json);
+    validate({(dir / "screens.ldtk").string()});
+    const Json screens = JsonReader::parse(doc.json);
+    CHECK(screens["worldLayout"].str == "GridVania");
+    CHECK(as_int(screens["worldGridWidth"]) == 16 * grid);
+    CHECK(as_int(screens["worldGridHeight"]) == 11 * grid);
+    REQUIRE(screens["levels"].items.size() == 36);
+
+    // Per layer: world pixel position -> what stands there (tile id and flips, IntGrid value,
+    // entity identifier).
+    using Placed = std::multimap<std::tuple<std::string, int, int>, std::string>;
+    const auto placed = [](const Json& level, Placed& out) {
+        const int wx = as_int(level["worldX"]), wy = as_int(level["worldY"]);
+        for (const Json& li : level["layerInstances"].items) {
+            const std::string layer = li["__identifier"].str;
+            const int cwid = as_int(li["__cWid"]);
+            for (const Json& t : li["autoLayerTiles"].items)
+                out.emplace(std::tuple{layer, wx + as_int(t["px"][0]), wy + as_int(t["px"][1])},
+                            std::to_string(as_int(t["t"])) + "/" + std::to_string(as_int(t["f"])));
+            for (std::size_t i = 0; i < li["intGridCsv"].items.size(); ++i)
+                out.emplace(std::tuple{layer, wx + static_cast<int>(i) % cwid,
+                                       wy + static_cast<int>(i) / cwid},
+                            std::to_string(as_int(li["intGridCsv"][i])));
+            for (const Json& e : li["entityInstances"].items)
+                out.emplace(std::tuple{layer, wx + as_int(e["px"][0]), wy + as_int(e["px"][1])},
+                            e["__identifier"].str + " " + e["iid"].str);
+        }
+    };
+    Placed from_whole, from_levels;
+    placed(whole["levels"][0], from_whole);
+    int worlds_ok = 0;
+    for (const Json& level : screens["levels"].items) {
+        // IntGrid cells are counted in cells: scale the level's offset back for them.
+        Placed one;
+        placed(level, one);
+        for (const auto& [key, what] : one) {
+            auto [layer, x, y] = key;
+            if (layer == "Classes") {
+                x += as_int(level["worldX"]) / grid - as_int(level["worldX"]);
+                y += as_int(level["worldY"]) / grid - as_int(level["worldY"]);
+            }
+            from_levels.emplace(std::tuple{layer, x, y}, what);
+        }
+        worlds_ok += as_int(level["pxWid"]) <= 16 * grid && as_int(level["pxHei"]) <= 11 * grid &&
+                     as_int(level["worldX"]) % (16 * grid) == 0 &&
+                     as_int(level["worldY"]) % (11 * grid) == 0;
+    }
+    CHECK(worlds_ok == 36);
+    CHECK(from_levels.size() == from_whole.size());
+    CHECK(from_levels == from_whole);
+}
