@@ -316,15 +316,6 @@ int run_generate(const Args& args) {
     auto t0 = Clock::now();
     auto project = load_recipe_or_print(recipe_arg);
     if (!project) return kExitInput;
-    if (ldtk || godot)
-        for (const Rule& rule : project->rules)
-            if (rule.pattern.corner()) {
-                print_diagnostics({error_at(
-                    rule.file, rule.line, rule.column,
-                    "layer '" + rule.layer + "' is a corner layer (2x2 rules); " +
-                        (ldtk ? "LDtk" : "Godot") + " exports cannot have corner layers yet")});
-                return kExitInput;
-            }
     GenerateOptions options;
     options.seed = seed;
     options.threads = resolve_threads(threads);

@@ -67,6 +67,10 @@ std::optional<std::string> godot_unsupported(const Map& map) {
         return "Godot's tile maps have 16-bit cell coordinates: at most 32768 cells a side, the "
                "map is " +
                std::to_string(map.width) + "x" + std::to_string(map.height);
+    if (has_corner_layer(map) && (map.width > 32767 || map.height > 32767))
+        return "Godot's tile maps have 16-bit cell coordinates: a map with a corner layer "
+               "((width+1) x (height+1) cells) has at most 32767 cells a side, the map is " +
+               std::to_string(map.width) + "x" + std::to_string(map.height);
     return std::nullopt;
 }
 
@@ -143,12 +147,17 @@ std::string godot_scene_text(const Map& map, const fs::path& scene) {
     for (const TileLayer& layer : map.layers) {
         out += "\n[node name=" + quoted(node_name(layer.name)) +
                " type=\"TileMapLayer\" parent=\".\"]\n";
+        // A corner layer: (width+1) x (height+1) cells, half a tile up and left (as the TMX's
+        // offsetx/offsety).
+        if (layer.corner)
+            out += "position = Vector2(" + std::to_string(-(map.atlas.tile_width / 2)) + ", " +
+                   std::to_string(-(map.atlas.tile_height / 2)) + ")\n";
         std::string bytes = "0, 0";
         const auto put16 = [&bytes](unsigned v) {
             bytes += ", " + std::to_string(v & 0xFF) + ", " + std::to_string((v >> 8) & 0xFF);
         };
-        for (int y = 0; y < map.height; ++y)
-            for (int x = 0; x < map.width; ++x) {
+        for (int y = 0; y < layer.tiles.height(); ++y)
+            for (int x = 0; x < layer.tiles.width(); ++x) {
                 const Gid g = layer.tiles(x, y);
                 if (g == 0) continue;
                 const int index = atlas_index_of(g);

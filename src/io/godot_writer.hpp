@@ -6,8 +6,10 @@
 //           symbol, one terrain set "matching corners and sides" with a terrain per class when the
 //           atlas has Wang ids, and one TileSetAtlasSource (id 0) over X-tiles.png declaring every
 //           atlas tile, with its terrain and peering bits from its Wang id);
-//           X.tscn: a Node2D with one TileMapLayer per tile layer (tile_map_data in Godot 4.3's
-//           PackedByteArray format 0: a uint16 0, then per cell int16 x, int16 y, uint16 source,
+//           X.tscn: a Node2D with one TileMapLayer per tile layer (a corner layer: (W+1) x (H+1)
+//           cells at position (-tile_width/2, -tile_height/2), as the TMX's offset;
+//           tile_map_data in Godot 4.3's PackedByteArray format 0: a uint16 0, then per cell
+//           int16 x, int16 y, uint16 source,
 //           uint16 atlas x, uint16 atlas y, uint16 alternative, little-endian; Tiled's flips become
 //           the alternative's transform flags flip_h 0x1000, flip_v 0x2000, transpose 0x4000), then
 //           per object layer a y-sorted Node2D of Sprite2D nodes (position = the sprite's

@@ -98,7 +98,7 @@ std::vector<ClassMask> choose_groups(std::span<const LayerRules> layers, int cla
     for (const LayerRules& layer : layers)
         for (const Rule& r : layer.ordered)
             for (int row = 0; row < r.pattern.size(); ++row)
-                for (int col = 0; col < r.pattern.size(); ++col) {
+                for (int col = 0; col < r.pattern.size() && !r.pattern.corner(); ++col) {
                     const ClassMask m = r.pattern.cell(col, row) & all;
                     if (std::popcount(m) >= 2 && std::popcount(all & ~m) >= 2) {
                         ++uses[m];
@@ -243,6 +243,7 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
     for (std::size_t l = 0; l < src.layers.size(); ++l) {
         const LayerRules& layer = src.layers[l];
         auto& out = translated[l];
+        if (map.layers[l].corner) continue; // baked only: LDtk rules cannot express 2x2 patterns
         out.resize(layer.ordered.size());
         for (std::size_t r = 0; r < layer.ordered.size(); ++r) {
             Translated& t = out[r];
@@ -289,7 +290,7 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
     // The oriented tiles: every turned target of a written rule, every baked tile.
     std::set<Gid> turned;
     for (std::size_t l = 0; l < src.layers.size(); ++l)
-        for (std::size_t r = 0; r < src.layers[l].ordered.size(); ++r)
+        for (std::size_t r = 0; r < translated[l].size(); ++r)
             if (!translated[l][r].mirror)
                 for (Gid g : src.layers[l].resolved[r].gids)
                     if (g != 0 && (g & kFlipMask) != 0) turned.insert(g);
@@ -309,7 +310,12 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
         }
         return recomputed[l](x, y);
     };
-    for (std::size_t l = 0; l < map.layers.size(); ++l)
+    for (std::size_t l = 0; l < map.layers.size(); ++l) {
+        if (map.layers[l].corner) { // (width+1) x (height+1) tiles, no rules
+            for (Gid g : map.layers[l].tiles.cells())
+                if ((g & kFlipMask) != 0) turned.insert(g);
+            continue;
+        }
         for (int y = 0; y < map.height; ++y)
             for (int x = 0; x < map.width; ++x) {
                 Gid g = map.layers[l].tiles(x, y);
@@ -319,6 +325,7 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
                     g ^= kFlipHorizontal;
                 if ((g & kFlipMask) != 0) turned.insert(g);
             }
+    }
     LdtkAtlas& la = doc.atlas;
     la.columns = atlas.columns;
     la.first_copy = atlas.image_tile_count();
@@ -536,6 +543,19 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
     for (std::size_t i = object_layers.size(); i-- > 0;)
         layer_def("Entities", identifier_of(object_layers[i]->name), entities_uid[i], no_auto);
     for (std::size_t l = map.layers.size(); l-- > 0;) {
+        if (map.layers[l].corner) { // a Tiles layer of baked tiles (its offset is the instance's)
+            layer_def("Tiles", identifier_of(map.layers[l].name), auto_uid[l], [&] {
+                j.key("intGridValues").begin_array().end_array();
+                j.key("intGridValuesGroups").begin_array().end_array();
+                j.key("autoRuleGroups").begin_array().end_array();
+                j.key("autoSourceLayerDefUid");
+                null_value(j);
+                j.key("tilesetDefUid").value(tiles_uid);
+                j.key("autoTilesetDefUid");
+                null_value(j);
+            });
+            continue;
+        }
         layer_def("AutoLayer", identifier_of(map.layers[l].name), auto_uid[l], [&] {
             j.key("intGridValues").begin_array().end_array();
             j.key("intGridValuesGroups").begin_array().end_array();
@@ -785,14 +805,49 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
         null_value(j);
         j.key("fieldInstances").begin_array().end_array();
         j.key("layerInstances").begin_array();
+        // A corner layer's instance: offset by half a tile up and left (LDtk counts a layer's
+        // cells as ceil((level pxWid - instance pxOffsetX) / gridSize), the definition's offset
+        // left out, so the offset is the instance's: screen.width + 1 columns), its tiles baked in
+        // gridTiles. Corner tile (i, j) stands in the level of cell (min(i, W-1), min(j, H-1)).
+        const auto corner_tiles = [&](const TileLayer& layer) {
+            const int cw = screen.width + 1;
+            const int x_end = screen.x + screen.width + (screen.x + screen.width == map.width);
+            const int y_end = screen.y + screen.height + (screen.y + screen.height == map.height);
+            j.key("gridTiles").begin_array();
+            for (int y = screen.y; y < y_end; ++y)
+                for (int x = screen.x; x < x_end; ++x) {
+                    const Gid g = layer.tiles(x, y);
+                    if (g == 0) continue;
+                    const int id = la.id_of(g);
+                    j.begin_object();
+                    j.key("px")
+                        .begin_array()
+                        .value((x - screen.x) * grid)
+                        .value((y - screen.y) * grid)
+                        .end_array();
+                    j.key("src")
+                        .begin_array()
+                        .value((id % cwid) * grid)
+                        .value((id / cwid) * grid)
+                        .end_array();
+                    j.key("f").value(0).key("t").value(id);
+                    j.key("d").begin_array().value((y - screen.y) * cw + (x - screen.x));
+                    j.end_array();
+                    j.key("a").value(1);
+                    j.end_object();
+                }
+            j.end_array();
+        };
         const auto layer_instance = [&](const std::string& type, const std::string& identifier,
                                         int def_uid, int tileset, const fs::path& tileset_path,
-                                        auto&& body) {
+                                        auto&& body, const TileLayer* corner = nullptr) {
+            const int off = corner != nullptr ? -(grid / 2) : 0;
+            const int extra = corner != nullptr ? 1 : 0;
             j.begin_object();
             j.key("__identifier").value(identifier).key("__type").value(type);
-            j.key("__cWid").value(screen.width).key("__cHei").value(screen.height);
+            j.key("__cWid").value(screen.width + extra).key("__cHei").value(screen.height + extra);
             j.key("__gridSize").value(grid).key("__opacity").value(1);
-            j.key("__pxTotalOffsetX").value(0).key("__pxTotalOffsetY").value(0);
+            j.key("__pxTotalOffsetX").value(off).key("__pxTotalOffsetY").value(off);
             j.key("__tilesetDefUid");
             if (tileset > 0)
                 j.value(tileset);
@@ -808,12 +863,15 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
                                       : iid_of(seed, "layer-" + std::to_string(n),
                                                static_cast<std::uint64_t>(def_uid)));
             j.key("levelId").value(level_uid_n).key("layerDefUid").value(def_uid);
-            j.key("pxOffsetX").value(0).key("pxOffsetY").value(0).key("visible").value(true);
+            j.key("pxOffsetX").value(off).key("pxOffsetY").value(off).key("visible").value(true);
             j.key("optionalRules").begin_array().end_array();
             j.key("seed").value(static_cast<std::int64_t>(seed & 0x7FFFFFFFull));
             j.key("overrideTilesetUid");
             null_value(j);
-            j.key("gridTiles").begin_array().end_array();
+            if (corner != nullptr)
+                corner_tiles(*corner);
+            else
+                j.key("gridTiles").begin_array().end_array();
             body();
             j.end_object();
         };
@@ -876,6 +934,17 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
             });
         }
         for (std::size_t l = map.layers.size(); l-- > 0;) {
+            if (map.layers[l].corner) {
+                layer_instance(
+                    "Tiles", identifier_of(map.layers[l].name), auto_uid[l], tiles_uid, paths.tiles,
+                    [&] {
+                        j.key("intGridCsv").begin_array().end_array();
+                        j.key("autoLayerTiles").begin_array().end_array();
+                        j.key("entityInstances").begin_array().end_array();
+                    },
+                    &map.layers[l]);
+                continue;
+            }
             layer_instance(
                 "AutoLayer", identifier_of(map.layers[l].name), auto_uid[l], tiles_uid, paths.tiles,
                 [&] {

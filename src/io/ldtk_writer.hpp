@@ -9,7 +9,10 @@
 //           + 1, identifier and colour from the recipe; value groups for the class sets the rules
 //           use most, disjoint); per tile layer an AutoLayer fed by it,
 //           whose rules are the descriptor rules translated (docs/ldtk.md) and whose
-//           autoLayerTiles are the tiles tilegen chose, baked; an Entities layer per object layer;
+//           autoLayerTiles are the tiles tilegen chose, baked (a corner layer: a Tiles layer of
+//           (W+1) x (H+1) baked gridTiles, no rules, its instance offset by -grid/2 in x and y;
+//           with [screens] corner tile (i, j) in the level of cell (min(i, W-1), min(j, H-1)));
+//           an Entities layer per object layer;
 //           the tileset definitions. Beside it X-ldtk-tiles.png: the atlas, then one copy per
 //           turned tile (LDtk flips only X and Y; a tile with Tiled's diagonal bit, or any tile a
 //           rule target turns, gets its own copy, its source and flips in the tileset's

@@ -188,17 +188,18 @@ TEST_CASE("generate --region with a corner layer: each window holds its corners 
           std::string::npos);
 }
 
-TEST_CASE("LDtk and Godot exports refuse corner layers with path:line:col") {
+TEST_CASE("LDtk and Godot exports take corner layers (a Tiles layer, an offset TileMapLayer)") {
+    // The exports' contents are checked in tests/io/ldtk_writer_test.cpp and godot_writer_test.cpp.
     Fixture f;
     write_text(f.dir / "c.rules", "ww ww  water\ngg gg  grass\n?? ??  shore\n");
     f.write_recipe("c.toml", "c.rules");
-    for (const char* out : {"m.ldtk", "m.tscn"}) {
-        CAPTURE(out);
-        auto r = f.generate(std::string("c.toml -o ") + out);
-        CHECK(r.exit_code == 1);
-        CHECK(r.err.find("c.rules:1:1: error: layer 'ground' is a corner layer") !=
-              std::string::npos);
-    }
+    auto r = f.generate("c.toml -o m.ldtk");
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(read_text(f.dir / "m.ldtk").find("\"__type\":\"Tiles\"") != std::string::npos);
+    r = f.generate("c.toml -o m.tscn");
+    CHECK_MESSAGE(r.exit_code == 0, r.err);
+    CHECK(read_text(f.dir / "m.tscn").find("type=\"TileMapLayer\" parent=\".\"]\nposition = ") !=
+          std::string::npos);
 }
 
 TEST_CASE("generate --region: 16 region jobs hold the infinite map's objects, each once") {

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -46,6 +47,24 @@ std::map<std::string, std::vector<Gid>> tmx_layers(const std::string& tmx) {
         }
         out[name] = std::move(gids);
         at = e;
+    }
+    return out;
+}
+
+// Each tile layer's width, height, offsetx, offsety (0 when absent) in a TMX, by layer name.
+std::map<std::string, std::array<int, 4>> tmx_geometry(const std::string& tmx) {
+    std::map<std::string, std::array<int, 4>> out;
+    std::size_t at = 0;
+    while ((at = tmx.find("<layer ", at)) != std::string::npos) {
+        const std::string tag = tmx.substr(at, tmx.find('>', at) - at);
+        const auto attr = [&](const std::string& a) {
+            const std::size_t p = tag.find(" " + a + "=\"");
+            return p == std::string::npos ? 0 : std::stoi(tag.substr(p + a.size() + 3));
+        };
+        const std::size_t n = tag.find("name=\"") + 6;
+        out[tag.substr(n, tag.find('"', n) - n)] = {attr("width"), attr("height"), attr("offsetx"),
+                                                    attr("offsety")};
+        at += tag.size();
     }
     return out;
 }
@@ -90,6 +109,7 @@ struct Cell {
 };
 struct SceneFile {
     std::vector<std::pair<std::string, std::vector<Cell>>> layers;  // TileMapLayer nodes in order
+    std::map<std::string, std::array<int, 2>> layer_position;       // TileMapLayer -> position
     std::map<std::string, std::vector<std::array<int, 6>>> sprites; // parent -> x, y, rect x y w h
     std::map<std::string, std::string> y_sorted;                    // parent -> "true"
 };
@@ -112,6 +132,11 @@ SceneFile read_tscn(const std::string& text) {
             parent = attr("parent");
             if (node_type == "TileMapLayer") f.layers.push_back({node_name, {}});
             continue;
+        }
+        if (node_type == "TileMapLayer" && line.rfind("position = ", 0) == 0) {
+            std::array<int, 2> p{};
+            REQUIRE(std::sscanf(line.c_str(), "position = Vector2(%d, %d)", &p[0], &p[1]) == 2);
+            f.layer_position[node_name] = p;
         }
         if (node_type == "Node2D" && line == "y_sort_enabled = true")
             f.y_sorted[node_name] = "true";
@@ -154,9 +179,7 @@ SceneFile read_tscn(const std::string& text) {
 std::vector<fs::path> sample_recipes(int part) {
     std::vector<fs::path> all;
     for (const auto& e : fs::directory_iterator(source_dir() / "samples"))
-        // (Samples with corner layers, *-corners.toml, are refused by Godot exports for now.)
-        if (e.path().extension() == ".toml" && !e.path().stem().string().ends_with("-corners"))
-            all.push_back(e.path());
+        if (e.path().extension() == ".toml") all.push_back(e.path());
     std::sort(all.begin(), all.end());
     std::vector<fs::path> out;
     for (std::size_t i = static_cast<std::size_t>(part); i < all.size(); i += 2)
@@ -181,7 +204,9 @@ void check_scene(const Project& project, const GenerateResult& result,
     const fs::path scene = "x.tscn";
     const TileSetFile tres = read_tres(io::godot_tileset_text(map, project.recipe.terrain, scene));
     const SceneFile tscn = read_tscn(io::godot_scene_text(map, scene));
-    const auto want = tmx_layers(io::map_text(map, "x.tmx"));
+    const std::string tmx = io::map_text(map, "x.tmx");
+    const auto want = tmx_layers(tmx);
+    const auto geometry = tmx_geometry(tmx);
     REQUIRE(tres.tile_w == map.atlas.tile_width);
     // Atlas columns as Godot counts them: the texture's width over the region size.
     const int columns = map.atlas.image.width() / tres.tile_w;
@@ -189,9 +214,17 @@ void check_scene(const Project& project, const GenerateResult& result,
     std::size_t wrong = 0;
     for (const auto& [name, cells] : tscn.layers) {
         REQUIRE(want.count(name) == 1);
-        std::vector<Gid> got(static_cast<std::size_t>(map.width * map.height), 0);
+        // The layer's size and offset as the TMX has them: a corner layer (width+1) x (height+1)
+        // at (-tile_width/2, -tile_height/2), the node at that position.
+        const auto [w, h, offset_x, offset_y] = geometry.at(name);
+        const auto pos = tscn.layer_position.find(name);
+        const std::array<int, 2> position =
+            pos == tscn.layer_position.end() ? std::array<int, 2>{0, 0} : pos->second;
+        CHECK(position[0] == offset_x);
+        CHECK(position[1] == offset_y);
+        std::vector<Gid> got(static_cast<std::size_t>(w * h), 0);
         for (const Cell& c : cells) {
-            if (c.x < 0 || c.y < 0 || c.x >= map.width || c.y >= map.height || c.source != 0) {
+            if (c.x < 0 || c.y < 0 || c.x >= w || c.y >= h || c.source != 0) {
                 ++wrong;
                 continue;
             }
@@ -202,7 +235,7 @@ void check_scene(const Project& project, const GenerateResult& result,
             if (c.alternative & 0x2000) g |= kFlipVertical;
             if (c.alternative & 0x4000) g |= kFlipDiagonal;
             wrong += (c.alternative & 0x0FFF) != 0;
-            got[static_cast<std::size_t>(c.y * map.width + c.x)] = g;
+            got[static_cast<std::size_t>(c.y * w + c.x)] = g;
         }
         CHECK(got == want.at(name));
     }

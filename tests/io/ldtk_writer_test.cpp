@@ -204,7 +204,7 @@ Checked check_export(const Json& defs, const Json& level, const io::LdtkAtlas& a
     CHECK(intgrid == classes);
 
     for (const Json& li : level["layerInstances"].items) {
-        if (li["__type"].str != "AutoLayer") continue;
+        if (li["__type"].str != "AutoLayer" && li["__type"].str != "Tiles") continue;
         ++auto_layers;
         const std::string ident = li["__identifier"].str;
         // The TMX layer of this name (identifiers capitalise the first letter).
@@ -216,6 +216,42 @@ Checked check_export(const Json& defs, const Json& level, const io::LdtkAtlas& a
                     ident)
                 want = &gids;
         REQUIRE(want != nullptr);
+        if (li["__type"].str == "Tiles") {
+            // A corner layer (docs/rules.md): (W+1) x (H+1) baked tiles, tile (i, j) at cell (i, j)
+            // of a layer offset by half a tile up and left; the offset is the instance's, so that
+            // LDtk counts W+1 columns (ceil((pxWid - pxOffsetX) / grid)).
+            const int cw = map.width + 1, ch = map.height + 1;
+            REQUIRE(want->size() == static_cast<std::size_t>(cw * ch));
+            CHECK(as_int(li["__cWid"]) == cw);
+            CHECK(as_int(li["__cHei"]) == ch);
+            CHECK(as_int(li["__cWid"]) ==
+                  (as_int(level["pxWid"]) - as_int(li["pxOffsetX"]) + grid - 1) / grid);
+            CHECK(as_int(li["__cHei"]) ==
+                  (as_int(level["pxHei"]) - as_int(li["pxOffsetY"]) + grid - 1) / grid);
+            CHECK(as_int(li["__pxTotalOffsetX"]) == -grid / 2);
+            CHECK(as_int(li["__pxTotalOffsetY"]) == -grid / 2);
+            CHECK(li["autoLayerTiles"].items.empty());
+            std::vector<Gid> got(want->size(), 0);
+            for (const Json& t : li["gridTiles"].items) {
+                const int x = as_int(t["px"][0]) / grid, y = as_int(t["px"][1]) / grid;
+                if (x < 0 || y < 0 || x >= cw || y >= ch) {
+                    ++out.wrong;
+                    continue;
+                }
+                const int id = as_int(t["t"]), f = as_int(t["f"]);
+                out.wrong += as_int(t["src"][0]) != (id % cwid) * grid ||
+                             as_int(t["src"][1]) != (id / cwid) * grid ||
+                             as_int(t["d"][0]) != y * cw + x;
+                Gid g = copy_gid.count(id) ? copy_gid[id] : static_cast<Gid>(id + 1);
+                if (f & 1) g ^= kFlipHorizontal;
+                if (f & 2) g ^= kFlipVertical;
+                out.wrong += got[static_cast<std::size_t>(y * cw + x)] != 0;
+                got[static_cast<std::size_t>(y * cw + x)] = g;
+                ++out.cells;
+            }
+            CHECK(got == *want);
+            continue;
+        }
         std::vector<Gid> got(want->size(), 0);
         const auto& rules = rules_of[ident];
         for (const Json& t : li["autoLayerTiles"].items) {
@@ -277,9 +313,7 @@ Checked check_export(const Json& defs, const Json& level, const io::LdtkAtlas& a
 std::vector<fs::path> sample_recipes(int part) {
     std::vector<fs::path> all;
     for (const auto& e : fs::directory_iterator(source_dir() / "samples"))
-        // (Samples with corner layers, *-corners.toml, are refused by LDtk exports for now.)
-        if (e.path().extension() == ".toml" && !e.path().stem().string().ends_with("-corners"))
-            all.push_back(e.path());
+        if (e.path().extension() == ".toml") all.push_back(e.path());
     std::sort(all.begin(), all.end());
     std::vector<fs::path> out;
     for (std::size_t i = static_cast<std::size_t>(part); i < all.size(); i += 2)
@@ -538,5 +572,62 @@ TEST_CASE("ldtk: [screens] become GridVania levels that rebuild the single-level
     }
     CHECK(worlds_ok == 36);
     CHECK(from_levels.size() == from_whole.size());
+    CHECK(from_levels == from_whole);
+}
+
+TEST_CASE("ldtk: [screens] with a corner layer: each corner tile in one level, at its place") {
+    // two-terrain-corners at 20 x 14 cut into screens of 7 x 5: 3 x 3 levels, the last column
+    // 6 cells wide, the last row 4 high. Corner tile (i, j) goes to the level holding cell
+    // (min(i, W-1), min(j, H-1)): each level's Tiles layer has its cells + 1 columns (LDtk's
+    // count with the instance offset), the last one used only at the map's right (bottom) edge.
+    TempDir dir;
+    Diagnostics d;
+    auto project =
+        io::load_project(source_dir() / "samples/two-terrain-corners.toml", io::DiskFiles{}, d);
+    REQUIRE(project);
+    GenerateOptions options;
+    options.seed = 3;
+    options.width = 20;
+    options.height = 14;
+    const GenerateResult result = generate_map(*project, options);
+    std::vector<std::uint32_t> colours;
+    io::LdtkSource source = source_of(*project, result, colours);
+    const int grid = result.map.atlas.tile_width;
+    const Json whole = JsonReader::parse(io::ldtk_document(source, dir / "whole.ldtk").json);
+    source.screen_width = 7;
+    source.screen_height = 5;
+    const io::LdtkDocument doc = io::ldtk_document(source, dir / "screens.ldtk");
+    write_text(dir / "screens.ldtk", doc.json);
+    validate({(dir / "screens.ldtk").string()});
+    const Json screens = JsonReader::parse(doc.json);
+    REQUIRE(screens["levels"].items.size() == 9);
+    // World pixel position of each tile's top-left -> tile id, for every Tiles layer.
+    using Placed = std::multimap<std::tuple<std::string, int, int>, int>;
+    std::size_t wrong = 0;
+    const auto placed = [&](const Json& level, Placed& out) {
+        const int wx = as_int(level["worldX"]), wy = as_int(level["worldY"]);
+        const int cw = as_int(level["pxWid"]) / grid, ch = as_int(level["pxHei"]) / grid;
+        const bool right = wx + cw * grid == 20 * grid, bottom = wy + ch * grid == 14 * grid;
+        for (const Json& li : level["layerInstances"].items) {
+            if (li["__type"].str != "Tiles") continue;
+            wrong += as_int(li["__cWid"]) != cw + 1 || as_int(li["__cHei"]) != ch + 1;
+            wrong += as_int(li["__pxTotalOffsetX"]) != -grid / 2;
+            for (const Json& t : li["gridTiles"].items) {
+                const int x = as_int(t["px"][0]) / grid, y = as_int(t["px"][1]) / grid;
+                wrong += x > cw || y > ch || (x == cw && !right) || (y == ch && !bottom);
+                wrong += as_int(t["d"][0]) != y * (cw + 1) + x;
+                out.emplace(std::tuple{li["__identifier"].str,
+                                       wx + as_int(li["__pxTotalOffsetX"]) + as_int(t["px"][0]),
+                                       wy + as_int(li["__pxTotalOffsetY"]) + as_int(t["px"][1])},
+                            as_int(t["t"]));
+            }
+        }
+    };
+    Placed from_whole, from_levels;
+    placed(whole["levels"][0], from_whole);
+    for (const Json& level : screens["levels"].items)
+        placed(level, from_levels);
+    CHECK(wrong == 0);
+    CHECK(from_whole.size() > 21 * 15 / 2);
     CHECK(from_levels == from_whole);
 }
