@@ -966,10 +966,11 @@ LdtkDocument ldtk_document(const LdtkSource& src, const fs::path& path) {
                                 int e = 0;
                                 if (t.active)
                                     for (const auto& [at, options] : t.expand) {
-                                        const int n = src.layers[l]
-                                                          .ordered[static_cast<std::size_t>(r)]
-                                                          .pattern.size();
-                                        const int dx = at % n - n / 2, dy = at / n - n / 2;
+                                        const int side = src.layers[l]
+                                                             .ordered[static_cast<std::size_t>(r)]
+                                                             .pattern.size();
+                                        const int dx = at % side - side / 2,
+                                                  dy = at / side - side / 2;
                                         const int c =
                                             class_at(*src.classes, x + (t.mirror ? -dx : dx),
                                                      y + dy, src.outside) +
