@@ -35,6 +35,18 @@ std::string read_text(const std::filesystem::path& path);
 void write_text(const std::filesystem::path& path, const std::string& text);
 std::string shell_quote(const std::string& s);
 
+// How many seeds (or random cases) a many-seed test runs: `full` in a plain build; a tenth (at
+// least `least`) in the sanitizer build, which is about five times slower and looks for memory
+// errors and undefined behaviour (the plain build of the same suite checks every seed).
+constexpr int cases(int full, int least = 10) {
+#ifdef TILEGEN_TESTS_SANITIZED
+    return full / 10 > least ? full / 10 : (full < least ? full : least);
+#else
+    (void)least;
+    return full;
+#endif
+}
+
 // The repository root (where samples/, rules/, tilesets/ live).
 std::filesystem::path source_dir();
 bool have_program(const std::string& name);

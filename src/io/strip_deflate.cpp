@@ -394,8 +394,10 @@ void StripDeflater::flush_block(const std::uint8_t* in, std::size_t block_start,
             w.align();
             w.put(len | ((len ^ 0xffff) << 16), 32);
             w.flush();
-            std::memcpy(w.p, in + from, len);
-            w.p += len;
+            if (len > 0) { // (an empty piece may come with no buffer at all)
+                std::memcpy(w.p, in + from, len);
+                w.p += len;
+            }
         }
     } else {
         std::array<std::uint32_t, 286> litlen_codes{};

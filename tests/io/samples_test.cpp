@@ -122,7 +122,7 @@ TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on t
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
         REQUIRE(project);
         std::uint64_t objects = 0;
-        for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+        for (std::uint64_t seed = 1; seed <= std::uint64_t(test::cases(200)); ++seed) {
             GenerateOptions options;
             options.seed = seed * 7919;
             options.width = 32 + static_cast<int>(seed % 5) * 8;
@@ -182,7 +182,7 @@ TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on t
                     }
             }
         }
-        if (!project->recipe.objects.empty()) CHECK(objects > 200);
+        if (!project->recipe.objects.empty()) CHECK(objects > std::uint64_t(test::cases(200)));
     }
 }
 
@@ -194,7 +194,7 @@ TEST_CASE("every sample at its own size, 200 seeds: every class within a point o
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
         REQUIRE(project);
         double worst = 0;
-        for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+        for (std::uint64_t seed = 1; seed <= std::uint64_t(test::cases(200)); ++seed) {
             GenerateOptions options;
             options.seed = seed;
             options.threads = 2;

@@ -12,6 +12,7 @@
 #include "core/rules/autotile.hpp"
 #include "core/rules/class_passes.hpp"
 #include "core/rules/rule_parser.hpp"
+#include "test_support.hpp"
 
 using namespace tilegen;
 
@@ -194,7 +195,7 @@ ClassGrid random_grid(std::mt19937_64& rng, int w, int h, int classes) {
 TEST_CASE("class passes equal the plain reference on random grids and rule sets") {
     std::mt19937_64 rng(20261124);
     int checked = 0, reduced_like = 0, with5 = 0;
-    for (int trial = 0; trial < 160; ++trial) {
+    for (int trial = 0; trial < test::cases(160); ++trial) {
         const int class_choices[] = {2, 3, 5, 8, 17};
         const int classes = class_choices[rng() % 5];
         const bool allow5 = rng() % 3 == 0;
@@ -416,7 +417,7 @@ TEST_CASE("the class pass examples of docs/rules.md") {
 TEST_CASE("a cell's history replayed from a window equals the full run's, at every cell") {
     std::mt19937_64 rng(77);
     int cells = 0;
-    for (int trial = 0; trial < 40; ++trial) {
+    for (int trial = 0; trial < test::cases(40); ++trial) {
         const int classes = 2 + static_cast<int>(rng() % 4);
         const bool allow_star = trial % 2 == 0;
         const std::string text = random_rules(rng, classes, trial % 3 == 0, allow_star);
