@@ -54,7 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         lines += c == '\n';
     std::map<std::string, std::vector<Rule>> layers;
     for (const Rule& r : rules) {
-        FUZZ_CHECK(r.pattern.size() == 1 || r.pattern.size() == 3 || r.pattern.size() == 5,
+        // 1, 3 and 5: centred neighbourhoods; 2: a corner layer's 2x2 pattern (docs/rules.md).
+        FUZZ_CHECK(r.pattern.size() == 1 || r.pattern.size() == 2 || r.pattern.size() == 3 ||
+                       r.pattern.size() == 5,
                    "pattern size");
         FUZZ_CHECK(r.line >= 1 && static_cast<std::size_t>(r.line) <= lines,
                    "rule line inside the text");
