@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
@@ -33,6 +34,18 @@ std::string shell_quote(const std::string& s) {
             out += c;
     }
     return out + "'";
+}
+
+std::vector<fs::path> sample_recipes(int part, int parts) {
+    std::vector<fs::path> all;
+    for (const auto& e : fs::directory_iterator(source_dir() / "samples"))
+        if (e.path().extension() == ".toml") all.push_back(e.path());
+    std::sort(all.begin(), all.end());
+    std::vector<fs::path> out;
+    for (std::size_t i = static_cast<std::size_t>(part); i < all.size();
+         i += static_cast<std::size_t>(parts))
+        out.push_back(all[i]);
+    return out;
 }
 
 std::string read_text(const fs::path& path) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace tilegen::test {
 
@@ -46,6 +47,10 @@ constexpr int cases(int full, int least = 10) {
     return full;
 #endif
 }
+
+// samples/*.toml, sorted; with `parts` > 1 only every parts-th one from `part` (to split a long
+// test case over several).
+std::vector<std::filesystem::path> sample_recipes(int part = 0, int parts = 1);
 
 // The repository root (where samples/, rules/, tilesets/ live).
 std::filesystem::path source_dir();

@@ -26,14 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<fs::path> sample_recipes() {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(test::source_dir() / "samples"))
-        if (e.path().extension() == ".toml") out.push_back(e.path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 struct Loaded {
     Project project;
     Atlas atlas;
@@ -274,7 +266,7 @@ Grid<int> apply_like_tiled(const ReadMap& m, const ClassGrid& classes, int class
 } // namespace
 
 TEST_CASE("export-rules: every shipped rule file's rule maps read back into the same rules") {
-    for (const fs::path& recipe : sample_recipes()) {
+    for (const fs::path& recipe : test::sample_recipes()) {
         CAPTURE(recipe.string());
         const Loaded l = load(recipe);
         const int k = static_cast<int>(l.project.recipe.terrain.size());

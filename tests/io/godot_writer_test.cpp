@@ -176,17 +176,6 @@ SceneFile read_tscn(const std::string& text) {
     return f;
 }
 
-std::vector<fs::path> sample_recipes(int part) {
-    std::vector<fs::path> all;
-    for (const auto& e : fs::directory_iterator(source_dir() / "samples"))
-        if (e.path().extension() == ".toml") all.push_back(e.path());
-    std::sort(all.begin(), all.end());
-    std::vector<fs::path> out;
-    for (std::size_t i = static_cast<std::size_t>(part); i < all.size(); i += 2)
-        out.push_back(all[i]);
-    return out;
-}
-
 // Godot's peering bit for one direction of the painter's names (n ne e se s sw w nw).
 std::string peering_of(const std::string& dir) {
     static const std::map<std::string, std::string> m = {
@@ -278,7 +267,7 @@ void check_scene(const Project& project, const GenerateResult& result,
 }
 
 void check_samples(int part) {
-    for (const fs::path& recipe : sample_recipes(part)) {
+    for (const fs::path& recipe : test::sample_recipes(part, 2)) {
         CAPTURE(recipe.string());
         Diagnostics d;
         auto project = io::load_project(recipe, io::DiskFiles{}, d);

@@ -309,18 +309,6 @@ Checked check_export(const Json& defs, const Json& level, const io::LdtkAtlas& a
     return out;
 }
 
-// The samples, sorted; `part` 0 or 1 picks every other one (two test cases of about 1 s each).
-std::vector<fs::path> sample_recipes(int part) {
-    std::vector<fs::path> all;
-    for (const auto& e : fs::directory_iterator(source_dir() / "samples"))
-        if (e.path().extension() == ".toml") all.push_back(e.path());
-    std::sort(all.begin(), all.end());
-    std::vector<fs::path> out;
-    for (std::size_t i = static_cast<std::size_t>(part); i < all.size(); i += 2)
-        out.push_back(all[i]);
-    return out;
-}
-
 io::LdtkSource source_of(const Project& project, const GenerateResult& result,
                          std::vector<std::uint32_t>& colours) {
     colours.clear();
@@ -413,13 +401,13 @@ std::vector<std::string> check_recipes(const std::vector<fs::path>& recipes, int
 TEST_CASE("ldtk: samples (first half), 20 seeds: baked tiles equal the TMX's, rules pick as "
           "tilegen did, the files validate against LDtk's schema") {
     TempDir dir;
-    validate(check_recipes(sample_recipes(0), 20, 20, 14, dir.path()));
+    validate(check_recipes(test::sample_recipes(0, 2), 20, 20, 14, dir.path()));
 }
 
 TEST_CASE("ldtk: samples (second half), 20 seeds: baked tiles equal the TMX's, rules pick as "
           "tilegen did, the files validate against LDtk's schema") {
     TempDir dir;
-    validate(check_recipes(sample_recipes(1), 20, 20, 14, dir.path()));
+    validate(check_recipes(test::sample_recipes(1, 2), 20, 20, 14, dir.path()));
 }
 
 TEST_CASE("ldtk: places and objects are entities at their pixel positions") {

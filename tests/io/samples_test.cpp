@@ -18,20 +18,12 @@
 using namespace tilegen;
 namespace fs = std::filesystem;
 
-namespace {
-std::vector<fs::path> sample_recipes() {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(test::source_dir() / "samples"))
-        if (e.path().extension() == ".toml") out.push_back(e.path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-} // namespace
+namespace {} // namespace
 
 TEST_CASE("every sample: every 3x3 neighbourhood is decided by a real rule, not the catch-all") {
     // (A recipe with [rules] legalise draws only some neighbourhoods on purpose: legalise keeps
     // the others out of its class grids; the next test case checks that on 200 seeds.)
-    for (const fs::path& recipe : sample_recipes()) {
+    for (const fs::path& recipe : test::sample_recipes()) {
         CAPTURE(recipe.string());
         Diagnostics d;
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
@@ -116,7 +108,7 @@ std::vector<std::pair<ClassId, std::size_t>> region_sizes(const ClassGrid& g,
 
 TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on their classes and "
           "never overlapping") {
-    for (const fs::path& recipe : sample_recipes()) {
+    for (const fs::path& recipe : test::sample_recipes()) {
         CAPTURE(recipe.string());
         Diagnostics d;
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
@@ -188,7 +180,7 @@ TEST_CASE("every sample, 200 seeds: no unmatched cell, shares kept, objects on t
 
 TEST_CASE("every sample at its own size, 200 seeds: every class within a point of its share "
           "(share_error)") {
-    for (const fs::path& recipe : sample_recipes()) {
+    for (const fs::path& recipe : test::sample_recipes()) {
         CAPTURE(recipe.string());
         Diagnostics d;
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
@@ -289,7 +281,7 @@ TEST_CASE(
 TEST_CASE("every shipped rule file passes check --strict (through the samples that use it), "
           "class passes included") {
     std::set<std::string> checked;
-    for (const fs::path& recipe : sample_recipes()) {
+    for (const fs::path& recipe : test::sample_recipes()) {
         CAPTURE(recipe.string());
         Diagnostics d;
         auto project = io::load_project(recipe, io::DiskFiles{}, d);
