@@ -86,29 +86,13 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
         need_slope = need_slope || (r.flat > 0 && !heights.empty());
     if (need_slope && !slope_given) slope = slope_of(heights);
     const Grid<float>& slopes = slope_given ? *slope_given : slope;
-    // Integral image of the cells on the rule's classes (reused per rule).
-    std::vector<std::uint32_t> sum(static_cast<std::size_t>(w + 1) * (h + 1), 0);
+    std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer, reused per rule
 
     for (std::size_t ri = 0; ri < rules.size(); ++ri) {
         const PlaceRule& rule = rules[ri];
         result.placed.push_back(0);
         if (rule.count <= 0) continue;
         const int fw = rule.footprint_w, fh = rule.footprint_h;
-        for (int y = 0; y < h; ++y) {
-            std::uint32_t row = 0;
-            const ClassId* cr = classes.row(y);
-            for (int x = 0; x < w; ++x) {
-                row += (rule.on >> cr[x]) & 1u;
-                sum[static_cast<std::size_t>(y + 1) * (w + 1) + x + 1] =
-                    sum[static_cast<std::size_t>(y) * (w + 1) + x + 1] + row;
-            }
-        }
-        auto on_count = [&](int x, int y) {
-            const auto at = [&](int xx, int yy) {
-                return sum[static_cast<std::size_t>(yy) * (w + 1) + xx];
-            };
-            return at(x + fw, y + fh) - at(x, y + fh) - at(x + fw, y) + at(x, y);
-        };
         std::vector<std::uint16_t> near;
         if (rule.near) near = distance_to(classes, rule.near, rule.near_distance);
         const std::uint64_t stream = hash_values(seed, 0x706c61636573ull /* "places" */, ri);
@@ -119,36 +103,32 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
             std::uint32_t index = 0;
         };
         std::vector<Candidate> best(static_cast<std::size_t>(bw) * bh);
-        const auto want = static_cast<std::uint32_t>(fw * fh);
-        for (int y = 0; y + fh <= h; ++y) {
-            if (rule.face && y + fh >= h) continue;
-            for (int x = 0; x + fw <= w; ++x) {
-                if (on_count(x, y) != want) continue;
-                bool ok = true;
-                for (int yy = y; ok && yy < y + fh; ++yy)
-                    for (int xx = x; ok && xx < x + fw; ++xx) {
-                        const std::size_t c = static_cast<std::size_t>(yy) * w + xx;
-                        if (occupied[c]) ok = false;
-                        if (need_slope && rule.flat > 0 && slopes(xx, yy) > rule.flat) ok = false;
-                    }
-                if (ok && rule.face)
-                    for (int xx = x; ok && xx < x + fw; ++xx)
-                        ok = (rule.face >> classes(xx, y + fh) & 1u) != 0;
-                if (ok && rule.near) {
-                    bool close = false;
-                    for (int yy = y; !close && yy < y + fh; ++yy)
-                        for (int xx = x; !close && xx < x + fw; ++xx)
-                            close =
-                                near[static_cast<std::size_t>(yy) * w + xx] <= rule.near_distance;
-                    ok = close;
-                }
-                if (!ok) continue;
-                const Candidate c{hash_position(stream, x, y),
-                                  static_cast<std::uint32_t>(y * w + x)};
-                Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
-                if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
+        // A footprint cell: on the rule's classes, free, and (with `flat`) no steeper than it.
+        const bool flat = need_slope && rule.flat > 0;
+        const ClassId* cls = classes.cells().data();
+        const float* slope_cells = flat ? slopes.cells().data() : nullptr;
+        const auto covered = [&](std::size_t c) {
+            return (rule.on >> cls[c] & 1u) && !occupied[c] &&
+                   !(flat && slope_cells[c] > rule.flat);
+        };
+        for_each_covered_anchor(w, h, fw, fh, rows, covered, [&](int x, int y) {
+            if (rule.face && y + fh >= h) return;
+            bool ok = true;
+            if (ok && rule.face)
+                for (int xx = x; ok && xx < x + fw; ++xx)
+                    ok = (rule.face >> classes(xx, y + fh) & 1u) != 0;
+            if (ok && rule.near) {
+                bool close = false;
+                for (int yy = y; !close && yy < y + fh; ++yy)
+                    for (int xx = x; !close && xx < x + fw; ++xx)
+                        close = near[static_cast<std::size_t>(yy) * w + xx] <= rule.near_distance;
+                ok = close;
             }
-        }
+            if (!ok) return;
+            const Candidate c{hash_position(stream, x, y), static_cast<std::uint32_t>(y * w + x)};
+            Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
+            if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
+        });
         std::vector<Candidate> kept;
         for (const Candidate& c : best)
             if (c.score != std::numeric_limits<std::uint64_t>::max()) kept.push_back(c);

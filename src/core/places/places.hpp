@@ -63,6 +63,29 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
                           const Grid<float>* slope = nullptr);
 
+// Calls f(x, y) for every anchor (top-left cell) of an fw x fh block inside a w x h map whose
+// cells all pass covered(cell index), ordered by the block's last row, then by x. One streaming
+// pass: per row, the run of covered cells ending at each x (capped at fw), and per column the rows
+// in a row whose run reached fw (capped at fh). `rows` is a buffer (w entries, reused).
+template <class Covered, class F>
+void for_each_covered_anchor(int w, int h, int fw, int fh, std::vector<std::uint16_t>& rows,
+                             Covered&& covered, F&& f) {
+    rows.assign(static_cast<std::size_t>(w), 0);
+    const auto cap_w = static_cast<std::uint16_t>(fw), cap_h = static_cast<std::uint16_t>(fh);
+    for (int y = 0; y < h; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * w;
+        std::uint16_t run = 0;
+        for (int x = 0; x < w; ++x) {
+            run = covered(row + x) ? static_cast<std::uint16_t>(run + (run < cap_w ? 1 : 0))
+                                   : std::uint16_t{0};
+            std::uint16_t& up = rows[static_cast<std::size_t>(x)];
+            up = run == cap_w ? static_cast<std::uint16_t>(up + (up < cap_h ? 1 : 0))
+                              : std::uint16_t{0};
+            if (up == cap_h) f(x - fw + 1, y - fh + 1);
+        }
+    }
+}
+
 // Per cell: 1 where a place's footprint covers it.
 std::vector<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places);
 

@@ -38,23 +38,11 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
 Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     const std::vector<std::uint8_t>& target, const std::vector<Box>& boxes) {
     const std::size_t n = static_cast<std::size_t>(grid.width) * grid.height;
-    if (node_.size() != n) {
-        node_.assign(n, 0);
+    if (dist_.size() != n) {
+        dist_.assign(n, kInfinite);
         parent_.assign(n, kSource);
-        generation_ = 0;
     }
-    if (++generation_ == 0x80000000u) { // wrapped: clear the stamps once
-        std::fill(node_.begin(), node_.end(), 0);
-        generation_ = 1;
-    }
-    // node_: bits 32-62 the generation that touched the cell, bit 63 settled, bits 0-31 its
-    // cost so far (valid when touched in this generation).
-    const std::uint64_t touched = static_cast<std::uint64_t>(generation_) << 32;
-    constexpr std::uint64_t kSettled = std::uint64_t{1} << 63;
-    const auto dist = [&](std::uint32_t c) {
-        const std::uint64_t v = node_[c];
-        return (v & ~kSettled) >> 32 == generation_ ? static_cast<std::uint32_t>(v) : kInfinite;
-    };
+    touched_.clear();
     explored_ = 0;
     std::uint16_t lo = grid.min_cost, hi = grid.max_cost;
     if (lo == 0 || hi == 0) std::tie(lo, hi) = cost_bounds(grid);
@@ -64,7 +52,7 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
     const bool astar = !boxes.empty() && boxes.size() <= 64;
     const std::uint64_t per_cell =
         astar ? (grid.max_bridge > 0 ? std::min<std::uint64_t>(lo, grid.bridge_cost) : lo) : 0;
-    const int w = grid.width;
+    const int w = grid.width, h = grid.height;
     const auto heuristic = [&](int x, int y) -> std::uint64_t {
         if (!astar) return 0;
         int best = 0x7FFFFFFF;
@@ -83,74 +71,95 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
     // heuristic) grows by at most twice that.
     const std::uint64_t max_move = static_cast<std::uint64_t>(hi) +
                                    static_cast<std::uint64_t>(grid.max_bridge) * grid.bridge_cost;
-    std::uint64_t first = ~std::uint64_t{0};
-    for (std::uint32_t s : sources)
-        first = std::min(first, heuristic_of(s));
-    queue_.reset(sources.empty() ? 0 : first, 2 * max_move + 2);
+    // The sources enter with keys first..last (their heuristics): the ring must hold that spread
+    // too, or a far source's key would wrap onto a nearer bucket and come out too early.
+    std::uint64_t first = ~std::uint64_t{0}, last = 0;
     for (std::uint32_t s : sources) {
-        if (dist(s) == 0) continue;
-        node_[s] = touched;
-        parent_[s] = kSource;
+        first = std::min(first, heuristic_of(s));
+        last = std::max(last, heuristic_of(s));
+    }
+    if (sources.empty()) first = last = 0;
+    queue_.reset(first, last - first + 2 * max_move + 2);
+    std::uint32_t* dist = dist_.data();
+    std::uint8_t* parent = parent_.data();
+    // Sets a cell's cost so far (remembering the cells to reset after the call).
+    const auto reach = [&](std::uint32_t c, std::uint32_t d, std::uint8_t from) {
+        if (dist[c] == kInfinite) touched_.push_back(c);
+        dist[c] = d;
+        parent[c] = from;
+    };
+    for (std::uint32_t s : sources) {
+        if (dist[s] == 0) continue;
+        reach(s, 0, kSource);
         queue_.push(heuristic_of(s), s);
     }
     Route r;
     std::uint32_t found = kInfinite;
     const std::uint16_t* cost = grid.cost.data();
     const std::uint8_t* span = grid.span.data();
+    const std::uint8_t* is_target = target.data();
     while (!queue_.empty()) {
-        const std::uint32_t c = queue_.pop().second;
-        if (node_[c] & kSettled) continue; // stale entry
-        node_[c] |= kSettled;
-        const auto d = static_cast<std::uint32_t>(node_[c]);
+        const auto [key, c] = queue_.pop();
+        const std::uint32_t d = dist[c];
+        const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
+        const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
+        // A cell's entries have strictly falling keys, and the heuristic is consistent: the entry
+        // whose key is its final cost plus the heuristic comes out first; the others are stale.
+        if (key != d + heuristic(x, y)) continue;
         ++explored_;
-        if (target[c]) {
+        if (is_target[c]) {
             found = c;
             break;
         }
-        const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
-        const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
         const bool from_water = span[c] != 0;
         for (int dir = 0; dir < 4; ++dir) {
-            const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
-            if (!move) continue;
-            const std::uint32_t nc = move->cell;
+            std::uint32_t nc = 0;
+            int k = 0;
+            const int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+            nc = static_cast<std::uint32_t>(ny * w + nx);
+            if (span[nc]) { // a bridge (rare): the general move
+                const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
+                if (!move) continue;
+                nc = move->cell;
+                k = move->bridged;
+            }
             const std::uint16_t step = cost[nc];
             if (step == kBlocked) continue;
-            const int k = move->bridged;
             const std::uint32_t nd = d + static_cast<std::uint32_t>(k) * grid.bridge_cost + step;
-            const std::uint64_t v = node_[nc];
-            const bool seen = (v & ~kSettled) >> 32 == generation_;
-            if (seen && ((v & kSettled) || nd >= static_cast<std::uint32_t>(v))) continue;
-            node_[nc] = touched | nd;
-            parent_[nc] = static_cast<std::uint8_t>(dir | (k << 2));
+            if (nd >= dist[nc]) continue; // reached as cheaply before (or settled)
+            reach(nc, nd, static_cast<std::uint8_t>(dir | (k << 2)));
             const int len = k + 1;
             queue_.push(nd + heuristic(x + kRouteDx[dir] * len, y + kRouteDy[dir] * len), nc);
         }
     }
-    if (found == kInfinite) return r;
-    r.found = true;
-    r.cost = dist(found);
-    std::uint32_t c = found;
-    while (true) {
-        r.cells.push_back(c);
-        r.bridged.push_back(0);
-        const std::uint8_t p = parent_[c];
-        if (p == kSource) break;
-        const int dir = p & 3, k = p >> 2;
-        int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
-        int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
-        for (int i = 0; i < k; ++i) {
+    if (found != kInfinite) {
+        r.found = true;
+        r.cost = dist[found];
+        std::uint32_t c = found;
+        while (true) { // back along the parents
+            r.cells.push_back(c);
+            r.bridged.push_back(0);
+            const std::uint8_t p = parent[c];
+            if (p == kSource) break;
+            const int dir = p & 3, k = p >> 2;
+            int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
+            int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
+            for (int i = 0; i < k; ++i) {
+                x -= kRouteDx[dir];
+                y -= kRouteDy[dir];
+                r.cells.push_back(static_cast<std::uint32_t>(y * w + x));
+                r.bridged.push_back(1);
+            }
             x -= kRouteDx[dir];
             y -= kRouteDy[dir];
-            r.cells.push_back(static_cast<std::uint32_t>(y * w + x));
-            r.bridged.push_back(1);
+            c = static_cast<std::uint32_t>(y * w + x);
         }
-        x -= kRouteDx[dir];
-        y -= kRouteDy[dir];
-        c = static_cast<std::uint32_t>(y * w + x);
+        std::reverse(r.cells.begin(), r.cells.end());
+        std::reverse(r.bridged.begin(), r.bridged.end());
     }
-    std::reverse(r.cells.begin(), r.cells.end());
-    std::reverse(r.bridged.begin(), r.bridged.end());
+    for (std::uint32_t c : touched_) // untouched again for the next call
+        dist[c] = kInfinite;
     return r;
 }
 

@@ -12,8 +12,8 @@
 // of Manhattan distance to the nearest box — else Dijkstra; either over a bucket queue keyed by
 // the cost so far plus the heuristic: entries of one key come out last in, first out, and a
 // cell's parent is the first that reached it at its final cost), so the result is a pure function
-// of the inputs; the Router's buffers are reused between calls (stamped, never cleared), so a call
-// costs what it explores, not the map's size.
+// of the inputs; the Router's buffers are reused between calls (the cells a call reached are reset
+// at its end), so a call costs what it explores, not the map's size.
 #pragma once
 
 #include <cstdint>
@@ -128,9 +128,9 @@ class Router {
     std::uint64_t explored() const { return explored_; }
 
   private:
-    std::vector<std::uint64_t> node_;  // per cell: generation, settled, cost so far (route.cpp)
-    std::vector<std::uint8_t> parent_; // bits 0-1: direction back to the parent; 2-7: jump length
-    std::uint32_t generation_ = 0;
+    std::vector<std::uint32_t> dist_;    // per cell: cost so far; 0xFFFFFFFF: not reached
+    std::vector<std::uint8_t> parent_;   // bits 0-1: direction back to the parent; 2-7: jump length
+    std::vector<std::uint32_t> touched_; // cells reached by the call (reset to unreached after it)
     BucketQueue queue_;
     std::uint64_t explored_ = 0;
 };

@@ -398,3 +398,67 @@ TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from eac
         CHECK(r.size == size);
     }
 }
+
+TEST_CASE("route: many sources far apart (a grown network) still give the least cost") {
+    // The sources' heuristics differ by far more than the largest move: the queue must hold all
+    // of them (a wrapped key came out too early and settled cells at costs above their least).
+    Router router;
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        const int w = 160, h = 48;
+        CostGrid g;
+        g.width = w;
+        g.height = h;
+        g.max_bridge = static_cast<int>(seed % 3);
+        g.bridge_cost = 20;
+        for (int i = 0; i < w * h; ++i) {
+            const std::uint64_t r = hash_values(seed, i, 3);
+            g.span.push_back(r % 13 == 0 ? 1 : 0);
+            g.cost.push_back(r % 11 == 0 ? kBlocked
+                                         : static_cast<std::uint16_t>(16 + (r >> 8) % 9));
+        }
+        // A long diagonal line of sources (a road built before) and a target box at one end.
+        std::vector<std::uint32_t> sources;
+        for (int x = 4; x < w - 8; x += 3) {
+            const auto c = static_cast<std::uint32_t>((4 + x * (h - 10) / w) * w + x);
+            g.span[c] = 0;
+            sources.push_back(c);
+        }
+        std::vector<std::uint8_t> target(static_cast<std::size_t>(w) * h, 0);
+        const int tx = static_cast<int>(hash_values(seed, 9) % 20), ty = h - 3;
+        target[static_cast<std::size_t>(ty) * w + tx] = 1;
+        const Route r = router.route(g, sources, target, {{tx, ty, tx + 1, ty + 1}});
+        const std::uint64_t ref = reference_cost(g, sources, target);
+        CHECK(r.found == (ref != std::numeric_limits<std::uint64_t>::max()));
+        if (r.found) CHECK(r.cost == ref);
+    }
+}
+
+TEST_CASE(
+    "for_each_covered_anchor: every block whose cells are all covered, against a plain scan") {
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        const int w = 13 + static_cast<int>(seed % 9), h = 7 + static_cast<int>(seed % 6);
+        const int fw = 1 + static_cast<int>(seed % 4), fh = 1 + static_cast<int>(seed / 4 % 3);
+        std::vector<std::uint8_t> on(static_cast<std::size_t>(w) * h);
+        for (std::size_t i = 0; i < on.size(); ++i)
+            on[i] = hash_values(seed, i) % 5 != 0 ? 1 : 0; // mostly covered: many blocks
+        std::set<std::pair<int, int>> want, got;
+        for (int y = 0; y + fh <= h; ++y)
+            for (int x = 0; x + fw <= w; ++x) {
+                bool all = true;
+                for (int yy = y; yy < y + fh; ++yy)
+                    for (int xx = x; xx < x + fw; ++xx)
+                        all = all && on[static_cast<std::size_t>(yy) * w + xx];
+                if (all) want.insert({x, y});
+            }
+        std::vector<std::uint16_t> rows;
+        int calls = 0;
+        for_each_covered_anchor(
+            w, h, fw, fh, rows, [&](std::size_t c) { return on[c] != 0; },
+            [&](int x, int y) {
+                got.insert({x, y});
+                ++calls;
+            });
+        CHECK(got == want);
+        CHECK(calls == static_cast<int>(want.size())); // each anchor once
+    }
+}
