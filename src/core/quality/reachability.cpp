@@ -67,8 +67,7 @@ Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walk
 
 namespace {
 std::uint16_t units(double cost) {
-    const double v = std::round(cost * kCostScale);
-    return static_cast<std::uint16_t>(std::clamp(v, 1.0, 65534.0));
+    return cost_units(cost);
 }
 } // namespace
 
@@ -80,7 +79,11 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
     ReachReport report;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
-    auto walk = [&](ClassId c) { return c < walkable.size() && walkable[c]; };
+    // walkable[] as a plain table: read per cell and neighbour below (vector<bool> is slow).
+    std::array<bool, 256> walk_table{};
+    for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
+        walk_table[c] = walkable[c];
+    const auto walk = [&](ClassId c) { return walk_table[c]; };
     Regions regions = walkable_regions(classes, walkable);
     const std::size_t count = regions.size.size();
     report.regions_before = count;
@@ -163,11 +166,15 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 }
         };
         join(main, 0);
+        // Big regions not joined yet: when none is left, the search has nothing more to carve.
+        std::size_t big_left = 0;
+        for (std::size_t r = 0; r < count; ++r)
+            big_left += !merged[r] && big(r) ? 1 : 0;
         const auto joined_cell = [&](std::uint32_t c) {
             const std::int32_t l = regions.label[c];
             return l >= 0 && merged[l];
         };
-        while (!queue.empty()) {
+        while (big_left > 0 && !queue.empty()) {
             const auto [key, c] = queue.pop();
             const auto d = static_cast<std::uint32_t>(key);
             if (key != dist[c]) continue; // stale entry
@@ -199,6 +206,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                     }
                 }
                 join(l, d);
+                --big_left;
                 continue;
             }
             const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);

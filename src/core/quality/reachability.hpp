@@ -12,7 +12,8 @@
 // another big region carves the route back (spans become bridge_class, blocker cells road_class:
 // a pass) and joins that region (its border enters at the distance it was reached at), so the
 // routes form one tree and joined interiors are never explored; big regions no route reaches are
-// filled. fill — every region but the main one is filled.
+// filled (the search stops once every big region is joined: nothing is left to carve).
+// fill — every region but the main one is filled.
 // reseed — nothing is changed. Filling turns a region's cells into the blocker class most common
 // among its outside 4-neighbours (ties: lowest class id). Small regions are left as secrets under
 // connect. Invariant: after connect or fill, exactly one big region (the main one) remains, unless

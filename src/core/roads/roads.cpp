@@ -11,10 +11,40 @@
 namespace tilegen {
 
 namespace {
+
 std::uint16_t units(double cost) {
-    const double v = std::round(cost * kCostScale);
-    return static_cast<std::uint16_t>(std::clamp(v, 1.0, 65534.0));
+    return cost_units(cost);
 }
+
+// A cell's cost before the footprints, in recipe units: per class (RoadSettings::costs, else 1 on
+// walkable classes; avoid classes never) plus slope_cost * slope; < 0: never entered.
+struct CellCost {
+    std::vector<double> base; // per class id; < 0: never
+    bool use_slope = false;
+    double slope_cost = 0;
+    const float* slope = nullptr;
+    const ClassId* classes = nullptr;
+
+    CellCost(const ClassGrid& grid, const Grid<float>& slopes, const RoadSettings& settings,
+             const std::vector<bool>& walkable)
+        : base(kMaxClasses, -1), use_slope(!slopes.empty() && settings.slope_cost > 0),
+          slope_cost(settings.slope_cost), slope(slopes.cells().data()),
+          classes(grid.cells().data()) {
+        for (int c = 0; c < kMaxClasses; ++c) {
+            const double given =
+                c < static_cast<int>(settings.costs.size()) ? settings.costs[c] : -1;
+            const bool walk = c < static_cast<int>(walkable.size()) && walkable[c];
+            base[c] = given >= 0 ? given : (walk ? 1.0 : -1.0);
+            if (settings.avoid >> c & 1u) base[c] = -1;
+        }
+    }
+    double operator()(std::size_t i) const {
+        double cost = base[classes[i]];
+        if (cost >= 0 && use_slope) cost += slope_cost * slope[i];
+        return cost;
+    }
+};
+
 } // namespace
 
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
@@ -29,24 +59,17 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
     g.span.assign(n, 0);
     g.max_bridge = settings.max_bridge;
     g.bridge_cost = units(settings.bridge_cost);
-    std::vector<double> base(kMaxClasses, -1);
-    for (int c = 0; c < kMaxClasses; ++c) {
-        const double given = c < static_cast<int>(settings.costs.size()) ? settings.costs[c] : -1;
-        const bool walk = c < static_cast<int>(walkable.size()) && walkable[c];
-        base[c] = given >= 0 ? given : (walk ? 1.0 : -1.0);
-        if (settings.avoid >> c & 1u) base[c] = -1;
-    }
-    const bool use_slope = !slope.empty() && settings.slope_cost > 0;
+    const CellCost cell_cost(classes, slope, settings, walkable);
+    const ClassId* cells = classes.cells().data();
     for (std::size_t i = 0; i < n; ++i) {
-        const ClassId c = classes.cells()[i];
+        const ClassId c = cells[i];
         if (settings.avoid >> c & 1u) continue;
         if (settings.bridge_over >> c & 1u) {
             g.span[i] = settings.max_bridge > 0 ? 1 : 0;
             continue;
         }
-        double cost = base[c];
+        double cost = cell_cost(i);
         if (cost < 0) continue;
-        if (use_slope) cost += settings.slope_cost * slope.cells()[i];
         if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
         g.cost[i] = units(cost);
     }
@@ -171,15 +194,34 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             const std::uint64_t hb = hash_values(seed, 0x6c6f6f70ull, b);
             return ha != hb ? ha < hb : a < b;
         });
+        // The loops' grid: what road_cost_grid(..., road_cell) gives with bridge cells blocked,
+        // made from the tree's grid (its bridges are blocked already) by discounting each road
+        // cell once, as it is built, instead of rebuilding the map's grid per loop.
+        CostGrid looped = std::move(grid);
+        const CellCost cell_cost(classes, slope, settings, walkable);
+        const std::uint16_t tree_min = looped.min_cost;
+        std::uint16_t road_min = kBlocked; // least cost of a discounted road cell
+        const auto patch = [&](std::uint32_t c) {
+            if (fp[c]) return; // footprints keep their cost
+            if (bridge_cell[c]) {
+                looped.span[c] = 0;
+                looped.cost[c] = kBlocked;
+            } else {
+                looped.cost[c] = units(cell_cost(c) * settings.road_discount);
+                road_min = std::min(road_min, looped.cost[c]);
+            }
+        };
+        for (std::size_t c = 0; c < n; ++c)
+            if (road_cell[c]) patch(static_cast<std::uint32_t>(c));
         int made = 0;
         for (int from : order) {
             if (made >= settings.extra_links) break;
-            CostGrid looped = road_cost_grid(classes, slope, places, settings, walkable, road_cell);
-            for (std::size_t c = 0; c < n; ++c)
-                if (bridge_cell[c]) {
-                    looped.span[c] = 0;
-                    looped.cost[c] = kBlocked;
-                }
+            // The least cost: a road cell's when none is above the tree's least (every other
+            // cell costs at least that), else counted.
+            if (road_min <= tree_min)
+                looped.min_cost = road_min;
+            else
+                std::tie(looped.min_cost, looped.max_cost) = cost_bounds(looped);
             std::fill(target.begin(), target.end(), 0);
             boxes.clear();
             bool any = false;
@@ -195,10 +237,19 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                 if (!neighbour) boxes.push_back(box_of(m));
                 any = any || !neighbour;
             }
-            if (!any) continue;
+            const auto unblock = [&] { // the neighbours' footprints cost what a member's does again
+                for (int m : order)
+                    if (m != from)
+                        footprint(m, [&](std::uint32_t c) { looped.cost[c] = units(1); });
+            };
+            if (!any) {
+                unblock();
+                continue;
+            }
             std::vector<std::uint32_t> start;
             footprint(from, [&](std::uint32_t c) { start.push_back(c); });
             Route r = router.route(looped, start, target, boxes);
+            unblock();
             if (!r.found) continue;
             int reached = -1;
             for (int m : order) {
@@ -211,6 +262,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             for (std::size_t i = 1; i + 1 < r.cells.size(); ++i) {
                 road_cell[r.cells[i]] = 1;
                 if (r.bridged[i]) bridge_cell[r.cells[i]] = 1;
+                patch(r.cells[i]);
             }
             Road road;
             road.cells = std::move(r.cells);

@@ -61,6 +61,16 @@ struct RoadsResult {
 // 16 cost units per unit of recipe cost.
 inline constexpr double kCostScale = 16;
 
+// A recipe cost in cost units: std::round(cost * kCostScale) (halves away from zero) clamped to
+// 1..65534, without a library call (the cost grids convert one per cell).
+inline std::uint16_t cost_units(double cost) {
+    const double v = cost * kCostScale;
+    if (!(v >= 1.0)) return 1; // rounds below 1 (or is not a number)
+    if (v >= 65534.0) return 65534;
+    const auto whole = static_cast<std::uint32_t>(v); // v - whole is exact below 2^52
+    return static_cast<std::uint16_t>(whole + (v - whole >= 0.5 ? 1u : 0u));
+}
+
 // The cost grid roads are routed on: per class as in RoadSettings, plus slope_cost * slope, in
 // units of 1/16, clamped to 1..65534; the footprints of `connect` places cost 16, other places are
 // blocked; cells marked in `discounted` (may be empty) cost road_discount times as much.

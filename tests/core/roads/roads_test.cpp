@@ -3,6 +3,7 @@
 // headers state, over random class grids.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -218,7 +219,7 @@ struct RoadCase {
     PlacesResult places;
 };
 // Classes: 0 grass, 1 forest, 2 water (bridgeable), 3 mountain (avoided), 4 road, 5 bridge.
-RoadCase road_case(std::uint64_t seed) {
+RoadCase road_case(std::uint64_t seed, int towns = 5, int extra_links = 2) {
     RoadCase rc;
     rc.classes = random_classes(72, 56, seed, 4);
     rc.rules.resize(2);
@@ -228,7 +229,7 @@ RoadCase road_case(std::uint64_t seed) {
     rc.rules[1].name = "town";
     rc.rules[1].on = 0b0001;
     rc.rules[1].footprint_w = 2;
-    rc.rules[1].count = 5;
+    rc.rules[1].count = towns;
     rc.rules[1].min_distance = 12;
     rc.places = place_places(rc.classes, {}, rc.rules, seed);
     rc.roads.road_class = 4;
@@ -237,21 +238,131 @@ RoadCase road_case(std::uint64_t seed) {
     rc.roads.bridge_over = 0b0100;
     rc.roads.costs = {1, 3, -1, -1, 1, 1};
     rc.roads.max_bridge = 3;
-    rc.roads.extra_links = 2;
+    rc.roads.extra_links = extra_links;
     return rc;
 }
+} // namespace
+
+namespace {
+
+// The loops as build_roads made them before it patched one grid per road cell: per loop a fresh
+// road_cost_grid with the road cells so far discounted and their bridges blocked (roads.hpp).
+std::vector<Road> loops_on_fresh_grids(const RoadCase& rc, const RoadsResult& res,
+                                       std::uint64_t seed) {
+    const int w = rc.classes.width();
+    const std::vector<Place>& places = rc.places.places;
+    std::vector<std::uint8_t> road(rc.classes.size(), 0), bridge(rc.classes.size(), 0);
+    std::set<std::pair<int, int>> edges;
+    std::vector<int> order;
+    for (int i = 0; i < static_cast<int>(places.size()); ++i)
+        if (std::find(res.unreached.begin(), res.unreached.end(), i) == res.unreached.end())
+            order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+        const std::uint64_t ha = hash_values(seed, 0x6c6f6f70ull, a);
+        const std::uint64_t hb = hash_values(seed, 0x6c6f6f70ull, b);
+        return ha != hb ? ha < hb : a < b;
+    });
+    const auto cells_of = [&](int pi, auto&& f) {
+        const Place& p = places[pi];
+        for (int y = p.y; y < p.y + p.h; ++y)
+            for (int x = p.x; x < p.x + p.w; ++x)
+                f(static_cast<std::uint32_t>(y * w + x));
+    };
+    const auto mark = [&](const Road& r, std::size_t first, std::size_t end) {
+        for (std::size_t i = first; i < end; ++i) {
+            road[r.cells[i]] = 1;
+            if (r.bridged[i]) bridge[r.cells[i]] = 1;
+        }
+    };
+    const std::vector<std::uint8_t> fp = place_mask(w, rc.classes.height(), places);
+    // Tree road cells as build_roads marks them: all but footprints and the network cell each
+    // starts on.
+    for (const Road& r : res.roads)
+        if (!r.loop) {
+            edges.insert(
+                {std::min(r.network_place, r.to_place), std::max(r.network_place, r.to_place)});
+            for (std::size_t i = 1; i < r.cells.size(); ++i)
+                if (!fp[r.cells[i]]) {
+                    road[r.cells[i]] = 1;
+                    if (r.bridged[i]) bridge[r.cells[i]] = 1;
+                }
+        }
+    std::vector<Road> loops;
+    Router router;
+    int made = 0;
+    if (order.size() < 3) return loops;
+    for (int from : order) {
+        if (made >= rc.roads.extra_links) break;
+        CostGrid g = road_cost_grid(rc.classes, {}, places, rc.roads, rc.walkable, road);
+        for (std::size_t c = 0; c < g.cost.size(); ++c)
+            if (bridge[c]) {
+                g.span[c] = 0;
+                g.cost[c] = kBlocked;
+            }
+        std::vector<std::uint8_t> target(rc.classes.size(), 0);
+        std::vector<Router::Box> boxes;
+        for (int m : order) {
+            if (m == from) continue;
+            const bool neighbour = edges.count({std::min(from, m), std::max(from, m)}) > 0;
+            cells_of(m, [&](std::uint32_t c) {
+                if (neighbour)
+                    g.cost[c] = kBlocked;
+                else
+                    target[c] = 1;
+            });
+            if (!neighbour)
+                boxes.push_back({places[m].x, places[m].y, places[m].x + places[m].w,
+                                 places[m].y + places[m].h});
+        }
+        if (boxes.empty()) continue;
+        std::vector<std::uint32_t> start;
+        cells_of(from, [&](std::uint32_t c) { start.push_back(c); });
+        const Route r = router.route(g, start, target, boxes);
+        if (!r.found) continue;
+        int reached = -1;
+        for (int m : order) {
+            const Place& p = places[m];
+            const int x = static_cast<int>(r.cells.back()) % w;
+            const int y = static_cast<int>(r.cells.back()) / w;
+            if (x >= p.x && x < p.x + p.w && y >= p.y && y < p.y + p.h) reached = m;
+        }
+        edges.insert({std::min(from, reached), std::max(from, reached)});
+        Road loop;
+        loop.cells = r.cells;
+        loop.bridged = r.bridged;
+        loop.cost = r.cost;
+        mark(loop, 1, loop.cells.size() - 1);
+        loops.push_back(loop);
+        ++made;
+    }
+    return loops;
+}
+
 } // namespace
 
 TEST_CASE("roads: a least-cost network touching every place, bridges over water only") {
     int bridges = 0, loops = 0;
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-        RoadCase rc = road_case(seed);
+        // Few towns and many links in a third of the cases: places whose every other place is a
+        // neighbour in the tree (no loop from them) come before others.
+        RoadCase rc =
+            seed % 3 == 0 ? road_case(seed, 2 + static_cast<int>(seed % 2), 8) : road_case(seed);
         Router router;
         const RoadsResult res = build_roads(rc.classes, {}, rc.places.places, rc.rules, rc.roads,
                                             rc.walkable, seed, router);
+        std::vector<Road> made_loops;
+        for (const Road& road : res.roads)
+            if (road.loop) made_loops.push_back(road);
+        const std::vector<Road> fresh = loops_on_fresh_grids(rc, res, seed);
+        CHECK(made_loops.size() == fresh.size());
+        for (std::size_t i = 0; i < std::min(made_loops.size(), fresh.size()); ++i) {
+            CHECK(made_loops[i].cells == fresh[i].cells);
+            CHECK(made_loops[i].cost == fresh[i].cost);
+        }
         const int w = rc.classes.width();
         const std::vector<std::uint8_t> fp = place_mask(w, rc.classes.height(), rc.places.places);
         std::vector<std::uint8_t> built(rc.classes.size(), 0), built_bridge(rc.classes.size(), 0);
+        std::set<std::pair<int, int>> edges; // places joined by a road so far
         for (const Road& road : res.roads) {
             // Same cost grid as it was routed on: earlier road cells discounted for loops.
             CostGrid g = road_cost_grid(rc.classes, {}, rc.places.places, rc.roads, rc.walkable,
@@ -272,10 +383,48 @@ TEST_CASE("roads: a least-cost network touching every place, bridges over water 
                     for (int x = p.x; x < p.x + p.w; ++x)
                         g.cost[y * w + x] = kBlocked;
             }
+            if (road.loop) {
+                // A loop reaches the cheapest place that is not yet its neighbour: from its
+                // footprint to every other joined place's footprint, over a grid where the
+                // neighbours' footprints are blocked and the others are targets.
+                CostGrid lg =
+                    road_cost_grid(rc.classes, {}, rc.places.places, rc.roads, rc.walkable, built);
+                for (std::size_t c = 0; c < lg.cost.size(); ++c)
+                    if (built_bridge[c]) {
+                        lg.span[c] = 0;
+                        lg.cost[c] = kBlocked;
+                    }
+                std::vector<std::uint32_t> from;
+                std::vector<std::uint8_t> targets(rc.classes.size(), 0);
+                for (int pi = 0; pi < static_cast<int>(rc.places.places.size()); ++pi) {
+                    if (std::find(res.unreached.begin(), res.unreached.end(), pi) !=
+                        res.unreached.end())
+                        continue;
+                    const Place& p = rc.places.places[pi];
+                    const bool neighbour =
+                        edges.count({std::min(pi, road.from_place), std::max(pi, road.from_place)});
+                    for (int y = p.y; y < p.y + p.h; ++y)
+                        for (int x = p.x; x < p.x + p.w; ++x) {
+                            const auto c = static_cast<std::uint32_t>(y * w + x);
+                            if (pi == road.from_place)
+                                from.push_back(c);
+                            else if (neighbour)
+                                lg.cost[c] = kBlocked;
+                            else
+                                targets[c] = 1;
+                        }
+                }
+                CHECK(road.cost == reference_cost(lg, from, targets));
+            }
+            edges.insert({std::min(road.network_place, road.to_place),
+                          std::max(road.network_place, road.to_place)});
             std::vector<std::uint8_t> target(rc.classes.size(), 0);
             target[road.cells.back()] = 1;
             const std::uint64_t ref = reference_cost(g, {road.cells.front()}, target);
             CHECK(static_cast<double>(road.cost) <= 1.3 * static_cast<double>(ref));
+            // Exactly: the road is a path of this grid, and a least-cost one between its ends
+            // (the loops' grid is patched per road cell, not rebuilt: this rebuilds it).
+            CHECK(road.cost == ref);
             int span = 0;
             for (std::size_t i = 0; i < road.cells.size(); ++i) {
                 const std::uint32_t c = road.cells[i];
@@ -461,4 +610,18 @@ TEST_CASE(
         CHECK(got == want);
         CHECK(calls == static_cast<int>(want.size())); // each anchor once
     }
+}
+
+TEST_CASE("cost_units: std::round(cost * 16) clamped to 1..65534, halves and bounds included") {
+    const auto plain = [](double cost) {
+        return static_cast<std::uint16_t>(std::clamp(std::round(cost * kCostScale), 1.0, 65534.0));
+    };
+    std::vector<double> costs = {0,       0.01,  1.0 / 32, 0.0625,   0.09375,      1,
+                                 1.03125, 2.5,   4095.97,  4095.96,  4096,         5000,
+                                 -3,      1e300, 0.5 / 16, 1.5 / 16, 65533.5 / 16, 65534.5 / 16};
+    for (std::uint64_t i = 0; i < 20000; ++i) // halves (k + 0.5) / 16 and their neighbours
+        costs.push_back(static_cast<double>(hash_values(i, 5) % 70000) / 16 +
+                        (i % 3 == 0 ? 0.5 / 16 : static_cast<double>(hash_values(i) % 1000) / 1e6));
+    for (double c : costs)
+        CHECK(cost_units(c) == plain(c));
 }
