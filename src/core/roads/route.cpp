@@ -105,9 +105,12 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
         // A cell's entries have strictly falling keys, and the heuristic is consistent: the entry
         // whose key is its final cost plus the heuristic comes out first; the others are stale.
-        if (key != d + heuristic(x, y)) continue;
+        const std::uint64_t hc = heuristic(x, y);
+        if (key != d + hc) continue;
         ++explored_;
-        if (is_target[c]) {
+        // Every target lies in a box, where the heuristic is 0 (Dijkstra: 0 everywhere): outside
+        // the boxes the target grid need not be read.
+        if (hc == 0 && is_target[c]) {
             found = c;
             break;
         }
