@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "core/hash.hpp"
@@ -110,7 +111,9 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         return places[i].rule < static_cast<int>(rules.size()) && rules[places[i].rule].start;
     });
     CostGrid grid = road_cost_grid(classes, slope, places, settings, walkable, {});
-    std::vector<std::int32_t> owner(n, -1); // place a network cell belongs to (roads: their end)
+    // The place a network cell belongs to (road cells: the place their road ends on); a map, as
+    // the network is a few thousand cells of the map's millions.
+    std::unordered_map<std::uint32_t, std::int32_t> owner;
     std::vector<std::uint8_t> target(n, 0);
     std::vector<std::uint32_t> sources;
     auto footprint = [&](int pi, auto&& f) {
@@ -151,7 +154,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                 if (x >= p.x && x < p.x + p.w && y >= p.y && y < p.y + p.h) reached = m;
             }
         if (reached < 0) break; // cannot happen: targets are exactly the unjoined footprints
-        const int from = owner[r.cells.front()];
+        const int from = owner.at(r.cells.front()); // routes start on the network
         tree_edges.insert({std::min(from, reached), std::max(from, reached)});
         joined[reached] = true;
         footprint(reached, [&](std::uint32_t c) {
@@ -161,8 +164,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         });
         for (std::size_t i = 0; i < r.cells.size(); ++i) {
             const std::uint32_t c = r.cells[i];
-            if (owner[c] >= 0 && i == 0) continue; // the network cell it starts from
-            if (fp[c]) continue;                   // a footprint (only the ends can be)
+            if (i == 0 && owner.contains(c)) continue; // the network cell it starts from
+            if (fp[c]) continue;                       // a footprint (only the ends can be)
             road_cell[c] = 1;
             if (r.bridged[i]) { // no later bridge crosses this one
                 bridge_cell[c] = 1;
