@@ -75,7 +75,6 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
                            const std::vector<std::uint8_t>& protect, Router& router) {
-    (void)router; // connect runs its own single search (one tree of routes); kept for the API
     ReachReport report;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
@@ -150,8 +149,10 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         // regions is never explored.
         constexpr std::uint32_t kInf = 0xFFFFFFFFu;
         constexpr std::uint8_t kRoot = 0xFF;
-        std::vector<std::uint32_t> dist(n, kInf);
-        std::vector<std::uint8_t> parent(n, kRoot);
+        // The router's buffers (all unreached): one set of pages per run instead of two.
+        const Router::Lent lent = router.lend(n);
+        std::uint32_t* dist = lent.dist;
+        std::uint8_t* parent = lent.parent;
         BucketQueue queue;
         queue.reset(0, static_cast<std::uint64_t>(std::max(pass, one)) +
                            static_cast<std::uint64_t>(g.max_bridge) * g.bridge_cost + 1);
@@ -226,6 +227,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 }
             }
         }
+        std::fill(dist, dist + n, kInf); // unreached again for the router's next call
     }
     // Fill: under connect the big regions left; under fill every other region.
     if (settings.policy != ReachPolicy::reseed) {

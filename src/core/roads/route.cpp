@@ -35,6 +35,14 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
     return {lo, hi};
 }
 
+Router::Lent Router::lend(std::size_t cells) {
+    if (dist_.size() != cells) {
+        dist_.assign(cells, kInfinite);
+        parent_.assign(cells, kSource);
+    }
+    return {dist_.data(), parent_.data()};
+}
+
 Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     const std::vector<std::uint8_t>& target, const std::vector<Box>& boxes) {
     const std::size_t n = static_cast<std::size_t>(grid.width) * grid.height;

@@ -124,6 +124,16 @@ class Router {
                               const std::vector<std::uint8_t>& target,
                               const std::vector<Box>& boxes = {});
 
+    // The buffers route() uses, lent to a search of its own (reachability's connect search) so a
+    // run faults in and zeroes one set: per cell a cost so far, every entry 0xFFFFFFFF when lent,
+    // and a parent byte (unspecified). The borrower sets every cost back to 0xFFFFFFFF before the
+    // next route() call.
+    struct Lent {
+        std::uint32_t* dist = nullptr;
+        std::uint8_t* parent = nullptr;
+    };
+    [[nodiscard]] Lent lend(std::size_t cells);
+
     // Cells explored (popped) by the last call: for benchmarks and tests.
     std::uint64_t explored() const { return explored_; }
 
