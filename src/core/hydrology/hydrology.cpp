@@ -245,12 +245,12 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
 }
 
 void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const RiverSettings& s,
-                 std::uint64_t seed, bool keep_flow, HydrologyResult& out) {
+                 std::uint64_t seed, bool keep_flow, int threads, HydrologyResult& out) {
     const std::uint8_t* into = out.into.cells().data();
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    FlowField f = flood_basins(quantise_heights(heights));
+    FlowField f = flood_basins(quantise_heights(heights, threads), threads);
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
     f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
     const bool lakes = !out.lake_mask.empty();
@@ -272,7 +272,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
             wv[i] = std::max(rv[i], 0.0f) * scale;
         acc_grid = flow_accumulation(f, &weights);
     } else {
-        acc_grid = flow_accumulation(f, nullptr);
+        acc_grid = flow_accumulation(f, nullptr, threads);
     }
     const float* acc = acc_grid.cells().data();
 
@@ -368,7 +368,7 @@ void agent_rivers(const Grid<float>& heights, const RiverSettings& s, std::uint6
 
 HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
-                              Grid<std::uint8_t> into, bool keep_flow) {
+                              Grid<std::uint8_t> into, bool keep_flow, int threads) {
     HydrologyResult out;
     out.into = std::move(into);
     if (heights.empty()) return out;
@@ -376,10 +376,11 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
         // Lakes as method "flow" finds them (agents climb from the coast, so they never enter
         // one: a lake's rim lies above it and it never touches an `into` cell).
         if (settings.lake_min_area > 0)
-            find_lakes(flood_basins(quantise_heights(heights)), settings.lake_min_area, out);
+            find_lakes(flood_basins(quantise_heights(heights, threads), threads),
+                       settings.lake_min_area, out);
         agent_rivers(heights, settings, seed, out);
     } else
-        flow_rivers(heights, rain, settings, seed, keep_flow, out);
+        flow_rivers(heights, rain, settings, seed, keep_flow, threads, out);
     carve_and_widen(heights, settings, out);
     return out;
 }

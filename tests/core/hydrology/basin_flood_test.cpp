@@ -2,7 +2,8 @@
 // definition, the basins by walking every cell's descent, the pairs by listing every pair of
 // neighbours, the whole flood against the plain version it replaced (reference_flood.hpp), the
 // depressions against a flood fill of the raised cells, and the counted flow against walking every
-// path. Random grids with many ties (a few levels, flat blocks) and few.
+// path, and the passes split by rows at several thread counts against one thread. Random grids
+// with many ties (a few levels, flat blocks) and few.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -211,5 +212,30 @@ TEST_CASE("basin flood: the same flood as the plain version, depressions as a fl
         // Counted flow against walking every path (no rain).
         CHECK(count_upstream(fast.down) == accumulation_by_walking(fast.down));
         CHECK(flow_accumulation(fast, nullptr) == accumulation_by_walking(fast.down));
+    }
+}
+
+TEST_CASE("basin flood: the passes by blocks of rows give the same at 1, 2 and 3 threads") {
+    std::mt19937 rng(34);
+    for (int trial = 0; trial < 200; ++trial) {
+        const Grid<std::uint16_t> level = random_levels(rng, trial);
+        CAPTURE(trial);
+        Grid<float> heights(level.width(), level.height());
+        for (std::size_t c = 0; c < level.size(); ++c)
+            heights.cells()[c] = static_cast<float>(level.cells()[c]) * 0.37f - 5.0f;
+        const Grid<std::uint16_t> q = quantise_heights(heights);
+        const FlowField one = flood_basins(level);
+        const Grid<float> counted = count_upstream(one.down);
+        for (int threads : {2, 3}) {
+            CAPTURE(threads);
+            CHECK(quantise_heights(heights, threads) == q);
+            const FlowField many = flood_basins(level, threads);
+            CHECK(many.down == one.down);
+            CHECK(many.filled == one.filled);
+            CHECK(many.basin == one.basin);
+            CHECK(many.water == one.water);
+            CHECK(many.depression == one.depression);
+            CHECK(count_upstream(one.down, threads) == counted);
+        }
     }
 }
