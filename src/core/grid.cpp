@@ -1,5 +1,6 @@
 #include "core/grid.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <mutex>
@@ -35,20 +36,81 @@ void* map_block(std::size_t size) {
     return reinterpret_cast<void*>(aligned);
 }
 
-// Freed blocks kept for the next grid of a similar size: a fresh page must be zeroed by the kernel
-// on first touch (about 0.1 s per GiB with huge pages, 0.5 s with small ones), a kept one is ready.
-// When no kept block fits, all are returned to the system first, so the process never holds more
-// than its largest set of live grids so far. Like malloc's free lists, this is process-wide; it
-// never changes what a grid contains.
+// Freed blocks kept for later grids: a fresh page must be zeroed by the kernel on first touch
+// (about 0.1 s per GiB with huge pages, 0.5 s with small ones), a kept one is ready. A grid takes
+// the smallest kept block that holds it, and the rest of that block stays kept (split_block), so a
+// small temporary between large grids costs no fresh pages; freed blocks next to a kept one join it
+// (join_neighbours), so the pieces of a split block serve a large grid again. When no kept block
+// fits, a fresh one is mapped and kept blocks, largest first, are returned to the system until
+// the live and kept blocks together are no larger than the largest set of live grids so far
+// (trim_kept): the process never holds more than that. Like malloc's free lists, this is
+// process-wide; it never changes what a grid contains.
+struct Block {
+    std::uintptr_t start;
+    std::size_t size; // a multiple of 2 MiB
+};
+
 struct KeptBlocks {
     std::mutex mutex;
-    std::vector<std::pair<void*, std::size_t>> free; // (block, mapped size)
-    std::vector<std::pair<void*, std::size_t>> live; // blocks handed out, with their mapped size
+    std::vector<Block> free; // kept, never two adjacent ones
+    std::vector<Block> live; // handed out
+    std::size_t live_bytes = 0, kept_bytes = 0;
+    std::size_t most_live = 0; // the largest live_bytes so far
 };
 
 KeptBlocks& kept() {
     static KeptBlocks blocks;
     return blocks;
+}
+
+// The index of the smallest kept block of at least `size` bytes (free.size() when none).
+std::size_t best_fit(const std::vector<Block>& free, std::size_t size) {
+    std::size_t best = free.size();
+    for (std::size_t i = 0; i < free.size(); ++i)
+        if (free[i].size >= size && (best == free.size() || free[i].size < free[best].size))
+            best = i;
+    return best;
+}
+
+// Takes `size` bytes from the front of kept block `i`; the rest (if any) stays kept.
+std::uintptr_t split_block(std::vector<Block>& free, std::size_t i, std::size_t size) {
+    const Block b = free[i];
+    if (b.size > size)
+        free[i] = {b.start + size, b.size - size};
+    else
+        free.erase(free.begin() + static_cast<std::ptrdiff_t>(i));
+    return b.start;
+}
+
+// Keeps block `b`, joined with the kept blocks just before and after it.
+void join_neighbours(std::vector<Block>& free, Block b) {
+    for (std::size_t i = 0; i < free.size();) {
+        if (free[i].start + free[i].size == b.start) {
+            b = {free[i].start, free[i].size + b.size};
+        } else if (b.start + b.size == free[i].start) {
+            b.size += free[i].size;
+        } else {
+            ++i;
+            continue;
+        }
+        free[i] = free.back();
+        free.pop_back();
+    }
+    free.push_back(b);
+}
+
+// Returns kept blocks, largest first, until live and kept bytes are at most the most ever live.
+void trim_kept(KeptBlocks& k) {
+    while (k.live_bytes + k.kept_bytes > k.most_live && !k.free.empty()) {
+        std::size_t largest = 0;
+        for (std::size_t i = 1; i < k.free.size(); ++i)
+            if (k.free[i].size > k.free[largest].size) largest = i;
+        const Block b = k.free[largest];
+        munmap(reinterpret_cast<void*>(b.start), b.size);
+        k.kept_bytes -= b.size;
+        k.free[largest] = k.free.back();
+        k.free.pop_back();
+    }
 }
 
 } // namespace
@@ -57,25 +119,19 @@ void* allocate_large(std::size_t bytes) {
     const std::size_t size = rounded(bytes);
     KeptBlocks& k = kept();
     std::lock_guard lock(k.mutex);
-    std::size_t best = k.free.size();
-    for (std::size_t i = 0; i < k.free.size(); ++i)
-        if (k.free[i].second >= size && k.free[i].second <= size + size / 2 &&
-            (best == k.free.size() || k.free[i].second < k.free[best].second))
-            best = i;
+    const std::size_t best = best_fit(k.free, size);
     void* p = nullptr;
-    std::size_t mapped = size;
     if (best < k.free.size()) {
-        p = k.free[best].first;
-        mapped = k.free[best].second;
-        k.free.erase(k.free.begin() + static_cast<std::ptrdiff_t>(best));
+        p = reinterpret_cast<void*>(split_block(k.free, best, size));
+        k.kept_bytes -= size;
     } else {
-        for (const auto& [block, block_size] : k.free)
-            munmap(block, block_size);
-        k.free.clear();
         p = map_block(size);
         if (!p) return nullptr;
     }
-    k.live.emplace_back(p, mapped);
+    k.live.push_back({reinterpret_cast<std::uintptr_t>(p), size});
+    k.live_bytes += size;
+    k.most_live = std::max(k.most_live, k.live_bytes);
+    trim_kept(k);
     return p;
 }
 
@@ -83,15 +139,17 @@ void deallocate_large(void* p, std::size_t bytes) {
     if (!p) return;
     KeptBlocks& k = kept();
     std::lock_guard lock(k.mutex);
-    std::size_t mapped = rounded(bytes);
+    Block b{reinterpret_cast<std::uintptr_t>(p), rounded(bytes)};
     for (std::size_t i = 0; i < k.live.size(); ++i)
-        if (k.live[i].first == p) {
-            mapped = k.live[i].second;
+        if (k.live[i].start == b.start) {
+            b.size = k.live[i].size;
             k.live[i] = k.live.back();
             k.live.pop_back();
             break;
         }
-    k.free.emplace_back(p, mapped);
+    k.live_bytes -= b.size;
+    k.kept_bytes += b.size;
+    join_neighbours(k.free, b);
 }
 #else
 void* allocate_large(std::size_t bytes) {

@@ -2,8 +2,9 @@
 // Row-major, width * height cells, (0,0) top-left. Invariant: cells.size() == width * height.
 // Storage: blocks of 4 MiB and more are mapped on their own, aligned to 2 MiB and marked for
 // transparent huge pages (Linux), so a 64 MiB grid costs a few dozen page faults instead of 16 384;
-// freed ones are kept for the next grid of a similar size (the viewer's next generation reuses the
-// last one's memory), never more than the largest set of grids alive at once so far.
+// freed ones are kept for later grids (the viewer's next generation reuses the last one's memory):
+// a grid takes the smallest kept block that holds it and the rest stays kept, freed neighbours
+// join, never more than the largest set of grids alive at once so far (grid.cpp).
 // Grid::uninitialised skips the fill for stages that write every cell, so their threads first-touch
 // their own rows in parallel.
 #pragma once

@@ -773,7 +773,7 @@ void route_water(Run& run) {
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
     run.hydro = run_hydrology(heights, rain, settings, r.seed, std::move(into_mask),
-                              run.options.keep_details);
+                              run.options.keep_details, run.options.threads);
     std::swap(heights, run.hydro->carved); // the map now carved; hydro keeps the uncarved one
     if (run.options.keep_details) r.heights = heights;
     r.flow = std::move(run.hydro->flow);

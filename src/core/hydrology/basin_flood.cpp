@@ -4,6 +4,8 @@
 #include <array>
 #include <cstring>
 
+#include "core/parallel.hpp"
+
 namespace tilegen {
 
 namespace {
@@ -36,9 +38,11 @@ void descend_row(const std::uint16_t* up, const std::uint16_t* mid, const std::u
 }
 
 // Union-find over provisional labels whose parent is never above the label itself (unions hang
-// the larger root under the smaller), so one pass in increasing order flattens it.
-struct LabelForest {
-    std::vector<std::uint32_t> parent{0};
+// the larger root under the smaller), so one pass in increasing order flattens it. `Parents`: a
+// std::vector, or GridCells sized for every label up front (its memory from the grid pool: no
+// fresh pages, no regrowth).
+template <class Parents> struct LabelForest {
+    Parents parent{0};
     std::uint32_t find(std::uint32_t a) {
         while (parent[a] != a) {
             parent[a] = parent[parent[a]];
@@ -78,25 +82,36 @@ void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 
     }
 }
 
+// Grows `pairs` (its first `used` entries kept) when fewer than `more` entries are left.
+void make_room(BasinPairs& pairs, std::size_t used, std::size_t more) {
+    if (used + more <= pairs.size()) return;
+    BasinPairs bigger(2 * pairs.size() + more);
+    std::copy_n(pairs.begin(), used, bigger.begin());
+    pairs.swap(bigger);
+}
+
 } // namespace
 
-Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level) {
+Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads) {
     const int w = level.width(), h = level.height();
     Grid<std::uint8_t> down = Grid<std::uint8_t>::uninitialised(w, h);
-    for (int y = 0; y < h; ++y) {
-        std::uint8_t* out = down.row(y);
-        if (y == 0 || y == h - 1) {
-            std::memset(out, edge_drain(0, y, h), static_cast<std::size_t>(w));
-            continue;
+    parallel_for(h, threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
+            std::uint8_t* out = down.row(y);
+            if (y == 0 || y == h - 1) {
+                std::memset(out, edge_drain(0, y, h), static_cast<std::size_t>(w));
+                continue;
+            }
+            if (w >= 3) descend_row(level.row(y - 1), level.row(y), level.row(y + 1), out, w);
+            out[w - 1] = edge_drain(w - 1, y, h);
+            out[0] = edge_drain(0, y, h);
         }
-        if (w >= 3) descend_row(level.row(y - 1), level.row(y), level.row(y + 1), out, w);
-        out[w - 1] = edge_drain(w - 1, y, h);
-        out[0] = edge_drain(0, y, h);
-    }
+    });
     return down;
 }
 
-std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32_t>& basin_grid) {
+std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32_t>& basin_grid,
+                           int threads) {
     const int w = down_grid.width(), h = down_grid.height();
     const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
     basin_grid = Grid<std::uint32_t>::uninitialised(w, h);
@@ -108,13 +123,16 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
     const std::uint8_t* down = down_grid.cells().data();
     // Pass 1: provisional labels. A cell joins its west and north neighbours when either drains
     // into the other; without such a link it starts a label. The edge cells are label 0.
-    LabelForest forest;
-    std::vector<std::uint32_t>& parent = forest.parent;
+    // At most one label per interior cell (a flat is all pits), + label 0: at most n, room for all
+    // (a grid's size: a block the grid pool keeps), touched only as used.
+    LabelForest<GridCells<std::uint32_t>> forest;
+    GridCells<std::uint32_t>& parent = forest.parent;
+    parent = GridCells<std::uint32_t>(n);
+    parent[0] = 0;
     std::uint32_t next = 1;
     std::fill_n(lab, uw, 0u);
     for (std::size_t y = 1; y + 1 < static_cast<std::size_t>(h); ++y) {
         const std::size_t row = y * uw;
-        if (parent.size() < next + uw) parent.resize(2 * (next + uw));
         const std::uint8_t* d_up = down + row - uw;
         const std::uint32_t* l_up = lab + row - uw;
         lab[row] = 0;
@@ -151,9 +169,13 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
         const std::uint32_t p = parent[i];
         parent[i] = p == i ? basins++ : parent[p];
     }
-    // Pass 2: final labels.
-    for (std::size_t c = uw; c < last; ++c)
-        lab[c] = parent[lab[c]];
+    // Pass 2: final labels (the interior rows; blocks of rows on `threads` threads).
+    const std::uint32_t* final_label = parent.data();
+    parallel_for(h - 2, threads, [&](int y0, int y1) {
+        const std::size_t end = (static_cast<std::size_t>(y1) + 1) * uw;
+        for (std::size_t c = (static_cast<std::size_t>(y0) + 1) * uw; c < end; ++c)
+            lab[c] = final_label[lab[c]];
+    });
     return basins;
 }
 
@@ -164,23 +186,11 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
     const std::uint16_t* lv = level_grid.cells().data();
     const std::uint32_t* basin = basin_grid.cells().data();
     if (level_grid.empty()) return {};
-    // Room for every pair of neighbours in different basins (+1: each cell writes its pair before
-    // deciding whether to keep it).
-    std::size_t bound = 1;
-    for (std::uint32_t y = 0; y < h; ++y) {
-        const std::uint32_t* r = basin + static_cast<std::size_t>(y) * uw;
-        std::uint32_t k = 0;
-        for (std::uint32_t x = 0; x + 1 < uw; ++x)
-            k += r[x] != r[x + 1];
-        if (y + 1 < h)
-            for (std::uint32_t x = 0; x < uw; ++x)
-                k += r[x] != r[x + uw];
-        bound += k;
-    }
     // Buffers of at least 4 bytes per cell, the size of the stage's 32-bit grids: freed, they
-    // serve those grids (and the next run's pairs) without fresh pages (grid.hpp).
+    // serve those grids (and the next run's pairs) without fresh pages (grid.hpp). A row adds at
+    // most 2 * width pairs: the buffer grows before a row that might not fit (make_room).
     const std::size_t room = level_grid.size() / 4;
-    BasinPairs pairs(std::max(bound, room));
+    BasinPairs pairs(std::max<std::size_t>(room, 2 * std::size_t{uw}));
     std::array<std::array<std::uint32_t, 256>, 2> hist{};
     std::size_t kept = 0;
     // A pair is left out when the last pair kept for the same two basins (along the row for
@@ -194,6 +204,7 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
         ++hist[1][cost >> 8];
     };
     for (std::uint32_t y = 0; y < h; ++y) {
+        make_room(pairs, kept, 2 * std::size_t{uw});
         const std::size_t row = static_cast<std::size_t>(y) * uw;
         std::uint32_t row_a = kNone, row_b = kNone, row_cost = 0;
         const bool has_below = y + 1 < h;
@@ -227,7 +238,7 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
     return pairs;
 }
 
-FlowField flood_basins(Grid<std::uint16_t> level) {
+FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
     FlowField f;
     const int w = level.width(), h = level.height();
     const std::size_t n = level.size();
@@ -241,9 +252,9 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
 
     // 1. Descent, 2. basins.
-    f.down = descend(level);
+    f.down = descend(level, threads);
     std::uint8_t* down = f.down.cells().data();
-    const std::uint32_t basins = label_basins(f.down, f.basin);
+    const std::uint32_t basins = label_basins(f.down, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
 
     // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
@@ -338,11 +349,15 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     }
 
     std::uint16_t* filled = f.filled.cells().data();
-    for (std::size_t c = 0; c < n; ++c)
-        filled[c] = std::max(lv[c], water[basin[c]]);
+    parallel_for(h, threads, [&](int y0, int y1) {
+        const std::size_t end = static_cast<std::size_t>(y1) * static_cast<std::size_t>(w);
+        for (std::size_t c = static_cast<std::size_t>(y0) * static_cast<std::size_t>(w); c < end;
+             ++c)
+            filled[c] = std::max(lv[c], water[basin[c]]);
+    });
 
     // 5. Depressions: basins of the same water level joined by a pair below it.
-    LabelForest groups;
+    LabelForest<std::vector<std::uint32_t>> groups;
     groups.parent.resize(basins);
     for (std::uint32_t b = 0; b < basins; ++b)
         groups.parent[b] = b;
@@ -357,7 +372,7 @@ FlowField flood_basins(Grid<std::uint16_t> level) {
     return f;
 }
 
-Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid) {
+Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
     const int w = down_grid.width(), h = down_grid.height();
     const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
     // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree (bits 3..5) and
@@ -369,28 +384,41 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid) {
     Grid<std::uint32_t> sources = Grid<std::uint32_t>::uninitialised(w, h);
     std::uint32_t* st = state.cells().data();
     std::uint32_t* source = sources.cells().data();
-    std::size_t source_count = 0; // cells nothing drains into, in reading order
     const std::uint8_t* down = down_grid.cells().data();
+    // Blocks of rows on `threads` threads; each lists its sources (cells nothing drains into) from
+    // its first row's place in `sources`, and the lists are then joined in reading order.
+    std::vector<std::size_t> found(static_cast<std::size_t>(h), 0); // per block, at its first row
+    parallel_for(h, threads, [&](int y_begin, int y_end) {
+        std::size_t source_count = static_cast<std::size_t>(y_begin) * uw;
+        for (std::size_t y = static_cast<std::size_t>(y_begin); y < static_cast<std::size_t>(y_end);
+             ++y) {
+            const std::uint8_t* mid = down + y * uw;
+            std::uint32_t* out = st + y * uw;
+            for (std::size_t x = 0; x < uw; ++x) {
+                std::uint32_t in = 0;
+                if (x > 0) in += mid[x - 1] == drain_east;
+                if (x + 1 < uw) in += mid[x + 1] == drain_west;
+                out[x] = in;
+            }
+            if (y > 0)
+                for (std::size_t x = 0; x < uw; ++x)
+                    out[x] += mid[x - uw] == drain_south;
+            if (y + 1 < static_cast<std::size_t>(h))
+                for (std::size_t x = 0; x < uw; ++x)
+                    out[x] += mid[x + uw] == drain_north;
+            for (std::size_t x = 0; x < uw; ++x) {
+                source[source_count] = static_cast<std::uint32_t>(y * uw + x);
+                source_count += out[x] == 0 ? 1 : 0;
+                out[x] = kOne | (out[x] << kInShift) | (mid[x] & 7u);
+            }
+        }
+        found[static_cast<std::size_t>(y_begin)] =
+            source_count - static_cast<std::size_t>(y_begin) * uw;
+    });
+    std::size_t source_count = 0;
     for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
-        const std::uint8_t* mid = down + y * uw;
-        std::uint32_t* out = st + y * uw;
-        for (std::size_t x = 0; x < uw; ++x) {
-            std::uint32_t in = 0;
-            if (x > 0) in += mid[x - 1] == drain_east;
-            if (x + 1 < uw) in += mid[x + 1] == drain_west;
-            out[x] = in;
-        }
-        if (y > 0)
-            for (std::size_t x = 0; x < uw; ++x)
-                out[x] += mid[x - uw] == drain_south;
-        if (y + 1 < static_cast<std::size_t>(h))
-            for (std::size_t x = 0; x < uw; ++x)
-                out[x] += mid[x + uw] == drain_north;
-        for (std::size_t x = 0; x < uw; ++x) {
-            source[source_count] = static_cast<std::uint32_t>(y * uw + x);
-            source_count += out[x] == 0 ? 1 : 0;
-            out[x] = kOne | (out[x] << kInShift) | (mid[x] & 7u);
-        }
+        std::memmove(source + source_count, source + y * uw, found[y] * sizeof(std::uint32_t));
+        source_count += found[y];
     }
     // Walks down from the sources, each on while the next cell has all its inflows in. One walk
     // waits at every step for the word it loads; kWalks walks advanced in turn overlap those waits.
@@ -431,15 +459,18 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid) {
     }
     Grid<float> acc = Grid<float>::uninitialised(w, h);
     float* a = acc.cells().data();
-    for (std::size_t c = 0; c < n; ++c)
-        a[c] = static_cast<float>(st[c] >> kCountShift);
+    parallel_for(h, threads, [&](int y0, int y1) {
+        for (std::size_t c = static_cast<std::size_t>(y0) * uw;
+             c < static_cast<std::size_t>(y1) * uw; ++c)
+            a[c] = static_cast<float>(st[c] >> kCountShift);
+    });
     return acc;
 }
 
-Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain) {
+Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int threads) {
     const int w = f.down.width(), h = f.down.height();
     const std::size_t n = f.down.size();
-    if (!rain && n <= (std::size_t{1} << 24)) return count_upstream(f.down);
+    if (!rain && n <= (std::size_t{1} << 24)) return count_upstream(f.down, threads);
     Grid<float> acc = Grid<float>::uninitialised(w, h);
     float* a = acc.cells().data();
     if (rain) {

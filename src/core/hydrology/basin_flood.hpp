@@ -21,8 +21,10 @@
 //  5. Depressions: the raised cells (filled > level) of a basin are connected (its descent tree),
 //     and raised cells of two basins touch exactly when the basins have the same water level W and
 //     a pair between them costs less than W; the basins are grouped by those pairs.
-// Deterministic: single-threaded, fixed scan orders, no randomness: the same `down`, `filled` and
-// basins as the plain cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on every run.
+// Deterministic: fixed scan orders, no randomness; the cell-by-cell passes (descent, final labels,
+// filling, count_upstream's in-degrees) run by blocks of rows on `threads` threads, each writing
+// its own rows; the rest is single-threaded: the same `down`, `filled` and basins as the plain
+// cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on every run, at any count.
 #pragma once
 
 #include <cstdint>
@@ -35,11 +37,12 @@ namespace tilegen {
 inline constexpr std::uint8_t kDrainPit = 0xff; // descend: an interior cell with no lower neighbour
 
 // Step 1: the descent directions (Drain, kDrainOff | side on the edge, kDrainPit for pits).
-Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level);
+Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads = 1);
 
 // Step 2: the basin of every cell (0: the edge cells and every cell descending to them; 1.. one per
 // pit, numbered in no particular order) of a descent grid; returns the number of basins.
-std::uint32_t label_basins(const Grid<std::uint8_t>& down, Grid<std::uint32_t>& basin);
+std::uint32_t label_basins(const Grid<std::uint8_t>& down, Grid<std::uint32_t>& basin,
+                           int threads = 1);
 
 // Step 3's input: the pairs of 4-neighbour cells p, q = p + 1 or p + width in different basins, in
 // the order Kruskal's algorithm takes them (by cost, then scan order), leaving out a pair when one
@@ -57,17 +60,17 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level, const Grid<std::uint32_
 
 // The whole flood. The FlowField also gets each basin's water level, raised cell count and
 // depression (the lowest basin of its group, see step 5).
-FlowField flood_basins(Grid<std::uint16_t> level);
+FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1);
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into
 // it. Without rain on maps of at most 2^24 cells every sum is a whole number below 2^24 (exact in
 // a float whatever the order), counted in integers by count_upstream; otherwise the cells are
 // visited by in-degree (a cell once all cells draining into it are), in walks down from the cells
 // nothing drains into, taken in reading order, so the float sums are the same every run.
-Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain);
+Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int threads = 1);
 
 // The number of cells draining through each cell (itself included) of a drainage grid (Drain
 // values, no pits), as whole numbers in floats; at most 2^25 - 1 cells.
-Grid<float> count_upstream(const Grid<std::uint8_t>& down);
+Grid<float> count_upstream(const Grid<std::uint8_t>& down, int threads = 1);
 
 } // namespace tilegen

@@ -7,6 +7,7 @@
 
 #include "core/hash.hpp"
 #include "core/hydrology/basin_flood.hpp"
+#include "core/parallel.hpp"
 
 namespace tilegen {
 
@@ -14,63 +15,101 @@ namespace {
 
 // Filled depressions (4-connected cells the fill raised) of at least min_area cells: flood_basins
 // groups the basins whose raised cells touch (FlowField::depression), so the lakes are the raised
-// cells counted by group — two sequential passes, no flood fill.
-void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
+// cells counted by group — two passes over the cells, no flood fill. Each pass runs by blocks of
+// rows on `threads` threads, each block counting in tables of its own; the tables are summed
+// (whole numbers, ORs and minima: the same in any order), so the lakes are the same at any count.
+void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int threads) {
     const int w = f.level.width(), h = f.level.height();
-    const std::size_t n = f.level.size(), groups = f.basins;
+    const std::size_t groups = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
     const std::uint32_t* basin = f.basin.cells().data();
     const std::uint32_t* group = f.depression.data();
     const std::uint8_t* into = out.into.cells().data();
+    const std::size_t uw = static_cast<std::size_t>(w);
+    const int blocks = std::clamp(threads, 1, std::max(1, h));
+    auto rows_of = [&](int b) {
+        return std::pair{static_cast<std::size_t>(static_cast<std::int64_t>(h) * b / blocks),
+                         static_cast<std::size_t>(static_cast<std::int64_t>(h) * (b + 1) / blocks)};
+    };
     // Counts per group in four interleaved tables (cell c counts in table c % 4): neighbours mostly
     // share a group, and one table would make each count wait for the one before.
+    struct Tally {
+        std::vector<std::uint32_t> counts, shore, first;
+    };
+    std::vector<Tally> tally(static_cast<std::size_t>(blocks));
+    auto sum4 = [groups](const std::vector<std::uint32_t>& t, std::size_t g) {
+        return std::uint64_t{t[g]} + t[groups + g] + t[2 * groups + g] + t[3 * groups + g];
+    };
     // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
     // lake: its water is that sea's, and a lake there would be a sliver along the shore.
-    std::vector<std::uint32_t> counts(4 * groups, 0), shore(4 * groups, 0);
-    const std::size_t uw = static_cast<std::size_t>(w);
     const std::vector<std::uint8_t> dry(uw + 2, 0); // the rows above and below the map
-    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
-        const std::uint8_t* row = into + y * uw;
-        const std::uint8_t* up = y > 0 ? row - uw : dry.data();
-        const std::uint8_t* dn = y + 1 < static_cast<std::size_t>(h) ? row + uw : dry.data();
-        for (std::size_t x = 0; x < uw; ++x) {
-            const std::size_t c = y * uw + x;
-            const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
-            const std::uint32_t wet =
-                row[x] | up[x] | dn[x] | (x > 0 ? row[x - 1] : 0u) | (x + 1 < uw ? row[x + 1] : 0u);
-            const std::size_t slot = (c & 3) * groups + group[basin[c]];
-            counts[slot] += raised;
-            shore[slot] |= wet != 0 ? raised : 0u;
+    parallel_for(blocks, blocks, [&](int b0, int b1) {
+        for (int b = b0; b < b1; ++b) {
+            Tally& t = tally[static_cast<std::size_t>(b)];
+            t.counts.assign(4 * groups, 0);
+            t.shore.assign(4 * groups, 0);
+            const auto [y0, y1] = rows_of(b);
+            for (std::size_t y = y0; y < y1; ++y) {
+                const std::uint8_t* row = into + y * uw;
+                const std::uint8_t* up = y > 0 ? row - uw : dry.data();
+                const std::uint8_t* dn =
+                    y + 1 < static_cast<std::size_t>(h) ? row + uw : dry.data();
+                for (std::size_t x = 0; x < uw; ++x) {
+                    const std::size_t c = y * uw + x;
+                    const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
+                    const std::uint32_t wet = row[x] | up[x] | dn[x] | (x > 0 ? row[x - 1] : 0u) |
+                                              (x + 1 < uw ? row[x + 1] : 0u);
+                    const std::size_t slot = (c & 3) * groups + group[basin[c]];
+                    t.counts[slot] += raised;
+                    t.shore[slot] |= wet != 0 ? raised : 0u;
+                }
+            }
         }
-    }
+    });
     std::vector<std::uint8_t> large(groups);
     for (std::size_t g = 0; g < groups; ++g) {
-        const std::uint64_t area = std::uint64_t{counts[g]} + counts[groups + g] +
-                                   counts[2 * groups + g] + counts[3 * groups + g];
-        const bool at_shore =
-            (shore[g] | shore[groups + g] | shore[2 * groups + g] | shore[3 * groups + g]) != 0;
+        std::uint64_t area = 0;
+        bool at_shore = false;
+        for (const Tally& t : tally) {
+            area += sum4(t.counts, g);
+            at_shore = at_shore || sum4(t.shore, g) != 0;
+        }
         large[g] = area >= static_cast<std::uint64_t>(min_area) && !at_shore ? 1 : 0;
     }
+    // The lake cells; per group its open cells (not `into`: the ones the lake class takes) and its
+    // first cell in reading order.
     out.lake_mask = Grid<std::uint8_t>::uninitialised(w, h);
     std::uint8_t* mask = out.lake_mask.cells().data();
-    std::vector<std::uint32_t> lake_of(groups, 0xffffffffu);
-    std::fill(counts.begin(), counts.end(), 0u); // now the open cells of each lake's group
-    for (std::size_t c = 0; c < n; ++c) {
-        const std::uint32_t g = group[basin[c]];
-        const bool lake = (fi[c] > lv[c]) & (large[g] != 0);
-        mask[c] = lake ? 1 : 0;
-        counts[(c & 3) * groups + g] += lake && !into[c] ? 1u : 0u;
-        if (lake && lake_of[g] == 0xffffffffu) {
-            lake_of[g] = static_cast<std::uint32_t>(out.lakes.size());
-            out.lakes.push_back({static_cast<std::uint32_t>(c), 0});
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    parallel_for(blocks, blocks, [&](int b0, int b1) {
+        for (int b = b0; b < b1; ++b) {
+            Tally& t = tally[static_cast<std::size_t>(b)];
+            std::fill(t.counts.begin(), t.counts.end(), 0u);
+            t.first.assign(groups, kNone);
+            const auto [y0, y1] = rows_of(b);
+            for (std::size_t c = y0 * uw; c < y1 * uw; ++c) {
+                const std::uint32_t g = group[basin[c]];
+                const bool lake = (fi[c] > lv[c]) & (large[g] != 0);
+                mask[c] = lake ? 1 : 0;
+                t.counts[(c & 3) * groups + g] += lake && !into[c] ? 1u : 0u;
+                if (lake && t.first[g] == kNone) t.first[g] = static_cast<std::uint32_t>(c);
+            }
         }
+    });
+    // Lakes by first cell: each group's first cell is its first block's (blocks in reading order).
+    for (std::size_t g = 0; g < groups; ++g) {
+        HydrologyResult::Lake lake{kNone, 0};
+        for (const Tally& t : tally) {
+            if (lake.first == kNone) lake.first = t.first[g];
+            lake.open += sum4(t.counts, g);
+        }
+        if (lake.first != kNone) out.lakes.push_back(lake);
     }
-    for (HydrologyResult::Lake& lake : out.lakes) {
-        const std::size_t g = group[basin[lake.first]];
-        lake.open = std::uint64_t{counts[g]} + counts[groups + g] + counts[2 * groups + g] +
-                    counts[3 * groups + g];
-    }
+    std::sort(out.lakes.begin(), out.lakes.end(),
+              [](const HydrologyResult::Lake& a, const HydrologyResult::Lake& b) {
+                  return a.first < b.first;
+              });
 }
 
 // The carving and banks shared by both methods: rivers' stems are set; fills carved and banks.
@@ -245,13 +284,13 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
 }
 
 void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const RiverSettings& s,
-                 std::uint64_t seed, bool keep_flow, HydrologyResult& out) {
+                 std::uint64_t seed, bool keep_flow, int threads, HydrologyResult& out) {
     const std::uint8_t* into = out.into.cells().data();
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    FlowField f = flood_basins(quantise_heights(heights));
-    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
+    FlowField f = flood_basins(quantise_heights(heights, threads), threads);
+    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out, threads);
     f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
@@ -272,7 +311,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
             wv[i] = std::max(rv[i], 0.0f) * scale;
         acc_grid = flow_accumulation(f, &weights);
     } else {
-        acc_grid = flow_accumulation(f, nullptr);
+        acc_grid = flow_accumulation(f, nullptr, threads);
     }
     const float* acc = acc_grid.cells().data();
 
@@ -368,7 +407,7 @@ void agent_rivers(const Grid<float>& heights, const RiverSettings& s, std::uint6
 
 HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
-                              Grid<std::uint8_t> into, bool keep_flow) {
+                              Grid<std::uint8_t> into, bool keep_flow, int threads) {
     HydrologyResult out;
     out.into = std::move(into);
     if (heights.empty()) return out;
@@ -376,10 +415,11 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
         // Lakes as method "flow" finds them (agents climb from the coast, so they never enter
         // one: a lake's rim lies above it and it never touches an `into` cell).
         if (settings.lake_min_area > 0)
-            find_lakes(flood_basins(quantise_heights(heights)), settings.lake_min_area, out);
+            find_lakes(flood_basins(quantise_heights(heights, threads), threads),
+                       settings.lake_min_area, out, threads);
         agent_rivers(heights, settings, seed, out);
     } else
-        flow_rivers(heights, rain, settings, seed, keep_flow, out);
+        flow_rivers(heights, rain, settings, seed, keep_flow, threads, out);
     carve_and_widen(heights, settings, out);
     return out;
 }

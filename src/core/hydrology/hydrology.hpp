@@ -25,7 +25,9 @@
 // width x width square at each stem cell (stems in order of carved height, lowest first), nearest
 // first, each claimed by the first river reaching it and only when the neighbour one step
 // towards the stem cell belongs to the same river (so each river stays one 4-connected piece).
-// Invariants: single-threaded, no randomness beyond hashes of the seed: identical on every run;
+// Invariants: no randomness beyond hashes of the seed, the cell-by-cell passes (quantising,
+// descent, final basin labels, filling, in-degrees) on `threads` threads by blocks of rows and the
+// rest single-threaded: identical on every run and at any thread count;
 // along every stem and from each bank cell to the cell it drains into, the carved height never
 // rises; stems are 4-connected and disjoint; widths never shrink downstream.
 // Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells.
@@ -69,7 +71,7 @@ struct HydrologyResult {
 // `into`: 1 where a cell (y * width + x) will be of an `into` class, else 0; kept in the result.
 HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
-                              Grid<std::uint8_t> into, bool keep_flow = false);
+                              Grid<std::uint8_t> into, bool keep_flow = false, int threads = 1);
 
 // The classes rivers and lakes are written as (class ids; -1: none) and what they end in.
 struct RiverClasses {

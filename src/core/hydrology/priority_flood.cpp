@@ -3,17 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
+
+#include "core/parallel.hpp"
 
 namespace tilegen {
 
-Grid<std::uint16_t> quantise_heights(const Grid<float>& heights) {
-    Grid<std::uint16_t> q = Grid<std::uint16_t>::uninitialised(heights.width(), heights.height());
-    if (heights.empty()) return q;
-    const float* src = heights.cells().data();
-    std::uint16_t* dst = q.cells().data();
-    const std::size_t n = heights.size();
-    // The range: eight running minima and maxima (independent chains the compiler keeps in
-    // vector registers), combined at the end; min and max are exact in any order.
+namespace {
+
+// The range of src[0..n): eight running minima and maxima (independent chains the compiler keeps
+// in vector registers), combined at the end; min and max are exact in any order.
+std::pair<float, float> range_of(const float* src, std::size_t n) {
     constexpr std::size_t kLanes = 8;
     float lo_lane[kLanes], hi_lane[kLanes];
     std::fill_n(lo_lane, kLanes, std::numeric_limits<float>::infinity());
@@ -34,11 +35,39 @@ Grid<std::uint16_t> quantise_heights(const Grid<float>& heights) {
         lo = std::min(lo, lo_lane[k]);
         hi = std::max(hi, hi_lane[k]);
     }
-    const double scale = hi > lo ? 65535.0 / (static_cast<double>(hi) - lo) : 0.0;
-    for (i = 0; i < n; ++i) {
-        const double t = (static_cast<double>(src[i]) - lo) * scale + 0.5;
-        dst[i] = static_cast<std::uint16_t>(std::clamp(t, 0.0, 65535.0));
+    return {lo, hi};
+}
+
+} // namespace
+
+Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads) {
+    Grid<std::uint16_t> q = Grid<std::uint16_t>::uninitialised(heights.width(), heights.height());
+    if (heights.empty()) return q;
+    const int w = heights.width(), h = heights.height();
+    const std::size_t uw = static_cast<std::size_t>(w);
+    // The range by blocks of rows (one per thread), combined: exact in any order.
+    // Indexed by each block's first row; rows starting no block keep the empty range.
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    std::vector<std::pair<float, float>> ranges(static_cast<std::size_t>(h), {kInf, -kInf});
+    parallel_for(h, threads, [&](int y0, int y1) {
+        ranges[static_cast<std::size_t>(y0)] =
+            range_of(heights.row(y0), static_cast<std::size_t>(y1 - y0) * uw);
+    });
+    float lo = kInf, hi = -kInf;
+    for (int y = 0; y < h; ++y) {
+        lo = std::min(lo, ranges[static_cast<std::size_t>(y)].first);
+        hi = std::max(hi, ranges[static_cast<std::size_t>(y)].second);
     }
+    const double scale = hi > lo ? 65535.0 / (static_cast<double>(hi) - lo) : 0.0;
+    parallel_for(h, threads, [&](int y0, int y1) {
+        const float* src = heights.row(y0);
+        std::uint16_t* dst = q.row(y0);
+        const std::size_t count = static_cast<std::size_t>(y1 - y0) * uw;
+        for (std::size_t i = 0; i < count; ++i) {
+            const double t = (static_cast<double>(src[i]) - lo) * scale + 0.5;
+            dst[i] = static_cast<std::uint16_t>(std::clamp(t, 0.0, 65535.0));
+        }
+    });
     return q;
 }
 

@@ -44,8 +44,9 @@ struct FlowField {
     std::vector<std::uint32_t> depression;
 };
 
-// The 16-bit level of each height over the grid's range (all 0 for a flat grid).
-Grid<std::uint16_t> quantise_heights(const Grid<float>& heights);
+// The 16-bit level of each height over the grid's range (all 0 for a flat grid). Blocks of rows
+// on `threads` threads: the same levels at any count.
+Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads = 1);
 
 // The flood over quantised levels.
 FlowField priority_flood(Grid<std::uint16_t> level);

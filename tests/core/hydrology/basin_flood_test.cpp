@@ -2,7 +2,8 @@
 // definition, the basins by walking every cell's descent, the pairs by listing every pair of
 // neighbours, the whole flood against the plain version it replaced (reference_flood.hpp), the
 // depressions against a flood fill of the raised cells, and the counted flow against walking every
-// path. Random grids with many ties (a few levels, flat blocks) and few.
+// path, and the passes split by rows at several thread counts against one thread. Random grids
+// with many ties (a few levels, flat blocks) and few.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/hydrology/basin_flood.hpp"
+#include "core/hydrology/hydrology.hpp"
 #include "core/hydrology/reference_flood.hpp"
 
 using namespace tilegen;
@@ -212,4 +214,70 @@ TEST_CASE("basin flood: the same flood as the plain version, depressions as a fl
         CHECK(count_upstream(fast.down) == accumulation_by_walking(fast.down));
         CHECK(flow_accumulation(fast, nullptr) == accumulation_by_walking(fast.down));
     }
+}
+
+TEST_CASE("basin flood: the passes by blocks of rows give the same at 1, 2 and 3 threads") {
+    std::mt19937 rng(34);
+    for (int trial = 0; trial < 60; ++trial) {
+        const Grid<std::uint16_t> level = random_levels(rng, trial);
+        CAPTURE(trial);
+        Grid<float> heights(level.width(), level.height());
+        for (std::size_t c = 0; c < level.size(); ++c)
+            heights.cells()[c] = static_cast<float>(level.cells()[c]) * 0.37f - 5.0f;
+        const Grid<std::uint16_t> q = quantise_heights(heights);
+        const FlowField one = flood_basins(level);
+        const Grid<float> counted = count_upstream(one.down);
+        for (int threads : {2, 3}) {
+            CAPTURE(threads);
+            CHECK(quantise_heights(heights, threads) == q);
+            const FlowField many = flood_basins(level, threads);
+            CHECK(many.down == one.down);
+            CHECK(many.filled == one.filled);
+            CHECK(many.basin == one.basin);
+            CHECK(many.water == one.water);
+            CHECK(many.depression == one.depression);
+            CHECK(count_upstream(one.down, threads) == counted);
+        }
+    }
+}
+
+TEST_CASE("hydrology: lakes, rivers and carving the same at 1, 2 and 3 threads") {
+    std::mt19937 rng(35);
+    RiverSettings settings;
+    settings.threshold = 3;
+    settings.min_length = 2;
+    settings.lake_min_area = 2;
+    settings.carve = 0.5;
+    std::size_t lakes = 0, rivers = 0; // the grids have some of both
+    for (int trial = 0; trial < 60; ++trial) {
+        const Grid<std::uint16_t> level = random_levels(rng, trial);
+        CAPTURE(trial);
+        Grid<float> heights(level.width(), level.height());
+        Grid<std::uint8_t> into(level.width(), level.height());
+        const unsigned sea = rng() % 4; // levels below it are `into` (trial % 5 == 0: 0 or 1)
+        for (std::size_t c = 0; c < level.size(); ++c) {
+            heights.cells()[c] = static_cast<float>(level.cells()[c]);
+            into.cells()[c] = level.cells()[c] < sea ? 1 : 0;
+        }
+        const HydrologyResult one = run_hydrology(heights, nullptr, settings, 9, into);
+        lakes += one.lakes.size();
+        rivers += one.rivers.size();
+        for (int threads : {2, 3}) {
+            CAPTURE(threads);
+            const HydrologyResult many =
+                run_hydrology(heights, nullptr, settings, 9, into, false, threads);
+            CHECK(many.lake_mask == one.lake_mask);
+            REQUIRE(many.lakes.size() == one.lakes.size());
+            for (std::size_t i = 0; i < one.lakes.size(); ++i) {
+                CHECK(many.lakes[i].first == one.lakes[i].first);
+                CHECK(many.lakes[i].open == one.lakes[i].open);
+            }
+            CHECK(many.carved == one.carved);
+            REQUIRE(many.rivers.size() == one.rivers.size());
+            for (std::size_t i = 0; i < one.rivers.size(); ++i)
+                CHECK(many.rivers[i].stem == one.rivers[i].stem);
+        }
+    }
+    CHECK(lakes > 10);
+    CHECK(rivers > 10);
 }
