@@ -1,5 +1,6 @@
 // The endless-world game of examples/endless, shared with `tilegen view --endless`: walk a
-// character through an endless world that tilegen makes chunk by chunk (public API and SFML only).
+// character through an endless world that tilegen makes chunk by chunk (public API and SFML only),
+// with its trees and rocks.
 //
 // The world is a tilegen::api::World (position-based recipes only: every chunk generates on its
 // own, to the same tiles whenever it is made). A worker thread makes the chunks around the camera,
@@ -47,10 +48,12 @@ constexpr int kChunk = 32; // cells per chunk side
 
 using ChunkKey = std::pair<int, int>; // chunk column, row
 
-// A chunk made by the worker: its tile layers (kChunk x kChunk gids each).
+// A chunk made by the worker: its tile layers (kChunk x kChunk gids each) and the objects
+// anchored in it (cells from the chunk's top-left).
 struct ChunkTiles {
     ChunkKey key;
     std::vector<tilegen::api::Layer> layers;
+    std::vector<tilegen::api::Object> objects;
 };
 
 // The worker: takes the wanted chunks (nearest first), generates and renders each.
@@ -98,7 +101,7 @@ class ChunkWorker {
             const auto t0 = std::chrono::steady_clock::now();
             const tilegen::api::Map map =
                 world_.region(key.first * kChunk, key.second * kChunk, kChunk, kChunk);
-            ChunkTiles done{key, map.layers()};
+            ChunkTiles done{key, map.layers(), map.objects()};
             const double ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
                     .count();
@@ -174,6 +177,42 @@ inline sf::VertexArray chunk_quads(const ChunkTiles& chunk, const tilegen::api::
     return quads;
 }
 
+// Trees, rocks: the objects of every chunk made, as textured quads over the sprite sheet
+// (positions in window pixels; `left`, `top`: the window's top-left in world pixels), in drawing
+// order across chunks: by footprint bottom, then x, so nearer objects cover farther ones.
+inline sf::VertexArray
+object_quads(const std::map<ChunkKey, std::vector<tilegen::api::Object>>& objects,
+             const tilegen::api::Sprites& sheet, int tw, int th, double left, double top) {
+    struct Placed {
+        long long x, bottom; // world cells
+        int sprite;
+    };
+    std::vector<Placed> all;
+    for (const auto& [key, list] : objects)
+        for (const auto& o : list)
+            all.push_back({static_cast<long long>(key.first) * kChunk + o.x,
+                           static_cast<long long>(key.second) * kChunk + o.y + o.height,
+                           o.sprite_index});
+    std::sort(all.begin(), all.end(), [](const Placed& a, const Placed& b) {
+        return a.bottom != b.bottom ? a.bottom < b.bottom : a.x < b.x;
+    });
+    sf::VertexArray quads(sf::Quads);
+    const auto sw = static_cast<float>(sheet.sprite_width),
+               sh = static_cast<float>(sheet.sprite_height);
+    for (const Placed& p : all) {
+        const float u = static_cast<float>(p.sprite % sheet.columns) * sw;
+        const float v = static_cast<float>(p.sprite / sheet.columns) * sh;
+        const auto px = static_cast<float>(std::floor(static_cast<double>(p.x) * tw - left));
+        const auto py =
+            static_cast<float>(std::floor(static_cast<double>(p.bottom) * th - top)) - sh;
+        quads.append(sf::Vertex({px, py}, {u, v}));
+        quads.append(sf::Vertex({px + sw, py}, {u + sw, v}));
+        quads.append(sf::Vertex({px + sw, py + sh}, {u + sw, v + sh}));
+        quads.append(sf::Vertex({px, py + sh}, {u, v + sh}));
+    }
+    return quads;
+}
+
 inline int floor_div(long long a, int b) {
     return static_cast<int>(a >= 0 ? a / b : -((-a + b - 1) / b));
 }
@@ -196,6 +235,16 @@ inline int run(const tilegen::api::World& world, const Options& options) {
         return 1;
     }
     atlas.update(tileset.atlas.rgba.data());
+    // The objects' sheet (none when the recipe has no objects).
+    const tilegen::api::Sprites& sheet = world.sprites();
+    sf::Texture sprites;
+    if (!sheet.names.empty() && !sprites.create(static_cast<unsigned>(sheet.image.width),
+                                                static_cast<unsigned>(sheet.image.height))) {
+        std::cerr << "endless: the sprite sheet does not fit in a texture\n";
+        return 1;
+    }
+    if (!sheet.names.empty()) sprites.update(sheet.image.rgba.data());
+    std::map<ChunkKey, std::vector<tilegen::api::Object>> objects; // per chunk made
     ChunkWorker worker(world);
     // Each chunk is drawn once into its own texture (its quads over the atlas), then shown as one
     // sprite per frame: the layers are blended once per chunk, not once per frame. Render textures
@@ -259,6 +308,7 @@ inline int run(const tilegen::api::World& world, const Options& options) {
                 continue;
             }
             spare.push_back(std::move(it->second));
+            objects.erase(it->first);
             it = chunks.erase(it);
         }
         for (const auto& done : worker.take_done()) {
@@ -279,6 +329,7 @@ inline int run(const tilegen::api::World& world, const Options& options) {
             texture->draw(chunk_quads(done, tileset), sf::RenderStates(&atlas));
             texture->display();
             chunks[done.key] = std::move(texture);
+            if (!done.objects.empty()) objects[done.key] = done.objects;
         }
         std::vector<ChunkKey> wanted;
         bool view_complete = true; // every chunk the window shows is drawn
@@ -309,6 +360,9 @@ inline int run(const tilegen::api::World& world, const Options& options) {
                                static_cast<float>(std::floor(key.second * kChunk * th - top)));
             window.draw(sprite, sf::BlendNone); // chunks are opaque where drawn: no blending
         }
+        if (!objects.empty())
+            window.draw(object_quads(objects, sheet, tw, th, left, top),
+                        sf::RenderStates(&sprites));
         hero.setPosition(static_cast<float>(size.x) / 2.f, static_cast<float>(size.y) / 2.f);
         window.draw(hero);
         if (!shot_taken && frame + 1 >= options.frames && view_complete) {

@@ -116,6 +116,18 @@ struct Tileset {
 };
 
 ////////////////////////////////////////////////////////////
+/// The objects' sprite sheet: sprite i at column i % columns, row i / columns of the image, drawn
+/// with its bottom-left corner at its footprint's bottom-left cell corner (Object). Empty (no
+/// names) when the recipe has no objects sheet.
+////////////////////////////////////////////////////////////
+struct Sprites {
+    int sprite_width = 0, sprite_height = 0; ///< pixels per sprite
+    int columns = 1;                         ///< sprites per image row
+    std::vector<std::string> names;          ///< per sheet cell ("" for an unused cell)
+    Pixels image;                            ///< the sheet
+};
+
+////////////////////////////////////////////////////////////
 /// What a run measured.
 ////////////////////////////////////////////////////////////
 struct Stats {
@@ -152,7 +164,7 @@ class Map {
     /// width(), 0 <= cy <= height()).
     Tile tile(std::size_t layer, int cx, int cy) const;
 
-    const std::vector<Object>& objects() const; ///< sprites, in drawing order (whole maps only)
+    const std::vector<Object>& objects() const; ///< sprites, in drawing order
     const std::vector<Place>& places() const;   ///< [[places]] (whole maps only)
     const Stats& stats() const;
 
@@ -215,6 +227,7 @@ class Generator {
 
     const std::vector<Terrain>& terrains() const; ///< the recipe's terrain classes, by class id
     const Tileset& tileset() const;               ///< the tiles the layers' ids index
+    const Sprites& sprites() const;               ///< the sheet objects' sprite_index names
 
     /// Generates the whole map (every stage of the pipeline). Nullopt on failure (a constraint
     /// not met, an input problem), with diagnostics appended.
@@ -248,12 +261,14 @@ class World {
     ~World();
 
     /// Classes and tiles of the cells [x, x + width) x [y, y + height) (negative x, y allowed;
-    /// width, height >= 1: std::invalid_argument otherwise). No objects or places: they need the
-    /// whole map.
+    /// width, height >= 1: std::invalid_argument otherwise), and the objects anchored there
+    /// (position-based: the same wherever the region is cut). No places: they need the whole
+    /// map.
     Map region(int x, int y, int width, int height) const;
 
     const std::vector<Terrain>& terrains() const; ///< by class id
     const Tileset& tileset() const;               ///< the tiles the layers' ids index
+    const Sprites& sprites() const;               ///< the sheet objects' sprite_index names
 
     struct Impl;
 

@@ -220,15 +220,16 @@ CommandSpec generate_spec() {
          "",
          "write an infinite map: layers as chunks, generated chunk by chunk (position-based kinds "
          "only); the map covers --size (rounded out to whole chunks); thresholds come from the "
-         "first 1024x1024 cells (or the whole size if smaller); objects are placed over the whole "
-         "size at once (as in the finite map: about 1 byte per cell plus 4 per density map)"},
+         "first 1024x1024 cells (or the whole size if smaller); objects are placed band by band, "
+         "each with the cells its objects depend on around it: the finite map's objects"},
         {{"--region"},
          "X,Y,W,H",
          "write just this window of the map (cells X..X+W-1, Y..Y+H-1; X and Y may be negative) "
          "as a finite map, the same tiles as the --infinite map of --size has there: thresholds "
          "from the same sample, noise scales from --size. Position-based recipes only; objects: "
-         "the infinite map's whose footprint starts in the window (placed over the rows above it, "
-         "the full width: the placer scans from the origin). Cut a world too big for one machine "
+         "the infinite map's whose footprint starts in the window (placed over the window and the "
+         "cells its objects depend on around it: position-based). Cut a world too big for one "
+         "machine "
          "into region jobs (README, \"Maps larger than one machine\")",
          custom("X,Y,W,H: four whole numbers, W and H at least 1",
                 [](const std::string& v) { return parse_region(v).has_value(); })},
@@ -491,7 +492,7 @@ int run_generate(const Args& args) {
                                          std::to_string(region->height)});
         // The infinite map's objects whose footprint starts in the window, moved to its origin.
         std::vector<PlacedObject> objects =
-            window_objects(*project, *world, w, h, *region, options.threads);
+            window_objects(*project, *world, Region{0, 0, w, h}, *region, options.threads);
         for (PlacedObject& o : objects) {
             o.x -= region->x;
             o.y -= region->y;

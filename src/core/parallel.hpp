@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -28,6 +29,23 @@ inline void parallel_for(int n, int threads, const std::function<void(int, int)>
     body(0, std::min(n, per));
     for (auto& th : pool)
         th.join();
+}
+
+// Items 0..n-1 handed out one at a time to `threads` workers (dynamic, for balance). Items must be
+// independent.
+inline void for_each_item(int n, int threads, const std::function<void(int item)>& item) {
+    threads = std::clamp(threads, 1, std::max(1, n));
+    if (threads == 1) {
+        for (int i = 0; i < n; ++i)
+            item(i);
+        return;
+    }
+    std::atomic<int> next{0};
+    parallel_for(threads, threads, [&](int, int) {
+        for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+             i = next.fetch_add(1, std::memory_order_relaxed))
+            item(i);
+    });
 }
 
 // The thread count for "auto" (0): the machine's hardware threads.

@@ -425,11 +425,25 @@ ClassGrid world_classes(const Project& project, const WorldSetup& world, Region 
     return classes;
 }
 
-std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world, int width,
-                                        int height, int threads) {
+std::vector<PlacedObject> window_objects(const Project& project, const WorldSetup& world,
+                                         std::optional<Region> bounds, Region window, int threads) {
     const Recipe& recipe = project.recipe;
-    if (!project.sprites || recipe.objects.empty()) return {};
-    const Region area{0, 0, width, height};
+    if (!project.sprites || recipe.objects.empty() || window.width <= 0 || window.height <= 0)
+        return {};
+    // The window and the cells its objects depend on, clipped to the world's bounds.
+    const long long margin = object_margin(recipe.objects, *project.sprites);
+    long long x0 = window.x - margin, y0 = window.y - margin;
+    long long x1 = static_cast<long long>(window.x) + window.width + margin;
+    long long y1 = static_cast<long long>(window.y) + window.height + margin;
+    if (bounds) {
+        x0 = std::max<long long>(x0, bounds->x);
+        y0 = std::max<long long>(y0, bounds->y);
+        x1 = std::min<long long>(x1, static_cast<long long>(bounds->x) + bounds->width);
+        y1 = std::min<long long>(y1, static_cast<long long>(bounds->y) + bounds->height);
+    }
+    if (x0 >= x1 || y0 >= y1) return {};
+    const Region area{static_cast<int>(x0), static_cast<int>(y0), static_cast<int>(x1 - x0),
+                      static_cast<int>(y1 - y0)};
     const ClassGrid classes = world_classes(project, world, area);
     NamedMaps maps;
     for (const ObjectRule& rule : recipe.objects)
@@ -439,33 +453,41 @@ std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup
             maps.emplace_back(rule.density,
                               compute_map(recipe, rule.density, world.seed, world.scale_width,
                                           world.scale_height, area, threads));
-    return place_objects(classes, maps, recipe.objects, *project.sprites, world.seed, threads);
+    PlacementFrame frame;
+    frame.x = area.x;
+    frame.y = area.y;
+    frame.bounds = bounds;
+    frame.unbounded = !bounds;
+    frame.keep = window;
+    return place_objects(classes, maps, recipe.objects, *project.sprites, world.seed, threads,
+                         frame);
 }
 
-std::vector<PlacedObject> window_objects(const Project& project, const WorldSetup& world, int width,
-                                         int height, Region window, int threads) {
-    const Recipe& recipe = project.recipe;
-    if (!project.sprites || recipe.objects.empty()) return {};
-    const long long x0 = std::max(0, window.x), y0 = std::max(0, window.y);
-    const long long x1 =
-        std::min<long long>(width, static_cast<long long>(window.x) + window.width);
-    const long long y1 =
-        std::min<long long>(height, static_cast<long long>(window.y) + window.height);
-    if (x0 >= x1 || y0 >= y1) return {};
-    // Rows that can change the window's objects: for each rule from the last, its last block row
-    // (a block is at most `spacing` rows) and the footprints of its anchors there, which meet the
-    // footprints of the earlier rules' anchors as far down again.
-    int tallest = 1;
-    for (const SpriteInfo& info : project.sprites->sprites)
-        tallest = std::max(tallest, info.footprint_h);
-    long long rows = y1;
-    for (const ObjectRule& rule : recipe.objects)
-        rows += static_cast<long long>(std::ceil(rule.spacing)) + tallest;
-    const int placed_rows = static_cast<int>(std::min<long long>(height, rows));
-    std::vector<PlacedObject> objects = world_objects(project, world, width, placed_rows, threads);
-    std::erase_if(objects, [&](const PlacedObject& o) {
-        return o.x < x0 || o.x >= x1 || o.y < y0 || o.y >= y1;
-    });
+std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world,
+                                        Region bounds, int threads) {
+    if (!project.sprites || project.recipe.objects.empty()) return {};
+    // Bands of rows, each placed with the margin around it: memory for one band.
+    const int margin = object_margin(project.recipe.objects, *project.sprites);
+    const int band = std::max(256, 2 * margin);
+    std::vector<PlacedObject> objects;
+    for (long long y = bounds.y; y < static_cast<long long>(bounds.y) + bounds.height; y += band) {
+        const int rows = static_cast<int>(
+            std::min<long long>(band, static_cast<long long>(bounds.y) + bounds.height - y));
+        const auto part =
+            window_objects(project, world, bounds,
+                           Region{bounds.x, static_cast<int>(y), bounds.width, rows}, threads);
+        objects.insert(objects.end(), part.begin(), part.end());
+    }
+    // Drawing order across the bands: footprint bottom, then x (an object's footprint may end in
+    // the next band).
+    const auto& sprites = project.sprites->sprites;
+    auto bottom = [&](const PlacedObject& o) {
+        return o.y + sprites[static_cast<std::size_t>(o.sprite)].footprint_h;
+    };
+    std::stable_sort(objects.begin(), objects.end(),
+                     [&](const PlacedObject& a, const PlacedObject& b) {
+                         return std::pair(bottom(a), a.x) < std::pair(bottom(b), b.x);
+                     });
     return objects;
 }
 

@@ -290,22 +290,18 @@ struct WorldSetup {
                                                       Region sample, Diagnostics& diags);
 // The classes of `area` of the world, after the class passes: what generate_chunk draws.
 ClassGrid world_classes(const Project& project, const WorldSetup& world, Region area);
-// The objects of the world's cells [0, width) x [0, height), placed over that whole area at once
-// (its classes and density maps in memory: about 1 byte per cell plus 4 per density map) by the
-// finite map's placer: with the same classes (a map within the threshold sample) they are the
-// finite map's objects. Empty without [[objects]].
-std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world, int width,
-                                        int height, int threads = 1);
-// The objects of world_objects(project, world, width, height) whose footprint's top-left cell lies
-// in `window` (any window: the part outside [0, width) x [0, height) has none), in the same order,
-// in world cells. The placer decides in scan order (rows top to bottom, each left to right), so
-// a window's objects depend on every row above it and on whole rows: they are placed over the
-// full width and the rows from 0 down to the window's bottom plus what the later rows can still
-// change (per rule, its spacing and the tallest footprint: the rows its last block row and its
-// footprints reach, and the earlier rules' footprints they may meet). Cost and memory grow with
-// width x (window bottom), as world_objects' do with the whole map.
-std::vector<PlacedObject> window_objects(const Project& project, const WorldSetup& world, int width,
-                                         int height, Region window, int threads = 1);
+// The world's objects anchored in `window` (world cells), in drawing order: placed over the
+// window and object_margin() cells around it (object_placement.hpp), clipped to `bounds`, the
+// world's extent (a finite map's [0, width) x [0, height); nullopt: an endless world). With the
+// same classes (a map within the threshold sample) they are the finite map's objects there, and
+// any two windows agree where they meet. Memory and time grow with the window plus its margin.
+std::vector<PlacedObject> window_objects(const Project& project, const WorldSetup& world,
+                                         std::optional<Region> bounds, Region window,
+                                         int threads = 1);
+// Every object of a world bounded by `bounds`: window_objects band by band (memory for one band
+// of rows), in drawing order.
+std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup& world,
+                                        Region bounds, int threads = 1);
 // The sprite sheet as the map carries it, and the placed objects as tile objects in pixels (the
 // sprite's bottom-left at its footprint's bottom-left), as one more object layer.
 void add_object_layer(Map& map, const SpriteSheet& sheet, const std::vector<PlacedObject>& objects);

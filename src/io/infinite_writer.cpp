@@ -34,13 +34,10 @@ std::optional<InfiniteMapResult> write_infinite_map(
     for (const LayerRules& layer : world.layers)
         document.layers.push_back({layer.name, {}});
     document.properties = properties;
-    // Objects: placed over the region at once by the finite map's placer (world_objects), so
-    // they are the finite map's objects where the classes are the same. The placer's choices
-    // hash map positions from the origin: only a region that starts there gets objects.
-    if (project.sprites && !project.recipe.objects.empty() && options.region.x == 0 &&
-        options.region.y == 0) {
-        const auto objects = world_objects(project, world, options.region.width,
-                                           options.region.height, options.threads);
+    // Objects: placed band by band with the margin they depend on (world_objects), inside the
+    // region asked for, so they are the finite map's objects where the classes are the same.
+    if (project.sprites && !project.recipe.objects.empty()) {
+        const auto objects = world_objects(project, world, options.region, options.threads);
         result.objects = objects.size();
         if (!objects.empty()) add_object_layer(document, *project.sprites, objects);
     }

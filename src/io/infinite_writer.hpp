@@ -30,8 +30,7 @@ struct InfiniteMapResult {
     Region written; // the region actually written (whole chunks)
     std::uint64_t unmatched = 0;
     std::size_t chunks = 0;
-    std::size_t objects = 0; // objects placed (world_objects over the region, when it starts at
-                             // the origin)
+    std::size_t objects = 0; // objects placed (world_objects: inside the region)
 };
 
 // Writes the atlas PNG and the tileset beside `map_path` (unless embedded), then the map; and the

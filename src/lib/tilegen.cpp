@@ -138,6 +138,9 @@ template <class Body> auto with_atlas(const Map::Impl& impl, Body&& body) {
     copy.width = impl.map.width;
     copy.height = impl.map.height;
     copy.layers = impl.map.layers;
+    copy.sprites = impl.map.sprites;
+    copy.object_layers = impl.map.object_layers;
+    copy.properties = impl.map.properties;
     copy.atlas = *impl.world_atlas;
     return body(copy);
 }
@@ -181,6 +184,7 @@ struct Generator::Impl {
     std::shared_ptr<const Project> project;
     std::vector<Terrain> terrains;
     Tileset tileset; // the atlas every run builds (build_atlas), as public values
+    Sprites sprites; // the objects' sheet, as public values
     std::optional<std::uint64_t> seed;
     std::optional<int> width, height;
     int threads = 1;
@@ -191,9 +195,27 @@ struct World::Impl {
     WorldSetup world;
     std::vector<Terrain> terrains;
     Tileset tileset;
+    Sprites sprites;
 };
 
 namespace {
+
+Sprites sprites_of(const std::optional<SpriteSheet>& sheet) {
+    Sprites s;
+    if (!sheet) return s;
+    s.sprite_width = sheet->sprite_width;
+    s.sprite_height = sheet->sprite_height;
+    s.columns = sheet->columns;
+    if (sheet->sprite_height > 0)
+        s.names.assign(static_cast<std::size_t>(sheet->columns *
+                                                (sheet->image.height() / sheet->sprite_height)),
+                       "");
+    for (const SpriteInfo& info : sheet->sprites)
+        if (info.index >= 0 && static_cast<std::size_t>(info.index) < s.names.size())
+            s.names[static_cast<std::size_t>(info.index)] = info.name;
+    s.image = pixels_of(sheet->image);
+    return s;
+}
 
 Tileset tileset_of(const Atlas& atlas) {
     return {atlas.tile_width, atlas.tile_height, atlas.columns, atlas.names,
@@ -212,6 +234,7 @@ std::shared_ptr<Generator::Impl> finish_load(std::optional<Project> project,
     int error_index = 0;
     impl->tileset =
         tileset_of(build_atlas(project->tileset, project->images, image_index, error_index));
+    impl->sprites = sprites_of(project->sprites);
     impl->project = std::make_shared<const Project>(std::move(*project));
     return impl;
 }
@@ -278,6 +301,9 @@ int Generator::height() const {
 }
 const std::vector<Terrain>& Generator::terrains() const {
     return impl_->terrains;
+}
+const Sprites& Generator::sprites() const {
+    return impl_->sprites;
 }
 const Tileset& Generator::tileset() const {
     return impl_->tileset;
@@ -352,6 +378,7 @@ std::optional<World> Generator::world(Diagnostics& diags) const {
     impl->project = impl_->project;
     impl->terrains = impl_->terrains;
     impl->tileset = tileset_of(setup->atlas);
+    impl->sprites = impl_->sprites;
     impl->world = std::move(*setup);
     return World(std::move(impl));
 }
@@ -369,6 +396,9 @@ const std::vector<Terrain>& World::terrains() const {
 }
 const Tileset& World::tileset() const {
     return impl_->tileset;
+}
+const Sprites& World::sprites() const {
+    return impl_->sprites;
 }
 
 Map World::region(int x, int y, int width, int height) const {
@@ -390,6 +420,29 @@ Map World::region(int x, int y, int width, int height) const {
             {impl_->world.layers[k].name, std::move(tiles[k]), impl_->world.layers[k].corner()});
     fill_layers(impl);
     fill_classes(impl, world_classes(*impl_->project, impl_->world, area));
+    // The endless world's objects anchored in the region (position-based: every region agrees
+    // with every other where they meet), in the region's cells.
+    const Project& project = *impl_->project;
+    if (project.sprites) {
+        std::vector<PlacedObject> objects =
+            window_objects(project, impl_->world, std::nullopt, area, 1);
+        for (PlacedObject& o : objects) {
+            o.x -= x;
+            o.y -= y;
+            const auto& info = project.sprites->sprites[static_cast<std::size_t>(o.sprite)];
+            impl.objects.push_back(
+                {info.name, info.index, o.x, o.y, info.footprint_w, info.footprint_h});
+        }
+        if (!objects.empty()) {
+            // Pixel positions by the world's tile size (the region shares its atlas).
+            tilegen::Map drawn;
+            drawn.atlas.tile_width = impl_->world.atlas.tile_width;
+            drawn.atlas.tile_height = impl_->world.atlas.tile_height;
+            add_object_layer(drawn, *project.sprites, objects);
+            impl.map.sprites = std::move(drawn.sprites);
+            impl.map.object_layers = std::move(drawn.object_layers);
+        }
+    }
     impl.stats.seed = impl_->world.seed;
     impl.stats.unmatched = unmatched;
     std::vector<double> counts(impl_->terrains.size(), 0.0);

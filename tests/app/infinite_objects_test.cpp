@@ -1,5 +1,6 @@
-// Objects in infinite maps: placed over the requested size by the finite map's placer, so a map
-// within the threshold sample has exactly the finite map's objects (and draws them in its preview).
+// Objects in infinite maps: placed band by band, each band with the margin its objects depend on
+// (position-based), so a map within the threshold sample has exactly the finite map's objects
+// (and draws them in its preview).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -58,4 +59,20 @@ TEST_CASE("infinite maps place the finite map's objects, at any thread count, an
                 same = a->get(x, y) == b->get(x, y);
         CHECK(same);
     }
+}
+
+TEST_CASE("infinite maps place objects band by band with no seams: the finite map's, every one") {
+    // Large enough for several bands of rows (each placed with the margin its objects depend on),
+    // small enough for one threshold sample (so finite and infinite maps have the same classes).
+    Fixture f;
+    const std::string recipe =
+        (source_dir() / "tests" / "data" / "infinite-objects" / "woods.toml").string();
+    REQUIRE(f.tilegen("generate " + recipe + " --size 300x700 -o fin.tmx --png none").exit_code ==
+            0);
+    const auto finite = object_lines(read_text(f.dir / "fin.tmx"));
+    REQUIRE(finite.size() > 2000);
+    const auto r = f.tilegen("generate " + recipe +
+                             " --size 300x700 --infinite --chunk 32 -o inf.tmx --png none");
+    REQUIRE(r.exit_code == 0);
+    CHECK(object_lines(read_text(f.dir / "inf.tmx")) == finite);
 }

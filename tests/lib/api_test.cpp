@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "test_support.hpp"
@@ -215,4 +216,36 @@ TEST_CASE("api: a corner layer's regions hold (width + 1) x (height + 1) corners
         for (int i = 0; i <= 10; ++i)
             same = same && part.tile(0, i, j).gid == big.tile(0, 7 + i, 4 + j).gid;
     CHECK(same);
+}
+
+TEST_CASE("api: World regions carry the objects anchored in them, the same however cut") {
+    api::Diagnostics diags;
+    auto generator =
+        api::Generator::from_file(source_dir() / "tests/data/infinite-objects/woods.toml", diags);
+    REQUIRE(generator);
+    generator->set_seed(8);
+    auto world = generator->world(diags);
+    REQUIRE_MESSAGE(world, messages(diags));
+    REQUIRE(!world->sprites().names.empty());
+    // One region of 64 x 48 at negative cells, and the same cells as four regions of 32 x 24: the
+    // same objects (in world cells), none twice.
+    using Key = std::tuple<int, int, int>; // y, x, sprite
+    auto keys = [](const api::Map& m, std::vector<Key>& out) {
+        for (const auto& o : m.objects()) {
+            CHECK(o.x >= 0);
+            CHECK(o.y >= 0);
+            CHECK(o.x < m.width());
+            CHECK(o.y < m.height());
+            out.emplace_back(m.y() + o.y, m.x() + o.x, o.sprite_index);
+        }
+    };
+    std::vector<Key> whole, parts;
+    keys(world->region(-40, -30, 64, 48), whole);
+    for (int y : {-30, -6})
+        for (int x : {-40, -8})
+            keys(world->region(x, y, 32, 24), parts);
+    std::sort(whole.begin(), whole.end());
+    std::sort(parts.begin(), parts.end());
+    CHECK(whole.size() > 20);
+    CHECK(parts == whole);
 }

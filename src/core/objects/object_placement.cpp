@@ -2,97 +2,93 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <thread>
 
 #include "core/hash.hpp"
-#include "core/objects/leaning_tiles.hpp"
 #include "core/objects/placement_bits.hpp"
+#include "core/parallel.hpp"
 
-// How it runs. Per rule, a jittered grid of blocks (block = floor(spacing / sqrt 2), so a block
-// holds at most one anchor), two attempts per block, decided in scan order: block rows top to
-// bottom, blocks left to right. Cheap tests first: bit masks of the cells the rule may stand on
-// (class, and density above the threshold) skip blocks and cells with no chance before any hashing;
-// occupancy (every rule's footprints) and spacing (a disc stamped around each accepted anchor of
-// the current rule) are bitsets of the map, one bit per cell, so each test is a word read. The
-// acceptance hashes of a row are computed first and only the accepted candidates go on (fewer
-// unpredictable branches).
-//
-// Parallel and deterministic: the scan of block rows and columns is cut into leaning tiles
-// (leaning_tiles.hpp), so every decision is the one a single top-to-bottom scan makes, whatever the
-// thread count. A tile is a group of block rows (at least kGroupRows rows, twice the spacing reach
-// and a footprint height) by a strip of block columns leaning by at least the spacing reach and a
-// footprint width per block row; tiles that may run at the same time never touch the same word of
-// a bitset. Preparing a group makes the class masks of its rows (a tile needs those of its rows and
-// of the rows below). Rules run one after another.
+// How it runs (the header gives the semantics). Per rule: a bitset of the grid's cells the rule
+// may stand on (its classes, inside the world's bounds); the candidates, block row by block row in
+// parallel (a block with no allowed and unoccupied cell is skipped before any hashing; occupancy
+// of the earlier rules is a bitset, one bit per cell); each candidate's conflicts, found once from
+// the block rows within its reach (candidates of a row are in block order, indexed per block);
+// then the rounds, each two passes (mark, then apply, so no pass reads what it writes) over the
+// live candidates, which are kept per block row and shrink every round. The placed candidates
+// become objects and occupy their footprints for the next rule.
 
 namespace tilegen {
 
 namespace {
 
-// Rows per tile at least (rounded up to whole blocks).
-constexpr int kGroupRows = 64;
-// Rows per work item when the objects are put into drawing order (any split gives the same order).
-constexpr int kSortRows = 64;
-
 // Salts of the sprite pick per attempt (acceptance and jitter have their own streams).
 constexpr std::array<std::uint64_t, 2> kPickSalt{0x94d049bb133111ebull, 0x61c8864680b583ebull};
 
-// An accepted anchor: x, the row within its tile, the sprite as an index into the rule's sprites.
-struct Anchor {
-    std::uint32_t x;
-    std::uint16_t dy;
-    std::uint16_t sprite;
+// floor(a / b) for b > 0.
+constexpr long long floor_div(long long a, long long b) {
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// The sheet indices of the rule's sprites found in the sheet, in the rule's order.
+std::vector<int> found_sprites(const ObjectRule& rule, const SpriteSheet& sheet) {
+    std::vector<int> found;
+    for (const auto& name : rule.sprites)
+        for (std::size_t s = 0; s < sheet.sprites.size() && found.size() < 65535; ++s)
+            if (sheet.sprites[s].name == name) found.push_back(static_cast<int>(s));
+    return found;
+}
+
+// A rule's distances in cells.
+struct RuleGeometry {
+    int block = 1;              // block side: floor(spacing / sqrt 2), at least 1
+    int reach = 0;              // the largest offset d with d^2 < spacing^2 (0 when spacing <= 1)
+    int max_fw = 1, max_fh = 1; // the largest footprint of its sprites (1..64)
+
+    // How far a decision reads or writes around its cell: the spacing, a footprint.
+    int range() const { return std::max({reach, max_fw - 1, max_fh - 1, 1}); }
 };
 
-// The anchors one tile of one rule accepted, grouped by row and then by footprint height (bucket
-// (dy, fh) at dy * max_fh + fh - 1), each group in increasing x: the scan takes block columns in
-// order, one anchor at most per block. Also how many of them end (footprint bottom row) in each
-// kSortRows-row chunk of the map, from first_chunk.
-struct TileObjects {
-    std::vector<Anchor> anchors;
-    std::vector<std::uint32_t> start; // per bucket, plus the end
-    std::vector<std::uint32_t> chunk_count;
-    int first_chunk = 0;
-};
+RuleGeometry rule_geometry(const ObjectRule& rule, const SpriteSheet& sheet,
+                           const std::vector<int>& found) {
+    RuleGeometry g;
+    g.block = std::max(1, static_cast<int>(std::floor(rule.spacing / std::sqrt(2.0))));
+    const double spacing2 = rule.spacing * rule.spacing;
+    while (static_cast<double>(g.reach + 1) * (g.reach + 1) < spacing2)
+        ++g.reach;
+    for (int s : found) {
+        const SpriteInfo& info = sheet.sprites[static_cast<std::size_t>(s)];
+        g.max_fw = std::max(g.max_fw, std::clamp(info.footprint_w, 1, 64));
+        g.max_fh = std::max(g.max_fh, std::clamp(info.footprint_h, 1, 64));
+    }
+    return g;
+}
 
-// A candidate of a row (block 1) or block row: position or block column, attempts accepted (bit per
-// attempt), the acceptance hash.
-struct Candidate {
-    std::uint32_t pos;
-    std::uint32_t attempts;
-    std::uint64_t hu;
-};
+// Whether the rule places anything at all: sprites in the sheet and classes to stand on.
+bool rule_active(const ObjectRule& rule, const std::vector<int>& found) {
+    return !found.empty() && rule.on != 0; // kMaxClasses is 32: every bit names a class
+}
 
 struct RulePlan {
     int index = 0;
-    bool active = false;             // has sprites and classes to stand on
     std::array<bool, 256> allowed{}; // class -> may stand on it
     std::vector<std::pair<int, int>>
         class_runs;                // the classes it may stand on, as runs (first, count)
     std::vector<int> sprite_index; // sheet indices of the rule's sprites found in the sheet
     std::vector<int> fw, fh;       // their footprints
-    bool one_footprint = true;     // all the same
     std::vector<std::uint64_t>
         pick_below;        // weight k is picked by a 53-bit uniform u with
                            // pick_below[k-1] <= u < pick_below[k] (empty: the first sprite)
     std::vector<int> pick; // weight k -> index into sprite_index
     const Grid<float>* density = nullptr;
-    double threshold = 0, chance = 1;
-    float threshold_below =
-        0; // the largest float <= threshold: d > threshold <=> d > threshold_below
+    double threshold = 0, chance = 1, spacing2 = 0;
     std::uint64_t chance_limit = 0; // u / 2^32 < chance <=> u < chance_limit (32-bit u)
-    int block = 1, blocks_w = 0, blocks_h = 0;
-    DivideBy block_of{1}; // x -> x / block
-    int reach = 0;        // rows above/below an anchor that hold cells closer than the spacing
-    std::vector<int> half_width; // per dy in -reach..reach: max |dx| with dx^2 + dy^2 < spacing^2
-    std::vector<std::uint64_t> disc; // per dy, when 2 * reach + 1 <= 64: bits reach-r .. reach+r
-    int max_fw = 1, max_fh = 1;
-    LeaningTiles tiles; // of block rows and columns
-    std::uint64_t jitter_stream = 0, accept_stream = 0;
-    std::vector<TileObjects> out; // per tile, group after group
+    RuleGeometry geometry;
+    std::uint64_t jitter_stream = 0, accept_stream = 0, priority_stream = 0;
 };
 
 // Acceptance probability at density d: chance, scaled by density above the threshold.
@@ -127,11 +123,114 @@ inline int pick_sprite(const RulePlan& rp, std::uint64_t h_pick) {
     return k < n ? rp.pick[k] : 0;
 }
 
+RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
+                   const SpriteSheet& sheet, int w, int h, std::uint64_t seed) {
+    RulePlan rp;
+    rp.index = index;
+    rp.sprite_index = found_sprites(rule, sheet);
+    for (int s : rp.sprite_index) {
+        rp.fw.push_back(std::clamp(sheet.sprites[static_cast<std::size_t>(s)].footprint_w, 1, 64));
+        rp.fh.push_back(std::clamp(sheet.sprites[static_cast<std::size_t>(s)].footprint_h, 1, 64));
+    }
+    for (int c = 0; c < kMaxClasses; ++c)
+        if ((rule.on >> c) & 1u) {
+            rp.allowed[static_cast<std::size_t>(c)] = true;
+            if (!rp.class_runs.empty() &&
+                rp.class_runs.back().first + rp.class_runs.back().second == c)
+                ++rp.class_runs.back().second;
+            else
+                rp.class_runs.emplace_back(c, 1);
+        }
+    for (const auto& [name, g] : maps)
+        if (name == rule.density) rp.density = &g;
+    // The caller hands every density map a rule names, at least the class grid's size (the
+    // pipeline computes them so): anything else is a bug, not something to guess around.
+    if (!rule.density.empty() && rule_active(rule, rp.sprite_index) &&
+        (!rp.density || rp.density->width() < w || rp.density->height() < h))
+        throw std::logic_error("density map '" + rule.density +
+                               "' is missing or smaller than the class grid");
+    double total_weight = 0;
+    for (double wt : rule.weights)
+        total_weight += std::max(0.0, wt);
+    if (rp.sprite_index.size() > 1 && total_weight > 0) {
+        // Weight k picks the rule's k-th sprite (the last one found when the sheet lacks some).
+        double acc = 0;
+        for (std::size_t k = 0; k < rule.weights.size(); ++k) {
+            acc += std::max(0.0, rule.weights[k]);
+            rp.pick_below.push_back(static_cast<std::uint64_t>(
+                std::ceil(std::min(1.0, acc / total_weight) * 9007199254740992.0)));
+            rp.pick.push_back(static_cast<int>(std::min(k, rp.sprite_index.size() - 1)));
+        }
+    }
+    rp.threshold = rule.threshold;
+    rp.chance = rule.chance;
+    rp.spacing2 = rule.spacing * rule.spacing;
+    rp.chance_limit = rule.chance <= 0 ? 0
+                      : rule.chance >= 1
+                          ? (1ull << 32)
+                          : static_cast<std::uint64_t>(std::ceil(rule.chance * 4294967296.0));
+    rp.geometry = rule_geometry(rule, sheet, rp.sprite_index);
+    const std::uint64_t stream =
+        hash_values(seed, 0x6f626a656374ull /* "object" */, static_cast<std::uint64_t>(index));
+    rp.jitter_stream = mix64(stream ^ 0x6a6974746572ull /* "jitter" */);
+    rp.accept_stream = mix64(stream ^ 0x616363657074ull /* "accept" */);
+    rp.priority_stream = mix64(stream ^ 0x7072696f72ull /* "prior" */);
+    return rp;
+}
+
+// The grid's cells in world terms, and its blocks for one rule.
+struct Layout {
+    int w = 0, h = 0, words = 0;
+    long long fx = 0, fy = 0;   // the world cell of grid cell (0, 0)
+    int block = 1;              // of the rule
+    long long bx0 = 0, by0 = 0; // the world block of grid cell (0, 0)
+    int ox = 0, oy = 0;         // grid cell where block bx0 (by0) starts (<= 0)
+    int nbx = 0, nby = 0;       // blocks meeting the grid
+
+    Layout(int width, int height, const PlacementFrame& frame, const RuleGeometry& g)
+        : w(width), h(height), words((width + 63) / 64), fx(frame.x), fy(frame.y), block(g.block) {
+        bx0 = floor_div(fx, block);
+        by0 = floor_div(fy, block);
+        ox = static_cast<int>(bx0 * block - fx);
+        oy = static_cast<int>(by0 * block - fy);
+        nbx = static_cast<int>(floor_div(fx + w - 1, block) - bx0 + 1);
+        nby = static_cast<int>(floor_div(fy + h - 1, block) - by0 + 1);
+    }
+    // The grid's block column (row) of grid cell gx (gy), 0..nbx-1.
+    int block_x(int gx) const { return (gx - ox) / block; }
+    int block_y(int gy) const { return (gy - oy) / block; }
+};
+
+// Rounds of placement per rule (see object_placement.hpp): almost every candidate is decided after
+// a few; the few still undecided after the last are not placed.
+constexpr int kRounds = 8;
+
+constexpr std::uint8_t kLive = 1, kPlaced = 2, kOut = 0;
+
+// An attempt that may become an object: it passed every test but its rule's own spacing and
+// overlaps, which the rounds decide.
+struct Candidate {
+    std::uint32_t priority; // its block's; the higher wins
+    std::uint32_t block;    // its block in the grid (row-major): one anchor per block
+    std::int32_t x, y;      // its cell in the grid
+    std::uint16_t sprite;   // index into the rule's sprites
+    std::uint8_t attempt;   // 0 or 1: of two in one block, the first wins
+    std::uint8_t state;     // kLive, kPlaced, kOut
+};
+
+// Does a outrank b? The higher priority; in one block, the first attempt; ties between blocks
+// (one in 2^32) by block order.
+inline bool outranks(const Candidate& a, const Candidate& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.block != b.block) return a.block < b.block;
+    return a.attempt < b.attempt;
+}
+
 struct Placer {
     const ClassGrid& classes;
-    BitRows& allowed;  // cells of the current rule's classes
+    BitRows& allowed;  // cells of the current rule's classes, inside the world's bounds
     BitRows& occupied; // every rule's footprints
-    BitRows& near;     // cells closer than its spacing to an anchor of the current rule
+    const PlacementFrame& frame;
     int w, h, words;
 
     // Bit x of out: may the rule stand on cell (x, y) (its class is one of the rule's)?
@@ -158,47 +257,36 @@ struct Placer {
         }
     }
 
-    // Bits of out, words w0..w1-1 of rows y0..y1-1 ((w1 - w0) words per row): may an anchor go on
-    // (x, y) as the map stands now? Its class is the rule's, it is free and not too close to an
-    // anchor of the rule, and (with a density map) the density there is above the threshold:
-    // density is read only for the 16-cell groups that pass the other tests. A NaN density passes,
-    // as the acceptance test lets it through too.
-    void free_rows(const RulePlan& rp, int y0, int y1, int w0, int w1, std::uint64_t* out) const {
-        const int nw = w1 - w0;
-        for (int y = y0; y < y1; ++y, out += nw) {
-            const std::uint64_t* cls = allowed.row(y) + w0;
-            const std::uint64_t* occ = occupied.row(y) + w0;
-            const std::uint64_t* nr = near.row(y) + w0;
-            for (int i = 0; i < nw; ++i)
-                out[i] = cls[i] & ~occ[i] & ~nr[i];
-            if (!rp.density) continue;
-            if (rp.threshold >= 1) {
-                std::fill(out, out + nw, 0);
-                continue;
-            }
-            const float* d = rp.density->row(y);
-            // The density of the rule's cells two rows down is fetched meanwhile (its lines are
-            // read sparsely).
-            const std::uint64_t* ahead = y + 2 < h ? allowed.row(y + 2) : nullptr;
-            const float* d_ahead = ahead ? rp.density->row(y + 2) : nullptr;
-            for (int wi = w0; wi < w1; ++wi) {
-                std::uint64_t& o = out[wi - w0];
-                const std::uint64_t next = ahead ? ahead[wi] : 0;
-                for (int k = 0; k < 64; k += 16) {
-                    if ((next >> k) & 0xffffu) __builtin_prefetch(d_ahead + wi * 64 + k);
-                    if (!((o >> k) & 0xffffu)) continue;
-                    const int x0 = wi * 64 + k;
-                    const std::uint64_t m =
-                        floats_above(d + x0, std::min(16, w - x0), rp.threshold_below);
-                    o &= ~(0xffffull << k) | (m << k);
-                }
-            }
+    // The rule's allowed cells: its classes, inside the world's bounds (grid cells).
+    void allowed_cells(const RulePlan& rp, int threads) {
+        long long bx0 = 0, by0 = 0, bx1 = w, by1 = h; // the bounds in grid cells, clipped
+        if (!frame.unbounded) {
+            const Region b = frame.bounds.value_or(
+                Region{static_cast<int>(frame.x), static_cast<int>(frame.y), w, h});
+            bx0 = std::clamp<long long>(b.x - static_cast<long long>(frame.x), 0, w);
+            by0 = std::clamp<long long>(b.y - static_cast<long long>(frame.y), 0, h);
+            bx1 = std::clamp<long long>(b.x + static_cast<long long>(b.width) - frame.x, bx0, w);
+            by1 = std::clamp<long long>(b.y + static_cast<long long>(b.height) - frame.y, by0, h);
         }
+        std::vector<std::uint64_t> inside(static_cast<std::size_t>(words), 0);
+        if (bx0 < bx1) set_bits(inside.data(), static_cast<int>(bx0), static_cast<int>(bx1 - 1));
+        parallel_for(h, threads, [&](int y0, int y1) {
+            for (int y = y0; y < y1; ++y) {
+                std::uint64_t* row = allowed.row(y);
+                if (y < by0 || y >= by1) {
+                    std::fill(row, row + words, 0);
+                    continue;
+                }
+                class_mask(rp, y, row);
+                for (int i = 0; i < words; ++i)
+                    row[i] &= inside[static_cast<std::size_t>(i)];
+            }
+        });
     }
 
-    // The footprint of sprite k at (x, y) lies inside the map, on the rule's classes, and on no
-    // other footprint.
-    [[gnu::always_inline]] bool footprint_fits(const RulePlan& rp, int k, int x, int y) const {
+    // The footprint of sprite k at grid cell (x, y) lies inside the grid, on allowed cells, and on
+    // no other footprint.
+    bool footprint_fits(const RulePlan& rp, int k, int x, int y) const {
         const int fw = rp.fw[static_cast<std::size_t>(k)], fh = rp.fh[static_cast<std::size_t>(k)];
         if (x + fw > w || y + fh > h) return false;
         const std::size_t stride = static_cast<std::size_t>(words);
@@ -214,421 +302,313 @@ struct Placer {
         return true;
     }
 
-    // Records the anchor (row0: its tile's first row), marks its footprint and stamps its spacing
-    // disc.
-    [[gnu::always_inline]] void accept(const RulePlan& rp, TileObjects& out, int row0, int k, int x,
-                                       int y) {
-        const int fw = rp.fw[static_cast<std::size_t>(k)], fh = rp.fh[static_cast<std::size_t>(k)];
-        out.anchors.push_back({static_cast<std::uint32_t>(x), static_cast<std::uint16_t>(y - row0),
-                               static_cast<std::uint16_t>(k)});
-        ++out.chunk_count[static_cast<std::size_t>((y + fh - 1) / kSortRows - out.first_chunk)];
-        const std::size_t stride = static_cast<std::size_t>(words);
-        {
-            const std::uint64_t run = ~0ull >> (64 - fw);
-            const int wi = x >> 6, s = x & 63;
-            std::uint64_t* row = occupied.row(y) + wi;
-            for (int fy = 0; fy < fh; ++fy, row += stride) {
-                row[0] |= run << s;
-                if (s + fw > 64) row[1] |= run >> (64 - s);
-            }
-        }
-        const int y0 = std::max(0, y - rp.reach), y1 = std::min(h - 1, y + rp.reach);
-        if (!rp.disc.empty() && x >= rp.reach && x + rp.reach < w) {
-            // The disc's rows as precomputed runs (bits past the map's width stay unused).
-            const std::uint64_t* disc = rp.disc.data() + (y0 - y + rp.reach);
-            const int x0 = x - rp.reach, wi = x0 >> 6, s = x0 & 63;
-            std::uint64_t* row = near.row(y0) + wi;
-            if (s + 2 * rp.reach + 1 <= 64) {
-                for (int ny = y0; ny <= y1; ++ny, row += stride)
-                    row[0] |= *disc++ << s;
-            } else {
-                for (int ny = y0; ny <= y1; ++ny, row += stride, ++disc) {
-                    row[0] |= *disc << s;
-                    row[1] |= *disc >> (64 - s);
-                }
-            }
-            return;
-        }
-        for (int ny = y0; ny <= y1; ++ny) {
-            const int r = rp.half_width[static_cast<std::size_t>(ny - y + rp.reach)];
-            set_bits(near.row(ny), std::max(0, x - r), std::min(w - 1, x + r));
-        }
-    }
-
-    // Before the tiles of group g and those above it: the class masks of its rows and, when an
-    // earlier rule left spacing discs, those rows of `near` back to zero.
-    void prepare_group(const RulePlan& rp, int group, bool clear_near) {
-        const int group_rows = rp.tiles.group_rows * rp.block;
-        const int y0 = group * group_rows, y1 = std::min(h, y0 + group_rows);
-        if (clear_near) near.clear(y0, y1);
-        for (int y = y0; y < y1; ++y)
-            class_mask(rp, y, allowed.row(y));
-    }
-
-    // Per worker: the buffers a tile uses, kept from tile to tile.
-    struct Scratch {
-        std::vector<std::uint64_t> free, any;
-        std::vector<Candidate> cand;
-        std::vector<std::uint32_t> count;
-        std::vector<Anchor> sorted;
+    // Candidates of the current rule: attempts that passed every test but the rule's own spacing
+    // and overlaps, by block row, each row in block order, `first` indexing its blocks.
+    struct Candidates {
+        std::vector<std::vector<Candidate>> rows;      // per block row
+        std::vector<std::vector<std::uint32_t>> first; // per block row: nbx + 1 starts
+        std::vector<std::vector<std::uint8_t>> mark;   // per block row: scratch of a round's pass
+        // Per block row: the candidates each of its candidates conflicts with (candidate i's at
+        // conflict_start[i] .. conflict_start[i + 1] - 1); fixed once the candidates are known.
+        std::vector<std::vector<const Candidate*>> conflicts;
+        std::vector<std::vector<std::uint32_t>> conflict_start;
     };
 
-    void place_tile(RulePlan& rp, int strip, int group, Scratch& s) {
-        TileObjects& out = rp.out[static_cast<std::size_t>(group * rp.tiles.strips + strip)];
-        const int by0 = group * rp.tiles.group_rows,
-                  by1 = std::min(rp.blocks_h, by0 + rp.tiles.group_rows);
-        const int row0 = by0 * rp.block, row1 = std::min(h, by1 * rp.block);
-        out.first_chunk = row0 / kSortRows;
-        const int last_row =
-            std::min(h, row1 + rp.max_fh - 1) - 1; // the lowest row its footprints can reach
-        out.chunk_count.assign(static_cast<std::size_t>(last_row / kSortRows - out.first_chunk + 1),
-                               0);
-        out.start.assign(static_cast<std::size_t>((row1 - row0) * rp.max_fh) + 1, 0);
-        // Room for a typical tile's anchors, so the list rarely grows.
-        const int tile_blocks_w = rp.tiles.edge(strip + 1, by0) - rp.tiles.edge(strip, by0);
-        out.anchors.reserve(std::min<std::size_t>(
-            static_cast<std::size_t>(by1 - by0) * static_cast<std::size_t>(tile_blocks_w) / 8 + 16,
-            8192));
-        s.count.resize(static_cast<std::size_t>(rp.block * rp.max_fh));
-        // The anchors of block row by (from index `first` on) into their buckets, keeping their
-        // order in each.
-        auto bucket_block_row = [&](int by, std::size_t first) {
-            const std::size_t last = out.anchors.size();
-            const int b0 = (by * rp.block - row0) * rp.max_fh; // the block row's first bucket
-            const auto nb = static_cast<std::size_t>(
-                (std::min(row1, (by + 1) * rp.block) - by * rp.block) * rp.max_fh);
-            std::fill(s.count.begin(), s.count.begin() + static_cast<std::ptrdiff_t>(nb), 0);
-            int distinct = 0;
-            for (std::size_t i = first; i < last; ++i) {
-                const Anchor& a = out.anchors[i];
-                const auto key =
-                    static_cast<std::size_t>(a.dy * rp.max_fh + rp.fh[a.sprite] - 1 - b0);
-                distinct += s.count[key]++ == 0;
-            }
-            auto at = static_cast<std::uint32_t>(first);
-            for (std::size_t key = 0; key < nb; ++key) {
-                out.start[static_cast<std::size_t>(b0) + key] = at;
-                const std::uint32_t n = s.count[key];
-                s.count[key] = at; // from here on: where the bucket's next anchor goes
-                at += n;
-            }
-            if (distinct <= 1) return; // already in order
-            s.sorted.assign(out.anchors.begin() + static_cast<std::ptrdiff_t>(first),
-                            out.anchors.end());
-            for (const Anchor& a : s.sorted)
-                out.anchors[s.count[static_cast<std::size_t>(a.dy * rp.max_fh + rp.fh[a.sprite] -
-                                                             1 - b0)]++] = a;
-        };
-
-        // The accepted attempts of (x, y) in order: sprite, footprint; true once one is placed.
-        auto place_at = [&](std::uint32_t attempts, std::uint64_t hu, int x, int y)
-            __attribute__((always_inline)) {
-            if (rp.one_footprint) {
-                // Every sprite has the same footprint: it fits for all attempts or none, and the
-                // first accepted attempt picks the sprite.
-                if (!footprint_fits(rp, 0, x, y)) return false;
-                const int a = (attempts & 1u) ? 0 : 1;
-                accept(rp, out, row0,
-                       pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)])), x, y);
+    // The conflicts of block row r's candidates.
+    void conflicts_of_row(const RulePlan& rp, const Layout& l, int r, Candidates& cs) const {
+        const auto& row = cs.rows[static_cast<std::size_t>(r)];
+        auto& list = cs.conflicts[static_cast<std::size_t>(r)];
+        auto& start = cs.conflict_start[static_cast<std::size_t>(r)];
+        start.assign(row.size() + 1, 0);
+        list.reserve(row.size() * 4);
+        for (std::size_t i = 0; i < row.size(); ++i) {
+            start[i] = static_cast<std::uint32_t>(list.size());
+            for_each_neighbour(rp, l, cs, row[i], [&](const Candidate& o) {
+                if (&o != &row[i] && conflict(rp, row[i], o)) list.push_back(&o);
                 return true;
-            }
-            for (int a = 0; a < 2; ++a) {
-                if (!((attempts >> a) & 1u)) continue;
-                const int k = pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)]));
-                if (!footprint_fits(rp, k, x, y)) continue;
-                accept(rp, out, row0, k, x, y);
-                return true;
-            }
-            return false;
-        };
-
-        // Buffers for the widest block row (the first or the last; a word more for any alignment),
-        // as plain pointers: nothing else writes them.
-        int max_words = 0;
-        for (int by : {by0, by1 - 1})
-            max_words = std::max(max_words, (std::min(w, rp.tiles.edge(strip + 1, by) * rp.block) -
-                                             rp.tiles.edge(strip, by) * rp.block + 63) /
-                                                    64 +
-                                                1);
-        s.free.resize(static_cast<std::size_t>(rp.block * max_words));
-        s.any.resize(static_cast<std::size_t>(max_words));
-        s.cand.resize(static_cast<std::size_t>(rp.block == 1 ? max_words * 64
-                                                             : max_words * 64 / rp.block + 2));
-        std::uint64_t* const free = s.free.data();
-        std::uint64_t* const any = s.any.data();
-        Candidate* const cand = s.cand.data();
-
-        for (int by = by0; by < by1; ++by) {
-            const std::size_t first = out.anchors.size();
-            // The tile's cells in this block row: x0..x1-1, in words w0..w1-1.
-            const int x0 = rp.tiles.edge(strip, by) * rp.block,
-                      x1 = std::min(w, rp.tiles.edge(strip + 1, by) * rp.block);
-            const int w0 = x0 >> 6, w1 = (x1 + 63) >> 6, nw = w1 - w0;
-            const int y0 = by * rp.block, y1 = std::min(row1, y0 + rp.block);
-            // Cells that may hold an anchor as the block row starts (a superset later: tested again
-            // one by one).
-            free_rows(rp, y0, y1, w0, w1, free);
-            for (int y = y0; y < y1; ++y) {
-                std::uint64_t* m = free + static_cast<std::size_t>((y - y0) * nw);
-                m[0] &= ~0ull << (x0 & 63);
-                m[nw - 1] &= ~0ull >> ((64 - (x1 & 63)) & 63);
-            }
-
-            if (rp.block == 1) {
-                // No jitter: both attempts share the cell, its position tests and its acceptance
-                // probability. The cells' hashes are computed first; the accepted ones are tested
-                // again as they come (anchors to their left may have covered them).
-                const int y = y0;
-                const float* d = rp.density ? rp.density->row(y) : nullptr;
-                std::size_t n = 0;
-                for (int i = 0; i < nw; ++i)
-                    for (std::uint64_t bits = free[i]; bits; bits &= bits - 1) {
-                        const int x = (w0 + i) * 64 + __builtin_ctzll(bits);
-                        const std::uint64_t hu = hash_position(rp.accept_stream, x, y);
-                        const std::uint32_t attempts = d ? attempts_below(hu, probability(rp, d[x]))
-                                                         : attempts_below(hu, rp.chance_limit);
-                        cand[n] = {static_cast<std::uint32_t>(x), attempts, hu};
-                        n += attempts != 0;
-                    }
-                for (std::size_t i = 0; i < n; ++i) {
-                    const int x = static_cast<int>(cand[i].pos);
-                    if (occupied.test(x, y) || near.test(x, y)) continue;
-                    place_at(cand[i].attempts, cand[i].hu, x, y);
-                }
-                bucket_block_row(by, first);
-                continue;
-            }
-
-            // Blocks with no allowed, free and spaced cell as the block row starts have no chance;
-            // the others are hashed, and those with an accepted attempt (without density: known
-            // before the position) go on.
-            std::fill(any, any + nw, 0);
-            for (int y = y0; y < y1; ++y) {
-                const std::uint64_t* m = free + static_cast<std::size_t>((y - y0) * nw);
-                for (int i = 0; i < nw; ++i)
-                    any[i] |= m[i];
-            }
-            std::size_t n = 0;
-            int next_x = x0; // the first cell of the next block
-            for (int i = 0; i < nw; ++i) {
-                const int base = (w0 + i) * 64;
-                std::uint64_t bits = any[i];
-                if (next_x > base)
-                    bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
-                while (bits) {
-                    const auto x = static_cast<std::uint64_t>(base + __builtin_ctzll(bits));
-                    const int bx = rp.block_of(x);
-                    next_x = (bx + 1) * rp.block;
-                    bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
-                    const std::uint64_t hu = hash_position(rp.accept_stream, bx, by);
-                    const std::uint32_t attempts =
-                        rp.density ? 3u : attempts_below(hu, rp.chance_limit);
-                    cand[n] = {static_cast<std::uint32_t>(bx), attempts, hu};
-                    n += attempts != 0;
-                }
-            }
-            for (std::size_t i = 0; i < n; ++i) {
-                const int bx = static_cast<int>(cand[i].pos);
-                const std::uint64_t hu = cand[i].hu, hj = hash_position(rp.jitter_stream, bx, by);
-                for (int a = 0; a < 2; ++a) {
-                    if (!((cand[i].attempts >> a) & 1u)) continue;
-                    // Jitter inside the block: 16 bits per coordinate and attempt.
-                    const std::uint64_t jit = hj >> (32 * a);
-                    const int x = bx * rp.block + scale16(jit, rp.block);
-                    const int y = y0 + scale16(jit >> 16, rp.block);
-                    if (x >= w || y >= h) continue;
-                    const std::uint64_t m = free[(y - y0) * nw + (x >> 6) - w0];
-                    // Allowed and free (as the block row started), and still free and not too close
-                    // now.
-                    const bool open =
-                        ((m & ~occupied.row(y)[x >> 6] & ~near.row(y)[x >> 6]) >> (x & 63)) & 1u;
-                    if (!open) continue;
-                    if (rp.density &&
-                        !((attempts_below(hu, probability(rp, (*rp.density)(x, y))) >> a) & 1u))
-                        continue;
-                    if (place_at(1u << a, hu, x, y)) break;
-                }
-            }
-            bucket_block_row(by, first);
+            });
         }
-        out.start.back() = static_cast<std::uint32_t>(out.anchors.size());
+        start[row.size()] = static_cast<std::uint32_t>(list.size());
+    }
+
+    // Every attempt of block row lby that stands on allowed, unoccupied cells, passes its
+    // acceptance test and whose sprite's footprint fits.
+    void candidates_of_row(const RulePlan& rp, const Layout& l, int lby, Candidates& c) const {
+        std::vector<Candidate>& row = c.rows[static_cast<std::size_t>(lby)];
+        row.reserve(static_cast<std::size_t>(l.nbx) / 4);
+        std::vector<std::uint32_t>& first = c.first[static_cast<std::size_t>(lby)];
+        first.assign(static_cast<std::size_t>(l.nbx) + 1, 0);
+        const long long by = l.by0 + lby;
+        const int gy0 = std::max(0, l.oy + lby * l.block),
+                  gy1 = std::min(h, l.oy + (lby + 1) * l.block);
+        // Columns with an allowed, unoccupied cell in the block row (the others have no chance).
+        std::vector<std::uint64_t> any(static_cast<std::size_t>(words), 0);
+        for (int gy = gy0; gy < gy1; ++gy) {
+            const std::uint64_t* a = allowed.row(gy);
+            const std::uint64_t* o = occupied.row(gy);
+            for (int i = 0; i < words; ++i)
+                any[static_cast<std::size_t>(i)] |= a[i] & ~o[i];
+        }
+        int lbx = 0; // blocks before it have their starts
+        auto open_block = [&](int upto) {
+            for (; lbx <= upto; ++lbx)
+                first[static_cast<std::size_t>(lbx)] = static_cast<std::uint32_t>(row.size());
+        };
+        for (int i = 0; i < words; ++i) {
+            const int base = i * 64;
+            std::uint64_t bits = any[static_cast<std::size_t>(i)];
+            const int next_x = l.ox + lbx * l.block; // the first cell of the next block
+            if (next_x > base) bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
+            while (bits) {
+                const int b = l.block_x(base + __builtin_ctzll(bits));
+                open_block(b);
+                const int end_x = l.ox + (b + 1) * l.block;
+                bits = end_x >= base + 64 ? 0 : bits & (~0ull << (end_x - base));
+                block_candidates(rp, l, l.bx0 + b, by, b, lby, row);
+            }
+        }
+        open_block(l.nbx);
+    }
+
+    // Block (bx, by) (world; lbx, lby in the grid): its two attempts at hashed cells of it, in
+    // order; the first that passes is the block's candidate.
+    void block_candidates(const RulePlan& rp, const Layout& l, long long bx, long long by, int lbx,
+                          int lby, std::vector<Candidate>& out) const {
+        const std::uint64_t hu = hash_position(rp.accept_stream, bx, by);
+        const std::uint32_t attempts = rp.density ? 3u : attempts_below(hu, rp.chance_limit);
+        if (!attempts) return;
+        // (A block of one cell has no jitter.)
+        const std::uint64_t hj = l.block > 1 ? hash_position(rp.jitter_stream, bx, by) : 0;
+        for (int a = 0; a < 2; ++a) {
+            if (!((attempts >> a) & 1u)) continue;
+            // Jitter inside the block: 16 bits per coordinate and attempt.
+            const std::uint64_t jit = hj >> (32 * a);
+            const int x = l.ox + lbx * l.block + scale16(jit, l.block),
+                      y = l.oy + lby * l.block + scale16(jit >> 16, l.block);
+            if (x < 0 || y < 0 || x >= w || y >= h) continue;
+            if (!allowed.test(x, y) || occupied.test(x, y)) continue;
+            if (rp.density &&
+                !((attempts_below(hu, probability(rp, (*rp.density)(x, y))) >> a) & 1u))
+                continue;
+            const int k = pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)]));
+            if (!footprint_fits(rp, k, x, y)) continue;
+            const auto priority =
+                static_cast<std::uint32_t>(hash_position(rp.priority_stream, bx, by) >> 32);
+            out.push_back({priority, static_cast<std::uint32_t>(lby * l.nbx + lbx), x, y,
+                           static_cast<std::uint16_t>(k), static_cast<std::uint8_t>(a), kLive});
+            return; // one candidate per block: its first attempt that passes
+        }
+    }
+
+    // Calls f(other) for every candidate whose block lies within the rule's range of c.
+    template <class F>
+    static void for_each_neighbour(const RulePlan& rp, const Layout& l, const Candidates& cs,
+                                   const Candidate& c, F&& f) {
+        const int range = rp.geometry.range();
+        const int lbx0 = l.block_x(std::max(0, c.x - range)),
+                  lbx1 = l.block_x(std::min(l.w - 1, c.x + range));
+        const int lby0 = l.block_y(std::max(0, c.y - range)),
+                  lby1 = l.block_y(std::min(l.h - 1, c.y + range));
+        for (int by = lby0; by <= lby1; ++by) {
+            const auto& row = cs.rows[static_cast<std::size_t>(by)];
+            const auto& first = cs.first[static_cast<std::size_t>(by)];
+            for (std::uint32_t i = first[static_cast<std::size_t>(lbx0)];
+                 i < first[static_cast<std::size_t>(lbx1) + 1]; ++i)
+                if (!f(row[i])) return;
+        }
+    }
+
+    // May a and b not both be placed? One block holds one anchor; anchors keep the spacing;
+    // footprints do not overlap.
+    static bool conflict(const RulePlan& rp, const Candidate& a, const Candidate& b) {
+        if (a.block == b.block) return true;
+        const double dx = a.x - b.x, dy = a.y - b.y;
+        if (dx * dx + dy * dy < rp.spacing2) return true;
+        return a.x < b.x + rp.fw[b.sprite] && b.x < a.x + rp.fw[a.sprite] &&
+               a.y < b.y + rp.fh[b.sprite] && b.y < a.y + rp.fh[a.sprite];
+    }
+
+    // Every round: live candidates that outrank every live candidate they conflict with are
+    // placed, then live candidates that conflict with a placed one are out. Candidates still live
+    // after the last round are out too.
+    static void run_rounds(Candidates& cs, int threads) {
+        const int rows = static_cast<int>(cs.rows.size());
+        // Per block row: its live candidates (indices into the row), shrinking every round.
+        std::vector<std::vector<std::uint32_t>> live(static_cast<std::size_t>(rows));
+        for (int r = 0; r < rows; ++r) {
+            auto& l_r = live[static_cast<std::size_t>(r)];
+            l_r.resize(cs.rows[static_cast<std::size_t>(r)].size());
+            for (std::size_t i = 0; i < l_r.size(); ++i)
+                l_r[i] = static_cast<std::uint32_t>(i);
+        }
+        // Marks what `test` says of each live candidate (reading any row), then, once every row is
+        // marked, sets the marked ones to `to` and keeps the others live.
+        auto conflicts = [&](int r, std::uint32_t i) {
+            const auto& list = cs.conflicts[static_cast<std::size_t>(r)];
+            const auto& start = cs.conflict_start[static_cast<std::size_t>(r)];
+            return std::span<const Candidate* const>(list.data() + start[i],
+                                                     list.data() + start[i + 1]);
+        };
+        auto pass = [&](auto test, std::uint8_t to) {
+            std::atomic<bool> any_live{false};
+            parallel_for(rows, threads, [&](int r0, int r1) {
+                for (int r = r0; r < r1; ++r) {
+                    const auto& row = cs.rows[static_cast<std::size_t>(r)];
+                    const auto& l_r = live[static_cast<std::size_t>(r)];
+                    auto& mark = cs.mark[static_cast<std::size_t>(r)];
+                    mark.resize(l_r.size());
+                    for (std::size_t j = 0; j < l_r.size(); ++j)
+                        mark[j] = test(row[l_r[j]], conflicts(r, l_r[j]));
+                }
+            });
+            parallel_for(rows, threads, [&](int r0, int r1) {
+                bool left = false;
+                for (int r = r0; r < r1; ++r) {
+                    auto& row = cs.rows[static_cast<std::size_t>(r)];
+                    auto& l_r = live[static_cast<std::size_t>(r)];
+                    const auto& mark = cs.mark[static_cast<std::size_t>(r)];
+                    std::size_t kept = 0;
+                    for (std::size_t j = 0; j < l_r.size(); ++j) {
+                        if (mark[j])
+                            row[l_r[j]].state = to;
+                        else
+                            l_r[kept++] = l_r[j];
+                    }
+                    l_r.resize(kept);
+                    left |= kept > 0;
+                }
+                if (left) any_live = true;
+            });
+            return any_live.load();
+        };
+        for (int round = 0; round < kRounds; ++round) {
+            const bool left = pass(
+                [&](const Candidate& c, std::span<const Candidate* const> others) {
+                    for (const Candidate* o : others)
+                        if (o->state == kLive && outranks(*o, c)) return false;
+                    return true;
+                },
+                kPlaced);
+            if (!left) return;
+            const bool still = pass(
+                [&](const Candidate&, std::span<const Candidate* const> others) {
+                    for (const Candidate* o : others)
+                        if (o->state == kPlaced) return true;
+                    return false;
+                },
+                kOut);
+            if (!still) return;
+        }
+        // Undecided after the last round: not placed.
+        for (int r = 0; r < rows; ++r)
+            for (std::uint32_t i : live[static_cast<std::size_t>(r)])
+                cs.rows[static_cast<std::size_t>(r)][i].state = kOut;
+    }
+
+    // One rule: its allowed cells, its candidates, the rounds; the placed ones become objects and
+    // occupy their footprints.
+    void place_rule(const RulePlan& rp, int threads, std::vector<PlacedObject>& out) {
+        allowed_cells(rp, threads);
+        const Layout l(w, h, frame, rp.geometry);
+        Candidates cs;
+        cs.rows.resize(static_cast<std::size_t>(l.nby));
+        cs.first.resize(static_cast<std::size_t>(l.nby));
+        cs.mark.resize(static_cast<std::size_t>(l.nby));
+        cs.conflicts.resize(static_cast<std::size_t>(l.nby));
+        cs.conflict_start.resize(static_cast<std::size_t>(l.nby));
+        for_each_item(l.nby, threads, [&](int lby) { candidates_of_row(rp, l, lby, cs); });
+        for_each_item(l.nby, threads, [&](int lby) { conflicts_of_row(rp, l, lby, cs); });
+        run_rounds(cs, threads);
+        for (const auto& row : cs.rows)
+            for (const Candidate& c : row) {
+                if (c.state != kPlaced) continue;
+                for (int fy = c.y; fy < c.y + rp.fh[c.sprite]; ++fy)
+                    set_bits(occupied.row(fy), c.x, c.x + rp.fw[c.sprite] - 1);
+                out.push_back({rp.sprite_index[c.sprite], static_cast<int>(l.fx + c.x),
+                               static_cast<int>(l.fy + c.y), rp.index});
+            }
     }
 };
 
-RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
-                   const SpriteSheet& sheet, int w, int h, std::uint64_t seed, int threads) {
-    RulePlan rp;
-    rp.index = index;
-    for (const auto& name : rule.sprites)
-        for (std::size_t s = 0; s < sheet.sprites.size() && rp.sprite_index.size() < 65535; ++s)
-            if (sheet.sprites[s].name == name) {
-                rp.sprite_index.push_back(static_cast<int>(s));
-                rp.fw.push_back(std::clamp(sheet.sprites[s].footprint_w, 1,
-                                           64)); // the sheet keeps them in 1..16
-                rp.fh.push_back(std::clamp(sheet.sprites[s].footprint_h, 1, 64));
-            }
-    for (int c = 0; c < kMaxClasses; ++c)
-        if ((rule.on >> c) & 1u) {
-            rp.allowed[static_cast<std::size_t>(c)] = true;
-            if (!rp.class_runs.empty() &&
-                rp.class_runs.back().first + rp.class_runs.back().second == c)
-                ++rp.class_runs.back().second;
-            else
-                rp.class_runs.emplace_back(c, 1);
-        }
-    rp.active = !rp.sprite_index.empty() && !rp.class_runs.empty();
-    if (!rp.active) return rp;
-    for (const auto& [name, g] : maps)
-        if (name == rule.density) rp.density = &g;
-    // The caller hands every density map a rule names, at least the class grid's size (the
-    // pipeline computes them so): anything else is a bug, not something to guess around.
-    if (!rule.density.empty() &&
-        (!rp.density || rp.density->width() < w || rp.density->height() < h))
-        throw std::logic_error("density map '" + rule.density +
-                               "' is missing or smaller than the class grid");
-    double total_weight = 0;
-    for (double wt : rule.weights)
-        total_weight += std::max(0.0, wt);
-    if (rp.sprite_index.size() > 1 && total_weight > 0) {
-        // Weight k picks the rule's k-th sprite (the last one found when the sheet lacks some).
-        double acc = 0;
-        for (std::size_t k = 0; k < rule.weights.size(); ++k) {
-            acc += std::max(0.0, rule.weights[k]);
-            rp.pick_below.push_back(static_cast<std::uint64_t>(
-                std::ceil(std::min(1.0, acc / total_weight) * 9007199254740992.0)));
-            rp.pick.push_back(static_cast<int>(std::min(k, rp.sprite_index.size() - 1)));
-        }
+// Drawing order: by footprint bottom row, then x. No two objects share both (they would overlap),
+// so the order is total. A counting sort by bottom row, then each row by x.
+void sort_for_drawing(std::vector<PlacedObject>& objects, const SpriteSheet& sheet, int threads) {
+    if (objects.empty()) return;
+    auto bottom = [&](const PlacedObject& o) {
+        return static_cast<long long>(o.y) +
+               sheet.sprites[static_cast<std::size_t>(o.sprite)].footprint_h;
+    };
+    long long lo = std::numeric_limits<long long>::max(),
+              hi = std::numeric_limits<long long>::min();
+    for (const PlacedObject& o : objects) {
+        lo = std::min(lo, bottom(o));
+        hi = std::max(hi, bottom(o));
     }
-    rp.threshold = rule.threshold;
-    rp.threshold_below = static_cast<float>(rule.threshold);
-    if (static_cast<double>(rp.threshold_below) > rule.threshold)
-        rp.threshold_below =
-            std::nextafter(rp.threshold_below, -std::numeric_limits<float>::infinity());
-    rp.chance = rule.chance;
-    rp.chance_limit = rule.chance <= 0 ? 0
-                      : rule.chance >= 1
-                          ? (1ull << 32)
-                          : static_cast<std::uint64_t>(std::ceil(rule.chance * 4294967296.0));
-    rp.block = std::max(1, static_cast<int>(std::floor(rule.spacing / std::sqrt(2.0))));
-    rp.block_of = DivideBy(rp.block);
-    rp.blocks_w = (w + rp.block - 1) / rp.block;
-    rp.blocks_h = (h + rp.block - 1) / rp.block;
-    const double spacing2 = rule.spacing * rule.spacing;
-    while (static_cast<double>(rp.reach + 1) * (rp.reach + 1) < spacing2)
-        ++rp.reach;
-    for (int dy = -rp.reach; dy <= rp.reach; ++dy) {
-        int r = 0;
-        while (static_cast<double>(r + 1) * (r + 1) + static_cast<double>(dy) * dy < spacing2)
-            ++r;
-        rp.half_width.push_back(r);
+    const auto rows = static_cast<std::size_t>(hi - lo + 1);
+    std::vector<std::size_t> start(rows + 1, 0);
+    for (const PlacedObject& o : objects)
+        ++start[static_cast<std::size_t>(bottom(o) - lo) + 1];
+    for (std::size_t r = 0; r < rows; ++r)
+        start[r + 1] += start[r];
+    std::vector<PlacedObject> sorted(objects.size());
+    {
+        std::vector<std::size_t> at(start.begin(), start.end() - 1);
+        for (const PlacedObject& o : objects)
+            sorted[at[static_cast<std::size_t>(bottom(o) - lo)]++] = o;
     }
-    if (2 * rp.reach + 1 <= 64)
-        for (int r : rp.half_width)
-            rp.disc.push_back((~0ull >> (63 - 2 * r)) << (rp.reach - r));
-    for (int fw : rp.fw)
-        rp.max_fw = std::max(rp.max_fw, fw);
-    for (int fh : rp.fh)
-        rp.max_fh = std::max(rp.max_fh, fh);
-    for (std::size_t k = 1; k < rp.fw.size(); ++k)
-        rp.one_footprint = rp.one_footprint && rp.fw[k] == rp.fw[0] && rp.fh[k] == rp.fh[0];
-    // Tiles (see "How it runs"): a decision reads and writes the spacing reach around its cell and
-    // a footprint to its right and below; two tiles that may run at the same time keep two words
-    // (128 cells) apart beyond that.
-    auto blocks = [&](int cells) { return (cells + rp.block - 1) / rp.block; };
-    rp.tiles = plan_leaning_tiles(
-        rp.blocks_w, rp.blocks_h, blocks(std::max(kGroupRows, 2 * rp.reach + rp.max_fh)),
-        blocks(std::max(rp.reach, rp.max_fw - 1)), blocks(2 * rp.reach + rp.max_fw + 128), threads);
-    rp.out.resize(static_cast<std::size_t>(rp.tiles.strips * rp.tiles.groups));
-    const std::uint64_t stream =
-        hash_values(seed, 0x6f626a656374ull /* "object" */, static_cast<std::uint64_t>(index));
-    rp.jitter_stream = mix64(stream ^ 0x6a6974746572ull /* "jitter" */);
-    rp.accept_stream = mix64(stream ^ 0x616363657074ull /* "accept" */);
-    return rp;
+    for_each_item(static_cast<int>((rows + 255) / 256), threads, [&](int chunk) {
+        const std::size_t r0 = static_cast<std::size_t>(chunk) * 256, r1 = std::min(rows, r0 + 256);
+        for (std::size_t r = r0; r < r1; ++r)
+            std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(start[r]),
+                      sorted.begin() + static_cast<std::ptrdiff_t>(start[r + 1]),
+                      [](const PlacedObject& a, const PlacedObject& b) { return a.x < b.x; });
+    });
+    objects = std::move(sorted);
 }
 
 } // namespace
 
 std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMaps& maps,
                                         const std::vector<ObjectRule>& rules,
-                                        const SpriteSheet& sheet, std::uint64_t seed, int threads) {
+                                        const SpriteSheet& sheet, std::uint64_t seed, int threads,
+                                        const PlacementFrame& frame) {
     std::vector<PlacedObject> placed;
     const int w = classes.width(), h = classes.height();
     if (w == 0 || h == 0) return placed;
-    BitRows allowed(w, h), occupied(w, h), near(w, h);
-    Placer placer{classes, allowed, occupied, near, w, h, (w + 63) / 64};
+    BitRows allowed(w, h), occupied(w, h);
+    Placer placer{classes, allowed, occupied, frame, w, h, (w + 63) / 64};
     // More workers than cores would only wait for each other (the result depends on neither
     // number).
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     const int workers = std::max(1, cores > 0 ? std::min(threads, cores) : threads);
-    std::vector<Placer::Scratch> scratch(static_cast<std::size_t>(workers));
-
-    std::vector<RulePlan> plans;
-    plans.reserve(rules.size());
-    bool stamped = false;
     for (std::size_t ri = 0; ri < rules.size(); ++ri) {
-        plans.push_back(
-            plan_rule(rules[ri], static_cast<int>(ri), maps, sheet, w, h, seed, threads));
-        RulePlan& rp = plans.back();
-        if (!rp.active) continue;
-        const bool clear_near = stamped;
-        stamped = true;
-        run_leaning_tiles(
-            rp.tiles, workers, [&](int group) { placer.prepare_group(rp, group, clear_near); },
-            [&](int strip, int group, int worker) {
-                placer.place_tile(rp, strip, group, scratch[static_cast<std::size_t>(worker)]);
-            });
+        const RulePlan rp = plan_rule(rules[ri], static_cast<int>(ri), maps, sheet, w, h, seed);
+        if (!rule_active(rules[ri], rp.sprite_index) || rp.class_runs.empty()) continue;
+        placer.place_rule(rp, workers, placed);
     }
-
-    // Drawing order: by footprint bottom row, then x. No two objects share both (they would
-    // overlap), so the order is total and any split of the work gives the same result. The objects
-    // ending in each chunk of rows are counted during placement, so each chunk writes its own part
-    // of the result: per row, the objects ending there are gathered from the few block rows that
-    // can hold them and emitted in x order through a bitset of columns.
-    const int chunks = (h + kSortRows - 1) / kSortRows;
-    std::vector<std::size_t> offset(static_cast<std::size_t>(chunks) + 1, 0);
-    for (const RulePlan& rp : plans)
-        for (const TileObjects& tile : rp.out)
-            for (std::size_t c = 0; c < tile.chunk_count.size(); ++c)
-                offset[static_cast<std::size_t>(tile.first_chunk) + c + 1] += tile.chunk_count[c];
-    for (std::size_t c = 0; c < static_cast<std::size_t>(chunks); ++c)
-        offset[c + 1] += offset[c];
-    placed.resize(offset.back());
-    for_each_item(chunks, workers, [&](int chunk) {
-        std::vector<PlacedObject> slot(static_cast<std::size_t>(w));
-        std::vector<std::uint64_t> columns((static_cast<std::size_t>(w) + 63) / 64, 0);
-        PlacedObject* out = placed.data() + offset[static_cast<std::size_t>(chunk)];
-        const int r0 = chunk * kSortRows, r1 = std::min(h, r0 + kSortRows);
-        for (int r = r0; r < r1; ++r) {
-            // The objects ending in row r: per rule and footprint height fh, the bucket of row r -
-            // fh + 1 in each strip's tile.
-            for (const RulePlan& rp : plans) {
-                if (!rp.active) continue;
-                const int group_rows = rp.tiles.group_rows * rp.block;
-                for (int fh = 1; fh <= rp.max_fh && fh <= r + 1; ++fh) {
-                    const int y = r - fh + 1, g = y / group_rows;
-                    const auto k =
-                        static_cast<std::size_t>((y - g * group_rows) * rp.max_fh + fh - 1);
-                    for (int i = 0; i < rp.tiles.strips; ++i) {
-                        const TileObjects& tile =
-                            rp.out[static_cast<std::size_t>(g * rp.tiles.strips + i)];
-                        const Anchor* a = tile.anchors.data() + tile.start[k];
-                        const Anchor* end = tile.anchors.data() + tile.start[k + 1];
-                        for (; a != end; ++a) {
-                            slot[a->x] = {rp.sprite_index[a->sprite], static_cast<int>(a->x), y,
-                                          rp.index};
-                            columns[a->x >> 6] |= 1ull << (a->x & 63);
-                        }
-                    }
-                }
-            }
-            for (std::size_t wi = 0; wi < columns.size(); ++wi) {
-                for (std::uint64_t bits = columns[wi]; bits; bits &= bits - 1)
-                    *out++ = slot[wi * 64 + static_cast<std::size_t>(__builtin_ctzll(bits))];
-                columns[wi] = 0;
-            }
-        }
-    });
+    if (frame.keep) {
+        const Region k = *frame.keep;
+        std::erase_if(placed, [&](const PlacedObject& o) {
+            return o.x < k.x || o.y < k.y || o.x - static_cast<long long>(k.x) >= k.width ||
+                   o.y - static_cast<long long>(k.y) >= k.height;
+        });
+    }
+    sort_for_drawing(placed, sheet, workers);
     return placed;
+}
+
+int object_margin(const std::vector<ObjectRule>& rules, const SpriteSheet& sheet) {
+    long long margin = 0;
+    for (const ObjectRule& rule : rules) {
+        const std::vector<int> found = found_sprites(rule, sheet);
+        if (!rule_active(rule, found)) continue;
+        const RuleGeometry g = rule_geometry(rule, sheet, found);
+        // A candidate's state after a round depends on the candidates up to two ranges further
+        // than before the round (who outranks it; who is placed near them); a candidate on the
+        // grid's cells within its footprint (a range) and on the earlier rules' objects there.
+        margin += (2ll * kRounds + 2) * g.range() + 2;
+    }
+    return static_cast<int>(std::min<long long>(margin, 1 << 24));
 }
 
 } // namespace tilegen

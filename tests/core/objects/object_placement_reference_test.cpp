@@ -1,7 +1,8 @@
-// place_objects against a plain placer: the semantics of object_placement.hpp written as one
-// top-to-bottom scan per rule, with plain grids instead of bitsets, no tiles, no threads, no masks.
-// Every object (sprite, position, rule) and the drawing order must match, over many random maps,
-// rules and thread counts.
+// place_objects against a plain placer: the semantics of object_placement.hpp written as plain
+// loops over a list of candidates, with plain grids instead of bitsets, no threads, no masks. Every
+// object (sprite, position, rule) and the drawing order must match, over many random maps, rules
+// and thread counts. Then windows: a window placed with object_margin() around it has exactly the
+// whole map's objects there.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -23,8 +24,14 @@ namespace {
 constexpr std::array<std::uint64_t, 2> kPickSalt{0x94d049bb133111ebull, 0x61c8864680b583ebull};
 
 // The plain placer. Per rule, in recipe order: a grid of square blocks of side
-// floor(spacing / sqrt 2) (at least 1), visited row by row, left to right; each block has two
-// attempts, each at a jittered cell of the block, tried in order until one places an object.
+// floor(spacing / sqrt 2) (at least 1); each block has two attempts, each at a jittered cell of
+// the block, and its first attempt on the rule's classes, free of the earlier rules' footprints,
+// accepted by chance and density, whose picked sprite's footprint fits, is its candidate. Two
+// candidates conflict when they share a block, their anchors are closer than the spacing, or their
+// footprints overlap. Then 8 rounds: every live candidate that outranks each live candidate it
+// conflicts with (higher block priority; in one block the first attempt; then block order) is
+// placed, then every live candidate that conflicts with a placed one is out. What is still live is
+// not placed.
 std::vector<PlacedObject> reference_place(const ClassGrid& classes, const NamedMaps& maps,
                                           const std::vector<ObjectRule>& rules,
                                           const SpriteSheet& sheet, std::uint64_t seed) {
@@ -37,7 +44,7 @@ std::vector<PlacedObject> reference_place(const ClassGrid& classes, const NamedM
         for (const std::string& name : rule.sprites)
             for (std::size_t s = 0; s < sheet.sprites.size(); ++s)
                 if (sheet.sprites[s].name == name) found.push_back(static_cast<int>(s));
-        if (found.empty()) continue;
+        if (found.empty() || rule.on == 0) continue;
         const Grid<float>* density = nullptr; // none (uniform) or one at least as large as the map
         for (const auto& [name, g] : maps)
             if (!rule.density.empty() && name == rule.density && g.width() >= w && g.height() >= h)
@@ -69,11 +76,17 @@ std::vector<PlacedObject> reference_place(const ClassGrid& classes, const NamedM
         const std::uint64_t stream = hash_values(seed, 0x6f626a656374ull, ri);
         const std::uint64_t jitter = mix64(stream ^ 0x6a6974746572ull);
         const std::uint64_t accept = mix64(stream ^ 0x616363657074ull);
+        const std::uint64_t prior = mix64(stream ^ 0x7072696f72ull);
         const int block = std::max(1, static_cast<int>(std::floor(rule.spacing / std::sqrt(2.0))));
-        const int reach = static_cast<int>(std::ceil(rule.spacing));
-        Grid<std::uint8_t> near(w, h, 0); // closer than the spacing to an anchor of this rule
-        for (int by = 0; by * block < h; ++by)
-            for (int bx = 0; bx * block < w; ++bx) {
+        const int blocks_w = (w + block - 1) / block, blocks_h = (h + block - 1) / block;
+        struct Cand {
+            std::uint32_t priority;
+            int block, attempt, x, y, sprite; // sprite: sheet index
+            int state;                        // 1 live, 2 placed, 0 out
+        };
+        std::vector<Cand> cands;
+        for (int by = 0; by < blocks_h; ++by)
+            for (int bx = 0; bx < blocks_w; ++bx) {
                 const std::uint64_t hu = hash_position(accept, bx, by);
                 const std::uint64_t hj = hash_position(jitter, bx, by);
                 for (int a = 0; a < 2; ++a) {
@@ -81,8 +94,7 @@ std::vector<PlacedObject> reference_place(const ClassGrid& classes, const NamedM
                     const int x = bx * block + static_cast<int>((ja & 0xffff) * block / 65536);
                     const int y =
                         by * block + static_cast<int>(((ja >> 16) & 0xffff) * block / 65536);
-                    if (x >= w || y >= h || !allowed(x, y) || occupied(x, y) || near(x, y))
-                        continue;
+                    if (x >= w || y >= h || !allowed(x, y) || occupied(x, y)) continue;
                     // Rejected when u >= p (a NaN density accepts).
                     if (static_cast<double>(ua & 0xffffffffu) / 4294967296.0 >= probability(x, y))
                         continue;
@@ -94,19 +106,76 @@ std::vector<PlacedObject> reference_place(const ClassGrid& classes, const NamedM
                         for (int fx = x; fits && fx < x + info.footprint_w; ++fx)
                             fits = allowed(fx, fy) && !occupied(fx, fy);
                     if (!fits) continue;
-                    placed.push_back({sprite, x, y, static_cast<int>(ri)});
-                    for (int fy = y; fy < y + info.footprint_h; ++fy)
-                        for (int fx = x; fx < x + info.footprint_w; ++fx)
-                            occupied(fx, fy) = 1;
-                    for (int ny = std::max(0, y - reach); ny <= std::min(h - 1, y + reach); ++ny)
-                        for (int nx = std::max(0, x - reach); nx <= std::min(w - 1, x + reach);
-                             ++nx) {
-                            const double dx = nx - x, dy = ny - y;
-                            if (dx * dx + dy * dy < rule.spacing * rule.spacing) near(nx, ny) = 1;
-                        }
-                    break;
+                    cands.push_back({static_cast<std::uint32_t>(hash_position(prior, bx, by) >> 32),
+                                     by * blocks_w + bx, a, x, y, sprite, 1});
+                    break; // the block's first attempt that passes is its candidate
                 }
             }
+        auto fw = [&](const Cand& c) {
+            return sheet.sprites[static_cast<std::size_t>(c.sprite)].footprint_w;
+        };
+        auto fh = [&](const Cand& c) {
+            return sheet.sprites[static_cast<std::size_t>(c.sprite)].footprint_h;
+        };
+        auto conflict = [&](const Cand& a, const Cand& b) {
+            const double dx = a.x - b.x, dy = a.y - b.y;
+            return a.block == b.block || dx * dx + dy * dy < rule.spacing * rule.spacing ||
+                   (a.x < b.x + fw(b) && b.x < a.x + fw(a) && a.y < b.y + fh(b) &&
+                    b.y < a.y + fh(a));
+        };
+        auto outranks = [](const Cand& a, const Cand& b) {
+            if (a.priority != b.priority) return a.priority > b.priority;
+            if (a.block != b.block) return a.block < b.block;
+            return a.attempt < b.attempt;
+        };
+        // Candidates by anchor cell, to find those that can conflict: within the spacing or a
+        // footprint's extent, plus one.
+        int range = static_cast<int>(std::ceil(rule.spacing)) + 1;
+        for (int s : found)
+            range = std::max({range, sheet.sprites[static_cast<std::size_t>(s)].footprint_w,
+                              sheet.sprites[static_cast<std::size_t>(s)].footprint_h});
+        Grid<std::vector<int>> at(w, h);
+        for (std::size_t i = 0; i < cands.size(); ++i)
+            at(cands[i].x, cands[i].y).push_back(static_cast<int>(i));
+        auto neighbours = [&](const Cand& c, auto f) {
+            for (int y = std::max(0, c.y - range); y <= std::min(h - 1, c.y + range); ++y)
+                for (int x = std::max(0, c.x - range); x <= std::min(w - 1, c.x + range); ++x)
+                    for (int j : at(x, y))
+                        if (&cands[static_cast<std::size_t>(j)] != &c)
+                            f(cands[static_cast<std::size_t>(j)]);
+        };
+        for (int round = 0; round < 8; ++round) {
+            std::vector<std::size_t> change;
+            for (std::size_t i = 0; i < cands.size(); ++i) {
+                if (cands[i].state != 1) continue;
+                bool best = true;
+                neighbours(cands[i], [&](const Cand& o) {
+                    if (o.state == 1 && outranks(o, cands[i]) && conflict(o, cands[i]))
+                        best = false;
+                });
+                if (best) change.push_back(i);
+            }
+            for (std::size_t i : change)
+                cands[i].state = 2;
+            change.clear();
+            for (std::size_t i = 0; i < cands.size(); ++i) {
+                if (cands[i].state != 1) continue;
+                bool blocked = false;
+                neighbours(cands[i], [&](const Cand& o) {
+                    if (o.state == 2 && conflict(o, cands[i])) blocked = true;
+                });
+                if (blocked) change.push_back(i);
+            }
+            for (std::size_t i : change)
+                cands[i].state = 0;
+        }
+        for (const Cand& c : cands) {
+            if (c.state != 2) continue;
+            placed.push_back({c.sprite, c.x, c.y, static_cast<int>(ri)});
+            for (int fy = c.y; fy < c.y + fh(c); ++fy)
+                for (int fx = c.x; fx < c.x + fw(c); ++fx)
+                    occupied(fx, fy) = 1;
+        }
     }
     // Drawing order: footprint bottom row, then x.
     auto key = [&](const PlacedObject& o) {
@@ -290,4 +359,85 @@ TEST_CASE("objects: the plain placer agrees on dense forests of one footprint") 
         rocks.chance = 0.5;
         CHECK(compare_with_reference({classes, maps, sheet, {trees, rocks}}, 99) > 1000);
     }
+}
+
+namespace {
+
+// The case's classes and maps cut to `r` (inside the class map).
+Case cut(const Case& c, Region r) {
+    Case out{crop(c.classes, r), {}, c.sheet, c.rules};
+    for (const auto& [name, g] : c.maps)
+        out.maps.emplace_back(name, crop(g, r));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("objects: a window placed with object_margin around it has the whole map's objects") {
+    Random rnd{0x77696e646f7773ull};
+    long long compared = 0;
+    int cut_cases = 0; // windows whose cells around them are less than the whole map
+    for (int i = 0; i < 300; ++i) {
+        const int w = 60 + rnd.below(340), h = 60 + rnd.below(300);
+        const std::uint64_t seed = rnd.next();
+        Case c = random_case(rnd, w, h);
+        // Spacings and footprints as recipes have them, so the margin leaves some of the map out.
+        for (ObjectRule& r : c.rules)
+            if (r.spacing > 8) r.spacing = 1 + rnd.unit() * 7;
+        for (SpriteInfo& s : c.sheet.sprites) {
+            s.footprint_w = std::min(s.footprint_w, 3);
+            s.footprint_h = std::min(s.footprint_h, 3);
+        }
+        const int margin = object_margin(c.rules, c.sheet);
+        const int threads = 1 + rnd.below(3);
+        const auto whole = place_objects(c.classes, c.maps, c.rules, c.sheet, seed, threads);
+        // A window anywhere (possibly reaching past the map), and the cells around it.
+        const Region window{rnd.below(w) - 5, rnd.below(h) - 5, 1 + rnd.below(w / 2 + 5),
+                            1 + rnd.below(h / 2 + 5)};
+        const int x0 = std::max(0, window.x - margin), y0 = std::max(0, window.y - margin);
+        const int x1 = std::min(w, window.x + window.width + margin),
+                  y1 = std::min(h, window.y + window.height + margin);
+        CAPTURE(i);
+        CAPTURE(margin);
+        if (x0 >= x1 || y0 >= y1) continue;
+        const Case part = cut(c, Region{x0, y0, x1 - x0, y1 - y0});
+        PlacementFrame frame;
+        frame.x = x0;
+        frame.y = y0;
+        frame.bounds = Region{0, 0, w, h};
+        frame.keep = window;
+        const auto got =
+            place_objects(part.classes, part.maps, part.rules, part.sheet, seed, threads, frame);
+        std::vector<PlacedObject> want;
+        for (const PlacedObject& o : whole)
+            if (o.x >= window.x && o.x < window.x + window.width && o.y >= window.y &&
+                o.y < window.y + window.height)
+                want.push_back(o);
+        CHECK(got == want);
+        compared += static_cast<long long>(want.size());
+        cut_cases += (x1 - x0) * (y1 - y0) < w * h && !want.empty();
+        // Unbounded: the window with the margin around it, against the window with twice the
+        // margin, both inside the map (an endless world's pieces).
+        const Region inner{w / 4, h / 4, w / 2, h / 2};
+        auto endless = [&](int m) {
+            const int ex0 = std::max(0, inner.x - m), ey0 = std::max(0, inner.y - m);
+            const Region r{ex0, ey0, std::min(w, inner.x + inner.width + m) - ex0,
+                           std::min(h, inner.y + inner.height + m) - ey0};
+            const Case e = cut(c, r);
+            PlacementFrame f;
+            f.x = r.x;
+            f.y = r.y;
+            f.unbounded = true;
+            f.keep = inner;
+            return place_objects(e.classes, e.maps, e.rules, e.sheet, seed, threads, f);
+        };
+        if (inner.x >= 2 * margin && inner.y >= 2 * margin) {
+            const auto a = endless(margin), b = endless(2 * margin);
+            CHECK(a == b);
+            compared += static_cast<long long>(a.size());
+        }
+    }
+    MESSAGE(compared << " objects compared, " << cut_cases << " windows cut from the map");
+    CHECK(compared > 20000);
+    CHECK(cut_cases > 80);
 }
