@@ -7,7 +7,7 @@
 using namespace tilegen;
 using namespace tilegen::test;
 
-TEST_CASE("check: clean rules exit 0 and say so; the shipped default passes --strict") {
+TEST_CASE("check: clean rules exit 0 and say so, the shipped default passes --strict") {
     Fixture f;
     auto r = f.tilegen("check map.toml --strict");
     INFO(r.out << r.err);
@@ -20,7 +20,7 @@ TEST_CASE("check: clean rules exit 0 and say so; the shipped default passes --st
     CHECK(d.exit_code == 0);
 }
 
-TEST_CASE("check: uncovered, shadowed, duplicate and zero-weight rules are warnings; --strict "
+TEST_CASE("check: uncovered, shadowed, duplicate and zero-weight rules are warnings, --strict "
           "fails on them") {
     Fixture f;
     write_text(f.dir / "lint.rules", "??? ?w? ???  water water-2*0\n" // line 1: zero weight
@@ -51,7 +51,7 @@ TEST_CASE("check: uncovered, shadowed, duplicate and zero-weight rules are warni
     CHECK(f.tilegen("check lint.toml --strict").exit_code == 1);
 }
 
-TEST_CASE("check: class passes are linted too; their coverage is information") {
+TEST_CASE("check: class passes are linted too, their coverage is information") {
     Fixture f;
     // Tile rules first (lines 1-3), then the class pass from line 4.
     const std::string tiles = "??? ?w? ???  water\n?w? ?g? ???  shore\n??? ?g? ???  grass\n";
@@ -91,7 +91,7 @@ TEST_CASE("check: class passes are linted too; their coverage is information") {
     CHECK(f.tilegen("check lint.toml --strict").exit_code == 1);
 }
 
-TEST_CASE("check: errors exit 1 with path:line:col; bad usage exits 2") {
+TEST_CASE("check: errors exit 1 with path:line:col, bad usage exits 2") {
     Fixture f;
     write_text(f.dir / "bad.rules", "??? ?w? ???  water\n?x? ?g? ???  grass\n");
     f.write_recipe("bad.toml", "bad.rules");

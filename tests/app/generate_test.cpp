@@ -42,7 +42,7 @@ TEST_CASE("default output goes to out/<recipe name>.tmx and .png") {
     CHECK(fs::exists(f.dir / "out" / "map.png"));
 }
 
-TEST_CASE("same seed gives byte-identical files; another seed another map") {
+TEST_CASE("same seed gives byte-identical files, another seed another map") {
     Fixture f;
     REQUIRE(f.generate("map.toml -o a.tmx").exit_code == 0);
     REQUIRE(f.generate("map.toml -o b.tmx").exit_code == 0);
@@ -156,7 +156,7 @@ TEST_CASE("bad usage: exit 2") {
     CHECK(run_tilegen("--version").out.find("tilegen ") == 0);
 }
 
-TEST_CASE("an infinite map's width and height are the size asked for; its layers span the chunks") {
+TEST_CASE("an infinite map's width and height are the size asked for, its layers span the chunks") {
     Fixture f;
     const std::string recipe = (test::source_dir() / "samples" / "meadows.toml").string();
     for (const char* out : {"inf.tmx", "inf.tmj"}) {
@@ -241,7 +241,7 @@ TEST_CASE("image targets are packed into the map's atlas, after the tileset's ti
                        "tiles are 8x8") != std::string::npos);
 }
 
-TEST_CASE("legalise: generate --json reports what it rewrote; without it the map differs") {
+TEST_CASE("legalise: generate --json reports what it rewrote, without it the map differs") {
     const fs::path dir = fs::temp_directory_path() / "tilegen-legalise-json";
     fs::remove_all(dir);
     fs::create_directories(dir);

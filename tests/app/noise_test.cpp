@@ -8,7 +8,7 @@
 using namespace tilegen;
 using namespace tilegen::test;
 
-TEST_CASE("noise writes PNG and PFM; a --region equals the same window of the whole map") {
+TEST_CASE("noise writes PNG and PFM, a --region equals the same window of the whole map") {
     Fixture f;
     REQUIRE(f.tilegen("noise map.toml -o all.pfm").exit_code == 0);
     REQUIRE(f.tilegen("noise map.toml -o all.png").exit_code == 0);

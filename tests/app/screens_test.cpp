@@ -219,7 +219,7 @@ TEST_CASE("screens: a bad [screens] size is refused at its place, and nothing is
     }
 }
 
-TEST_CASE("screens: -o X.ldtk writes the screens as GridVania levels (no .world); --infinite and "
+TEST_CASE("screens: -o X.ldtk writes the screens as GridVania levels (no .world), --infinite and "
           ".tscn refuse [screens]") {
     TempDir dir;
     const fs::path recipe = screens_recipe(dir);

@@ -203,7 +203,7 @@ TEST_CASE("infinite and finite maps of the same cells carry the same thresholds,
 }
 
 TEST_CASE(
-    "map properties name the seed, size, inputs and thresholds; a map is reproduced from them") {
+    "map properties name the seed, size, inputs and thresholds, a map is reproduced from them") {
     Fixture f;
     REQUIRE(f.generate("map.toml -o p.tmx --seed 41 --size 30x20").exit_code == 0);
     const std::string tmx = read_text(f.dir / "p.tmx");

@@ -301,7 +301,7 @@ TEST_CASE("streamed preview: reduced previews equal render_map_preview's (cell b
     CHECK(check_preview(map, 210) == PreviewColor::rgb);
 }
 
-TEST_CASE("png strips: any strip height gives the same pixels; a broken palette is refused") {
+TEST_CASE("png strips: any strip height gives the same pixels, a broken palette is refused") {
     io::PngStrips image;
     image.width = 13;
     image.height = 11;

@@ -77,7 +77,7 @@ TEST_CASE("strip deflate: zlib inflates every input back, for every piece size")
     CHECK(cases == 60);
 }
 
-TEST_CASE("strip deflate: tile rows shrink; random bytes go stored, barely larger") {
+TEST_CASE("strip deflate: tile rows shrink, random bytes go stored, barely larger") {
     io::StripDeflater deflater;
     const std::vector<std::uint8_t> tiles = tile_rows(5, 4097, 64, 4, 12, 45, 0);
     std::vector<std::uint8_t> out;

@@ -368,7 +368,7 @@ std::string text_at_every_thread_count(const Map& map, const fs::path& path,
 
 } // namespace
 
-TEST_CASE("the map writer: same bytes at 1/2/3/8 threads; one document for every encoding, whose "
+TEST_CASE("the map writer: same bytes at 1/2/3/8 threads, one document for every encoding, whose "
           "data decodes back to the map (finite)") {
     // 20000 objects span several chunks of <object> lines; x runs negative too.
     const std::tuple<int, int, std::size_t> maps[] = {

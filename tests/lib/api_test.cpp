@@ -99,7 +99,7 @@ TEST_CASE("api: a whole map's Tiled files and preview equal tilegen generate's")
     CHECK(pixels.rgba.size() == static_cast<std::size_t>(pixels.width * pixels.height * 4));
 }
 
-TEST_CASE("api: a recipe given as text with a base directory equals the file; errors are values") {
+TEST_CASE("api: a recipe given as text with a base directory equals the file, errors are values") {
     const auto recipe = source_dir() / "samples/meadows.toml";
     api::Diagnostics diags;
     auto from_file = api::Generator::from_file(recipe, diags);

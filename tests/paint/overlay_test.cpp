@@ -74,7 +74,7 @@ std::string decide(const std::vector<Rule>& ordered, const std::string& symbols,
 
 } // namespace
 
-TEST_CASE("paint: draws_as is parsed; overlay symbols may be any recipe symbol") {
+TEST_CASE("paint: draws_as is parsed, overlay symbols may be any recipe symbol") {
     Diagnostics diags;
     const auto d = parse_description(kSmall, "d.toml", diags);
     for (const auto& e : diags)
@@ -168,7 +168,7 @@ TEST_CASE("paint: bad draws_as values and overlay layerings: message and line:co
 }
 
 TEST_CASE("paint: the terrains above an overlay draw the same banks next to it, in its "
-          "texture; the overlay draws what lies below it") {
+          "texture, the overlay draws what lies below it") {
     Diagnostics diags;
     const auto d = parse_description(kSmall, "d.toml", diags);
     REQUIRE(d);

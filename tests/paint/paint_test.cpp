@@ -243,7 +243,7 @@ TEST_CASE("paint: the overworld description paints the named tiles") {
         if (!ts.names[i].empty()) CHECK((*tiles)[ts.names[i]].value_or(-1) == static_cast<int>(i));
 }
 
-TEST_CASE("paint: the same description gives the same image; another seed another one") {
+TEST_CASE("paint: the same description gives the same image, another seed another one") {
     const Description& d = overworld();
     const PaintedTileset a = paint_tileset(d);
     const PaintedTileset b = paint_tileset(d);
@@ -592,7 +592,7 @@ TEST_CASE("paint: bad descriptions: message and line:column") {
     }
 }
 
-TEST_CASE("paint: `tilegen paint` writes every output; the committed outputs are up to date") {
+TEST_CASE("paint: `tilegen paint` writes every output, the committed outputs are up to date") {
     const auto src = test::source_dir();
     for (const char* set : {"overworld", "cave", "two-terrain"}) {
         CAPTURE(set);

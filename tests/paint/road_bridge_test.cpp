@@ -156,7 +156,7 @@ TEST_CASE("paint: a bridge cell's deck from its 4 neighbours") {
                 }
 }
 
-TEST_CASE("paint: bridge tiles: ends change only their side; north-south is east-west turned") {
+TEST_CASE("paint: bridge tiles: ends change only their side, north-south is east-west turned") {
     const Description& d = tp::description("overworld");
     int index = -1;
     for (std::size_t i = 0; i < d.terrains.size(); ++i)

@@ -58,7 +58,7 @@ TEST_CASE("paint: the shipped rules files are the ones we expect") {
     CHECK(tp::symbols_by_height(tp::description("cave")) == "pwfW");
 }
 
-TEST_CASE("paint: every rules file decides every 3x3 neighbourhood with a real rule; none shadowed "
+TEST_CASE("paint: every rules file decides every 3x3 neighbourhood with a real rule, none shadowed "
           "or repeated") {
     for (const RulesFile& f : rules_files()) {
         CAPTURE(f.path);

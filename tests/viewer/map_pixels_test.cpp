@@ -189,7 +189,7 @@ TEST_CASE("map pieces: chunk size follows the tile size") {
     CHECK(chunk_cells(*build) == 1);
 }
 
-TEST_CASE("map pieces: blocks and the overview stop at the map's edge; a class block shows class "
+TEST_CASE("map pieces: blocks and the overview stop at the map's edge, a class block shows class "
           "colors") {
     auto build = test_build();
     Grid<ClassId> classes(build->width(), build->height());

@@ -296,7 +296,7 @@ TEST_CASE("classify and classify_table give band_of cell by cell and count as cl
     }
 }
 
-TEST_CASE("class_counts and class_fractions: ids at or above the class count are not counted; "
+TEST_CASE("class_counts and class_fractions: ids at or above the class count are not counted, "
           "empty grids") {
     ClassGrid g(4100, 2, 0);
     for (std::size_t i = 0; i < g.size(); ++i)

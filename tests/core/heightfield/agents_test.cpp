@@ -158,7 +158,7 @@ TEST_CASE("agents: hills stay below the hill altitude, and reach near it") {
     }
 }
 
-TEST_CASE("agents and erosion: one map at 1, 2 and 8 threads; a region is the whole map's window") {
+TEST_CASE("agents and erosion: one map at 1, 2 and 8 threads, a region is the whole map's window") {
     auto d = agents_def();
     AgentSettings& a = d.settings.agents;
     a.mountain.agents = 3;

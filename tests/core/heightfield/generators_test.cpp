@@ -138,7 +138,7 @@ TEST_CASE("Worley: F1 is 0 at a feature point, F2 >= F1, all metrics") {
 }
 
 TEST_CASE(
-    "island falloff lowers the edges; terrace makes steps; profile is ground below, air above") {
+    "island falloff lowers the edges, terrace makes steps, profile is ground below, air above") {
     auto d = def_of(NoiseKind::harmonic);
     ModifierSettings island;
     island.kind = ModifierKind::island;

@@ -51,7 +51,7 @@ TEST_CASE("regions beyond the map continue the noise without a seam") {
     CHECK(seam < 3 * inside + 0.5);
 }
 
-TEST_CASE("more octaves give more high-frequency energy; smoothstep is smoother than bilinear") {
+TEST_CASE("more octaves give more high-frequency energy, smoothstep is smoother than bilinear") {
     HarmonicNoiseConfig few, many;
     few.octaves = 3;
     many.octaves = 0;

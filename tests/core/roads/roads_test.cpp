@@ -149,7 +149,7 @@ TEST_CASE("route: exact least cost and valid moves, against a textbook Dijkstra"
     }
 }
 
-TEST_CASE("places: on their classes, apart, flat, facing; deterministic") {
+TEST_CASE("places: on their classes, apart, flat, facing, deterministic") {
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
         const ClassGrid g = random_classes(64, 48, seed, 4);
         Grid<float> heights(64, 48);

@@ -195,7 +195,7 @@ TEST_CASE("rotate adds the three turned variants right after the source, targets
     CHECK(rules[0].identity != rules[1].identity);
 }
 
-TEST_CASE("mirror adds left-right mirrors; symmetric variants are not repeated") {
+TEST_CASE("mirror adds left-right mirrors, symmetric variants are not repeated") {
     Diagnostics d;
     auto rules = parse_rules(
         "mirror rotate s?? ?g? ??? corner@r90\nrotate ?s? sgs ?s? cross\nmirror ?s? ggg ?s? band\n",
