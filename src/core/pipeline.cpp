@@ -478,16 +478,8 @@ std::vector<PlacedObject> world_objects(const Project& project, const WorldSetup
                            Region{bounds.x, static_cast<int>(y), bounds.width, rows}, threads);
         objects.insert(objects.end(), part.begin(), part.end());
     }
-    // Drawing order across the bands: footprint bottom, then x (an object's footprint may end in
-    // the next band).
-    const auto& sprites = project.sprites->sprites;
-    auto bottom = [&](const PlacedObject& o) {
-        return o.y + sprites[static_cast<std::size_t>(o.sprite)].footprint_h;
-    };
-    std::stable_sort(objects.begin(), objects.end(),
-                     [&](const PlacedObject& a, const PlacedObject& b) {
-                         return std::pair(bottom(a), a.x) < std::pair(bottom(b), b.x);
-                     });
+    // Drawing order across the bands (an object's footprint may end in the next band).
+    sort_for_drawing(objects, *project.sprites, threads);
     return objects;
 }
 

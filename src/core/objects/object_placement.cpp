@@ -211,19 +211,15 @@ constexpr std::uint8_t kLive = 1, kPlaced = 2, kOut = 0;
 // overlaps, which the rounds decide.
 struct Candidate {
     std::uint32_t priority; // its block's; the higher wins
-    std::uint32_t block;    // its block in the grid (row-major): one anchor per block
+    std::uint32_t block;    // its block in the grid (row-major): one candidate per block
     std::int32_t x, y;      // its cell in the grid
     std::uint16_t sprite;   // index into the rule's sprites
-    std::uint8_t attempt;   // 0 or 1: of two in one block, the first wins
     std::uint8_t state;     // kLive, kPlaced, kOut
 };
 
-// Does a outrank b? The higher priority; in one block, the first attempt; ties between blocks
-// (one in 2^32) by block order.
+// Does a outrank b? The higher priority; ties (one in 2^32) by block order.
 inline bool outranks(const Candidate& a, const Candidate& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    if (a.block != b.block) return a.block < b.block;
-    return a.attempt < b.attempt;
+    return a.priority != b.priority ? a.priority > b.priority : a.block < b.block;
 }
 
 struct Placer {
@@ -395,7 +391,7 @@ struct Placer {
             const auto priority =
                 static_cast<std::uint32_t>(hash_position(rp.priority_stream, bx, by) >> 32);
             out.push_back({priority, static_cast<std::uint32_t>(lby * l.nbx + lbx), x, y,
-                           static_cast<std::uint16_t>(k), static_cast<std::uint8_t>(a), kLive});
+                           static_cast<std::uint16_t>(k), kLive});
             return; // one candidate per block: its first attempt that passes
         }
     }
@@ -418,10 +414,9 @@ struct Placer {
         }
     }
 
-    // May a and b not both be placed? One block holds one anchor; anchors keep the spacing;
+    // May a and b (two blocks' candidates) not both be placed? Anchors keep the spacing;
     // footprints do not overlap.
     static bool conflict(const RulePlan& rp, const Candidate& a, const Candidate& b) {
-        if (a.block == b.block) return true;
         const double dx = a.x - b.x, dy = a.y - b.y;
         if (dx * dx + dy * dy < rp.spacing2) return true;
         return a.x < b.x + rp.fw[b.sprite] && b.x < a.x + rp.fw[a.sprite] &&
@@ -530,8 +525,9 @@ struct Placer {
     }
 };
 
-// Drawing order: by footprint bottom row, then x. No two objects share both (they would overlap),
-// so the order is total. A counting sort by bottom row, then each row by x.
+} // namespace
+
+// A counting sort by bottom row, then each row by x.
 void sort_for_drawing(std::vector<PlacedObject>& objects, const SpriteSheet& sheet, int threads) {
     if (objects.empty()) return;
     auto bottom = [&](const PlacedObject& o) {
@@ -566,8 +562,6 @@ void sort_for_drawing(std::vector<PlacedObject>& objects, const SpriteSheet& she
     objects = std::move(sorted);
 }
 
-} // namespace
-
 std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMaps& maps,
                                         const std::vector<ObjectRule>& rules,
                                         const SpriteSheet& sheet, std::uint64_t seed, int threads,
@@ -583,7 +577,7 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
     const int workers = std::max(1, cores > 0 ? std::min(threads, cores) : threads);
     for (std::size_t ri = 0; ri < rules.size(); ++ri) {
         const RulePlan rp = plan_rule(rules[ri], static_cast<int>(ri), maps, sheet, w, h, seed);
-        if (!rule_active(rules[ri], rp.sprite_index) || rp.class_runs.empty()) continue;
+        if (!rule_active(rules[ri], rp.sprite_index)) continue;
         placer.place_rule(rp, workers, placed);
     }
     if (frame.keep) {

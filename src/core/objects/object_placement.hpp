@@ -87,4 +87,9 @@ std::vector<PlacedObject> place_objects(const ClassGrid& classes, const NamedMap
 // rule's candidates depend on the earlier rules' objects). 0 without rules.
 int object_margin(const std::vector<ObjectRule>& rules, const SpriteSheet& sheet);
 
+// Objects in drawing order: by footprint bottom row, then x (no two objects share both: they would
+// overlap, so the order is total). place_objects returns them so; for lists joined from windows.
+void sort_for_drawing(std::vector<PlacedObject>& objects, const SpriteSheet& sheet,
+                      int threads = 1);
+
 } // namespace tilegen
