@@ -282,7 +282,7 @@ AutomapFiles automap_rule_files(const Recipe& recipe, const std::vector<LayerRul
         }
         if (runs.empty()) runs.emplace_back();
         for (std::size_t r = 0; r < runs.size(); ++r) {
-            char number[16];
+            char number[24]; // "-" and up to 20 digits
             std::snprintf(number, sizeof number, "-%03zu", r + 1);
             const std::string file =
                 "rules-" + layer.name + (runs.size() > 1 ? number : "") + ".tmx";

@@ -50,7 +50,7 @@ Deviation measure(const char* sample, const ClassGrid& classes,
     const int x1 = png.width() - tw / 2, y1 = png.height() - th / 2;
     for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x)
-            for (const auto [dx, dy] : {std::pair{1, 0}, {0, 1}}) {
+            for (const auto& [dx, dy] : {std::pair{1, 0}, {0, 1}}) {
                 if (x + dx >= x1 || y + dy >= y1) continue;
                 if (grass(x, y) == grass(x + dx, y + dy)) continue;
                 const double px = x + 0.5 + dx * 0.5 - mx, py = y + 0.5 + dy * 0.5 - my;
@@ -72,7 +72,7 @@ double class_map_limit(const ClassGrid& classes, int tile,
     double worst = 0;
     for (int y = 0; y < classes.height(); ++y)
         for (int x = 0; x < classes.width(); ++x)
-            for (const auto [dx, dy] : {std::pair{1, 0}, {0, 1}}) {
+            for (const auto& [dx, dy] : {std::pair{1, 0}, {0, 1}}) {
                 if (!classes.contains(x + dx, y + dy) || classes(x, y) == classes(x + dx, y + dy))
                     continue;
                 worst = std::max(worst, std::abs(distance((x + 0.5 + dx * 0.5) * tile,
