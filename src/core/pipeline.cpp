@@ -1480,11 +1480,14 @@ GenerateResult generate_tries(const Project& project, const GenerateOptions& opt
         c.asked = asked;
         c.tries = t + 1;
         if (asked) {
-            c.unmet = unmet_constraint(run);
-            c.met = c.unmet.empty();
-            const int start = start_rule(recipe);
-            c.fitness = evaluate_fitness(run.result.classes, walkable_table(recipe),
-                                         run_start_cells(run), run.result.places, start);
+            // The check and the evaluation functions, timed as a step of their own.
+            run_timed(run.result.timings, "constraints", [&] {
+                c.unmet = unmet_constraint(run);
+                c.met = c.unmet.empty();
+                c.fitness =
+                    evaluate_fitness(run.result.classes, walkable_table(recipe),
+                                     run_start_cells(run), run.result.places, start_rule(recipe));
+            });
             if (!c.met && t + 1 < tries) {
                 if (options.progress)
                     options.progress("try " + std::to_string(t + 1) + "/" + std::to_string(tries) +

@@ -41,9 +41,10 @@ TEST_CASE("the pipeline runs the stages of README's diagram, in order, each time
     // The shipped overworld has [rivers] (hydrology), no [classes] sections (that stage does not
     // apply), sets min_area (the clean-up does, and keep_shares after it), has [[places]],
     // [roads] and [constraints] walkable_regions = 1 (places, roads, reachability) and objects.
-    const std::vector<std::string> diagram{"noise",   "hydrology", "classes", "cleanup",
-                                           "shares",  "places",    "roads",   "reachability",
-                                           "objects", "rules",     "map"};
+    // The constraints' check (and the evaluation functions) is timed too, after reachability.
+    const std::vector<std::string> diagram{"noise",       "hydrology", "classes", "cleanup",
+                                           "shares",      "places",    "roads",   "reachability",
+                                           "constraints", "objects",   "rules",   "map"};
 
     auto overworld = sample("overworld.toml"); // scatters objects
     REQUIRE(overworld);

@@ -1,6 +1,7 @@
 #include "core/quality/fitness.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace tilegen {
@@ -27,57 +28,79 @@ Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walk
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
     if (n == 0) return f;
-    auto walk = [&](std::size_t i) {
-        const ClassId c = classes.cells()[i];
-        return c < walkable.size() && walkable[c];
-    };
+    std::array<bool, 256> walk_class{};
+    for (std::size_t c = 0; c < walkable.size() && c < walk_class.size(); ++c)
+        walk_class[c] = walkable[c];
+    const ClassId* cells = classes.cells().data();
+    auto walk = [&](std::size_t i) { return walk_class[cells[i]]; };
     std::uint64_t walkable_cells = 0, edges = 0;
-    for (int y = 0; y < h; ++y)
+    for (int y = 0; y < h; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * w;
         for (int x = 0; x < w; ++x) {
-            const std::size_t i = static_cast<std::size_t>(y) * w + x;
+            const std::size_t i = row + x;
             const bool a = walk(i);
             walkable_cells += a ? 1 : 0;
             if (x + 1 < w && a != walk(i + 1)) ++edges;
             if (y + 1 < h && a != walk(i + w)) ++edges;
         }
+    }
     f.accessibility = static_cast<double>(walkable_cells) / static_cast<double>(n);
     f.obstacle_edges = static_cast<double>(edges) / static_cast<double>(n);
-    std::vector<std::uint32_t> dist(n, std::numeric_limits<std::uint32_t>::max());
-    std::vector<std::uint32_t> queue;
+
+    // Fairness: a breadth-first search from the start cells, one distance level at a time, that
+    // stops once every place has a start cell reached (the first level that reaches one is its
+    // distance). Memory: a bit per cell and the frontiers.
+    struct Goal {
+        std::vector<std::uint32_t> cells; // the place's start cells
+        std::uint32_t dist = std::numeric_limits<std::uint32_t>::max();
+    };
+    std::vector<Goal> goals;
+    for (const Place& p : places)
+        if (p.rule != start_rule) goals.push_back({start_cells_of(p, w, h)});
+    std::vector<std::uint64_t> seen((n + 63) / 64, 0);
+    const auto test_and_set = [&](std::uint32_t c) {
+        std::uint64_t& word = seen[c >> 6];
+        const std::uint64_t bit = 1ull << (c & 63);
+        if (word & bit) return false;
+        word |= bit;
+        return true;
+    };
+    const auto reached = [&](std::uint32_t c) { return (seen[c >> 6] >> (c & 63)) & 1ull; };
+    std::vector<std::uint32_t> frontier, next;
     for (std::uint32_t c : start_cells)
-        if (c < n && walk(c) && dist[c] != 0) {
-            dist[c] = 0;
-            queue.push_back(c);
-        }
-    if (queue.empty()) return f;
-    for (std::size_t head = 0; head < queue.size(); ++head) {
-        const std::uint32_t c = queue[head];
-        const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
-        const std::uint32_t nbs[4] = {x > 0 ? c - 1 : c, x + 1 < w ? c + 1 : c, y > 0 ? c - w : c,
-                                      y + 1 < h ? c + w : c};
-        for (std::uint32_t nb : nbs)
-            if (dist[nb] == std::numeric_limits<std::uint32_t>::max() && walk(nb)) {
-                dist[nb] = dist[c] + 1;
-                queue.push_back(nb);
+        if (c < n && walk(c) && test_and_set(c)) frontier.push_back(c);
+    if (frontier.empty()) return f;
+    std::size_t open = goals.size(); // places not reached yet
+    for (std::uint32_t level = 0; !frontier.empty() && open > 0; ++level) {
+        // The places this level reaches first (every cell of the level is marked already).
+        for (Goal& g : goals)
+            if (g.dist == std::numeric_limits<std::uint32_t>::max() &&
+                std::any_of(g.cells.begin(), g.cells.end(), reached)) {
+                g.dist = level;
+                --open;
             }
+        if (open == 0) break;
+        next.clear();
+        for (const std::uint32_t c : frontier) {
+            const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
+            const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
+            const std::uint32_t nbs[4] = {x > 0 ? c - 1 : c, x + 1 < w ? c + 1 : c,
+                                          y > 0 ? c - w : c, y + 1 < h ? c + w : c};
+            for (const std::uint32_t nb : nbs)
+                if (walk(nb) && test_and_set(nb)) next.push_back(nb);
+        }
+        std::swap(frontier, next);
     }
     double lo = std::numeric_limits<double>::max(), hi = 0;
-    int counted = 0;
-    for (const Place& p : places) {
-        if (p.rule == start_rule) continue;
-        std::uint32_t best = std::numeric_limits<std::uint32_t>::max();
-        for (std::uint32_t c : start_cells_of(p, w, h))
-            best = std::min(best, dist[c]);
-        const double d = best == std::numeric_limits<std::uint32_t>::max() ? -1 : best;
-        if (d < 0) {
+    for (const Goal& g : goals) {
+        if (g.dist == std::numeric_limits<std::uint32_t>::max()) {
             f.fairness = 0;
             return f;
         }
-        lo = std::min(lo, d + 1);
-        hi = std::max(hi, d + 1);
-        ++counted;
+        lo = std::min(lo, static_cast<double>(g.dist) + 1);
+        hi = std::max(hi, static_cast<double>(g.dist) + 1);
     }
-    f.fairness = counted >= 2 ? lo / hi : 1;
+    f.fairness = goals.size() >= 2 ? lo / hi : 1;
     return f;
 }
 

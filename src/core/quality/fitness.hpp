@@ -7,7 +7,8 @@
 //   fairness       over the places other than the start: (shortest walkable 4-connected path from
 //                  a start cell to a walkable cell beside or under the place) min / max, in [0, 1];
 //                  0 when one is unreachable; 1 without a start or with fewer than two places
-// Invariants: pure; one breadth-first pass over the map for fairness.
+// Invariants: pure; for fairness one breadth-first search from the start, level by level, that
+// stops at the level where the last place is reached (a bit per cell and the frontiers).
 #pragma once
 
 #include <cstdint>
