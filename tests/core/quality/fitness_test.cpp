@@ -44,8 +44,7 @@ Fitness reference_fitness(const ClassGrid& classes, const std::vector<bool>& wal
         const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
         const int nx[4] = {x - 1, x + 1, x, x}, ny[4] = {y, y, y - 1, y + 1};
         for (int k = 0; k < 4; ++k) {
-            if (nx[k] < 0 || ny[k] < 0 || nx[k] >= w || ny[k] >= h || !walk(nx[k], ny[k]))
-                continue;
+            if (nx[k] < 0 || ny[k] < 0 || nx[k] >= w || ny[k] >= h || !walk(nx[k], ny[k])) continue;
             const std::uint32_t nb = static_cast<std::uint32_t>(ny[k] * w + nx[k]);
             if (dist[nb] != kFar) continue;
             dist[nb] = dist[c] + 1;
@@ -82,7 +81,7 @@ TEST_CASE("fitness: the early-stopping search equals a whole-map recount") {
         const int open = static_cast<int>(rng() % 100); // percent of walkable cells
         for (auto& c : g.cells())
             c = static_cast<ClassId>(static_cast<int>(rng() % 100) < open ? rng() % 2
-                                                                           : 2 + rng() % 2);
+                                                                          : 2 + rng() % 2);
         const std::vector<bool> walkable{true, true, false}; // class 3: past the table
         std::vector<Place> places;
         const int count = static_cast<int>(rng() % 6);
