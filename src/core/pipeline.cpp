@@ -632,9 +632,9 @@ void make_places(Run& run) {
     if (!run.options.classes)
         for (const auto& [name, grid] : r.maps)
             if (name == class_maps(recipe).front()) heights = &grid;
-    if (heights) run.slope = slope_of(*heights);
+    if (heights) run.slope = slope_of(*heights, run.options.threads);
     r.places = place_places(r.classes, heights ? *heights : Grid<float>{}, run.place_rules, r.seed,
-                            heights ? &run.slope : nullptr)
+                            heights ? &run.slope : nullptr, run.options.threads)
                    .places;
 }
 

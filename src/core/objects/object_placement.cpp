@@ -19,8 +19,11 @@
 // of the earlier rules is a bitset, one bit per cell); each candidate's conflicts, found once from
 // the block rows within its reach (candidates of a row are in block order, indexed per block);
 // then the rounds, each two passes (mark, then apply, so no pass reads what it writes) over the
-// live candidates, which are kept per block row and shrink every round. The placed candidates
-// become objects and occupy their footprints for the next rule.
+// live candidates, which are kept per block row and shrink every round. A candidate's list holds
+// only the rivals that outrank it: a rival it outranks cannot be placed while it is live (that
+// rival has it as a live, stronger rival), so only stronger rivals ever decide its fate, and each
+// conflicting pair is stored once. The states live in one byte per candidate, indexed over all
+// rows. The placed candidates become objects and occupy their footprints for the next rule.
 
 namespace tilegen {
 
@@ -214,7 +217,6 @@ struct Candidate {
     std::uint32_t block;    // its block in the grid (row-major): one candidate per block
     std::int32_t x, y;      // its cell in the grid
     std::uint16_t sprite;   // index into the rule's sprites
-    std::uint8_t state;     // kLive, kPlaced, kOut
 };
 
 // Does a outrank b? The higher priority; ties (one in 2^32) by block order.
@@ -304,23 +306,28 @@ struct Placer {
         std::vector<std::vector<Candidate>> rows;      // per block row
         std::vector<std::vector<std::uint32_t>> first; // per block row: nbx + 1 starts
         std::vector<std::vector<std::uint8_t>> mark;   // per block row: scratch of a round's pass
-        // Per block row: the candidates each of its candidates conflicts with (candidate i's at
-        // conflict_start[i] .. conflict_start[i + 1] - 1); fixed once the candidates are known.
-        std::vector<std::vector<const Candidate*>> conflicts;
-        std::vector<std::vector<std::uint32_t>> conflict_start;
+        // Candidate i of block row r is number offset[r] + i of all rows (state, rivals).
+        std::vector<std::uint32_t> offset;
+        std::vector<std::uint8_t> state; // per candidate: kLive, kPlaced, kOut
+        // Per block row: the rivals of each of its candidates, the candidates it conflicts with
+        // that outrank it, as numbers (candidate i's at rival_start[i] .. rival_start[i + 1] -
+        // 1); fixed once the candidates are known.
+        std::vector<std::vector<std::uint32_t>> rivals;
+        std::vector<std::vector<std::uint32_t>> rival_start;
     };
 
-    // The conflicts of block row r's candidates.
-    void conflicts_of_row(const RulePlan& rp, const Layout& l, int r, Candidates& cs) const {
+    // The rivals of block row r's candidates.
+    void rivals_of_row(const RulePlan& rp, const Layout& l, int r, Candidates& cs) const {
         const auto& row = cs.rows[static_cast<std::size_t>(r)];
-        auto& list = cs.conflicts[static_cast<std::size_t>(r)];
-        auto& start = cs.conflict_start[static_cast<std::size_t>(r)];
+        auto& list = cs.rivals[static_cast<std::size_t>(r)];
+        auto& start = cs.rival_start[static_cast<std::size_t>(r)];
         start.assign(row.size() + 1, 0);
-        list.reserve(row.size() * 4);
+        list.reserve(row.size() * 2);
         for (std::size_t i = 0; i < row.size(); ++i) {
             start[i] = static_cast<std::uint32_t>(list.size());
-            for_each_neighbour(rp, l, cs, row[i], [&](const Candidate& o) {
-                if (&o != &row[i] && conflict(rp, row[i], o)) list.push_back(&o);
+            const Candidate& c = row[i];
+            for_each_neighbour(rp, l, cs, c, [&](const Candidate& o, std::uint32_t number) {
+                if (outranks(o, c) && conflict(rp, c, o)) list.push_back(number);
                 return true;
             });
         }
@@ -391,12 +398,13 @@ struct Placer {
             const auto priority =
                 static_cast<std::uint32_t>(hash_position(rp.priority_stream, bx, by) >> 32);
             out.push_back({priority, static_cast<std::uint32_t>(lby * l.nbx + lbx), x, y,
-                           static_cast<std::uint16_t>(k), kLive});
+                           static_cast<std::uint16_t>(k)});
             return; // one candidate per block: its first attempt that passes
         }
     }
 
-    // Calls f(other) for every candidate whose block lies within the rule's range of c.
+    // Calls f(other, its number) for every candidate whose block lies within the rule's range of c
+    // (c itself included).
     template <class F>
     static void for_each_neighbour(const RulePlan& rp, const Layout& l, const Candidates& cs,
                                    const Candidate& c, F&& f) {
@@ -408,9 +416,10 @@ struct Placer {
         for (int by = lby0; by <= lby1; ++by) {
             const auto& row = cs.rows[static_cast<std::size_t>(by)];
             const auto& first = cs.first[static_cast<std::size_t>(by)];
+            const std::uint32_t offset = cs.offset[static_cast<std::size_t>(by)];
             for (std::uint32_t i = first[static_cast<std::size_t>(lbx0)];
                  i < first[static_cast<std::size_t>(lbx1) + 1]; ++i)
-                if (!f(row[i])) return;
+                if (!f(row[i], offset + i)) return;
         }
     }
 
@@ -423,9 +432,10 @@ struct Placer {
                a.y < b.y + rp.fh[b.sprite] && b.y < a.y + rp.fh[a.sprite];
     }
 
-    // Every round: live candidates that outrank every live candidate they conflict with are
-    // placed, then live candidates that conflict with a placed one are out. Candidates still live
-    // after the last round are out too.
+    // Every round: live candidates that outrank every live candidate they conflict with (none of
+    // whose rivals is live) are placed, then live candidates that conflict with a placed one (one
+    // of whose rivals is placed: see the top of this file) are out. Candidates still live after
+    // the last round are out too.
     static void run_rounds(Candidates& cs, int threads) {
         const int rows = static_cast<int>(cs.rows.size());
         // Per block row: its live candidates (indices into the row), shrinking every round.
@@ -436,36 +446,36 @@ struct Placer {
             for (std::size_t i = 0; i < l_r.size(); ++i)
                 l_r[i] = static_cast<std::uint32_t>(i);
         }
-        // Marks what `test` says of each live candidate (reading any row), then, once every row is
-        // marked, sets the marked ones to `to` and keeps the others live.
-        auto conflicts = [&](int r, std::uint32_t i) {
-            const auto& list = cs.conflicts[static_cast<std::size_t>(r)];
-            const auto& start = cs.conflict_start[static_cast<std::size_t>(r)];
-            return std::span<const Candidate* const>(list.data() + start[i],
-                                                     list.data() + start[i + 1]);
+        const std::uint8_t* state = cs.state.data();
+        auto rivals = [&](int r, std::uint32_t i) {
+            const auto& list = cs.rivals[static_cast<std::size_t>(r)];
+            const auto& start = cs.rival_start[static_cast<std::size_t>(r)];
+            return std::span<const std::uint32_t>(list.data() + start[i],
+                                                  list.data() + start[i + 1]);
         };
+        // Marks what `test` says of each live candidate's rivals (reading any row), then, once
+        // every row is marked, sets the marked ones to `to` and keeps the others live.
         auto pass = [&](auto test, std::uint8_t to) {
             std::atomic<bool> any_live{false};
             parallel_for(rows, threads, [&](int r0, int r1) {
                 for (int r = r0; r < r1; ++r) {
-                    const auto& row = cs.rows[static_cast<std::size_t>(r)];
                     const auto& l_r = live[static_cast<std::size_t>(r)];
                     auto& mark = cs.mark[static_cast<std::size_t>(r)];
                     mark.resize(l_r.size());
                     for (std::size_t j = 0; j < l_r.size(); ++j)
-                        mark[j] = test(row[l_r[j]], conflicts(r, l_r[j]));
+                        mark[j] = test(rivals(r, l_r[j]));
                 }
             });
             parallel_for(rows, threads, [&](int r0, int r1) {
                 bool left = false;
                 for (int r = r0; r < r1; ++r) {
-                    auto& row = cs.rows[static_cast<std::size_t>(r)];
                     auto& l_r = live[static_cast<std::size_t>(r)];
                     const auto& mark = cs.mark[static_cast<std::size_t>(r)];
+                    const std::uint32_t offset = cs.offset[static_cast<std::size_t>(r)];
                     std::size_t kept = 0;
                     for (std::size_t j = 0; j < l_r.size(); ++j) {
                         if (mark[j])
-                            row[l_r[j]].state = to;
+                            cs.state[offset + l_r[j]] = to;
                         else
                             l_r[kept++] = l_r[j];
                     }
@@ -478,17 +488,17 @@ struct Placer {
         };
         for (int round = 0; round < kRounds; ++round) {
             const bool left = pass(
-                [&](const Candidate& c, std::span<const Candidate* const> others) {
-                    for (const Candidate* o : others)
-                        if (o->state == kLive && outranks(*o, c)) return false;
+                [&](std::span<const std::uint32_t> stronger) {
+                    for (const std::uint32_t o : stronger)
+                        if (state[o] == kLive) return false;
                     return true;
                 },
                 kPlaced);
             if (!left) return;
             const bool still = pass(
-                [&](const Candidate&, std::span<const Candidate* const> others) {
-                    for (const Candidate* o : others)
-                        if (o->state == kPlaced) return true;
+                [&](std::span<const std::uint32_t> stronger) {
+                    for (const std::uint32_t o : stronger)
+                        if (state[o] == kPlaced) return true;
                     return false;
                 },
                 kOut);
@@ -497,7 +507,7 @@ struct Placer {
         // Undecided after the last round: not placed.
         for (int r = 0; r < rows; ++r)
             for (std::uint32_t i : live[static_cast<std::size_t>(r)])
-                cs.rows[static_cast<std::size_t>(r)][i].state = kOut;
+                cs.state[cs.offset[static_cast<std::size_t>(r)] + i] = kOut;
     }
 
     // One rule: its allowed cells, its candidates, the rounds; the placed ones become objects and
@@ -509,14 +519,24 @@ struct Placer {
         cs.rows.resize(static_cast<std::size_t>(l.nby));
         cs.first.resize(static_cast<std::size_t>(l.nby));
         cs.mark.resize(static_cast<std::size_t>(l.nby));
-        cs.conflicts.resize(static_cast<std::size_t>(l.nby));
-        cs.conflict_start.resize(static_cast<std::size_t>(l.nby));
+        cs.rivals.resize(static_cast<std::size_t>(l.nby));
+        cs.rival_start.resize(static_cast<std::size_t>(l.nby));
         for_each_item(l.nby, threads, [&](int lby) { candidates_of_row(rp, l, lby, cs); });
-        for_each_item(l.nby, threads, [&](int lby) { conflicts_of_row(rp, l, lby, cs); });
+        cs.offset.resize(static_cast<std::size_t>(l.nby));
+        std::size_t total = 0;
+        for (int r = 0; r < l.nby; ++r) {
+            cs.offset[static_cast<std::size_t>(r)] = static_cast<std::uint32_t>(total);
+            total += cs.rows[static_cast<std::size_t>(r)].size();
+        }
+        if (total > std::numeric_limits<std::uint32_t>::max())
+            throw std::length_error("object placement: more than 2^32 candidates");
+        cs.state.assign(total, kLive);
+        for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
         run_rounds(cs, threads);
-        for (const auto& row : cs.rows)
-            for (const Candidate& c : row) {
-                if (c.state != kPlaced) continue;
+        for (std::size_t r = 0; r < cs.rows.size(); ++r)
+            for (std::size_t i = 0; i < cs.rows[r].size(); ++i) {
+                const Candidate& c = cs.rows[r][i];
+                if (cs.state[cs.offset[r] + i] != kPlaced) continue;
                 for (int fy = c.y; fy < c.y + rp.fh[c.sprite]; ++fy)
                     set_bits(occupied.row(fy), c.x, c.x + rp.fw[c.sprite] - 1);
                 out.push_back({rp.sprite_index[c.sprite], static_cast<int>(l.fx + c.x),

@@ -5,22 +5,25 @@
 #include <limits>
 
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
 
 namespace tilegen {
 
-Grid<float> slope_of(const Grid<float>& heights) {
+Grid<float> slope_of(const Grid<float>& heights, int threads) {
     Grid<float> s(heights.width(), heights.height(), 0.0f);
     const int w = heights.width(), h = heights.height();
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const float v = heights(x, y);
-            float m = 0;
-            if (x > 0) m = std::max(m, std::abs(v - heights(x - 1, y)));
-            if (x + 1 < w) m = std::max(m, std::abs(v - heights(x + 1, y)));
-            if (y > 0) m = std::max(m, std::abs(v - heights(x, y - 1)));
-            if (y + 1 < h) m = std::max(m, std::abs(v - heights(x, y + 1)));
-            s(x, y) = m * 100.0f;
-        }
+    parallel_for(h, threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y)
+            for (int x = 0; x < w; ++x) {
+                const float v = heights(x, y);
+                float m = 0;
+                if (x > 0) m = std::max(m, std::abs(v - heights(x - 1, y)));
+                if (x + 1 < w) m = std::max(m, std::abs(v - heights(x + 1, y)));
+                if (y > 0) m = std::max(m, std::abs(v - heights(x, y - 1)));
+                if (y + 1 < h) m = std::max(m, std::abs(v - heights(x, y + 1)));
+                s(x, y) = m * 100.0f;
+            }
+    });
     return s;
 }
 
@@ -75,7 +78,7 @@ std::vector<std::uint16_t> distance_to(const ClassGrid& classes, std::uint32_t m
 
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
-                          const Grid<float>* slope_given) {
+                          const Grid<float>* slope_given, int threads) {
     PlacesResult result;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
@@ -86,7 +89,6 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
         need_slope = need_slope || (r.flat > 0 && !heights.empty());
     if (need_slope && !slope_given) slope = slope_of(heights);
     const Grid<float>& slopes = slope_given ? *slope_given : slope;
-    std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer, reused per rule
 
     for (std::size_t ri = 0; ri < rules.size(); ++ri) {
         const PlaceRule& rule = rules[ri];
@@ -111,23 +113,35 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
             return (rule.on >> cls[c] & 1u) && !occupied[c] &&
                    !(flat && slope_cells[c] > rule.flat);
         };
-        for_each_covered_anchor(w, h, fw, fh, rows, covered, [&](int x, int y) {
-            if (rule.face && y + fh >= h) return;
-            bool ok = true;
-            if (ok && rule.face)
-                for (int xx = x; ok && xx < x + fw; ++xx)
-                    ok = (rule.face >> classes(xx, y + fh) & 1u) != 0;
-            if (ok && rule.near) {
-                bool close = false;
-                for (int yy = y; !close && yy < y + fh; ++yy)
-                    for (int xx = x; !close && xx < x + fw; ++xx)
-                        close = near[static_cast<std::size_t>(yy) * w + xx] <= rule.near_distance;
-                ok = close;
-            }
-            if (!ok) return;
-            const Candidate c{hash_position(stream, x, y), static_cast<std::uint32_t>(y * w + x)};
-            Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
-            if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
+        // Bands of bucket rows on the threads: each band writes only its own buckets, and a
+        // bucket keeps the least (score, index) whatever order its candidates come in.
+        const auto scan = [&](int by0, int by1, std::vector<std::uint16_t>& rows) {
+            for_each_covered_anchor(
+                w, h, fw, fh, by0 * side, std::min(h, by1 * side), rows, covered,
+                [&](int x, int y) {
+                    if (rule.face && y + fh >= h) return;
+                    bool ok = true;
+                    if (ok && rule.face)
+                        for (int xx = x; ok && xx < x + fw; ++xx)
+                            ok = (rule.face >> classes(xx, y + fh) & 1u) != 0;
+                    if (ok && rule.near) {
+                        bool close = false;
+                        for (int yy = y; !close && yy < y + fh; ++yy)
+                            for (int xx = x; !close && xx < x + fw; ++xx)
+                                close = near[static_cast<std::size_t>(yy) * w + xx] <=
+                                        rule.near_distance;
+                        ok = close;
+                    }
+                    if (!ok) return;
+                    const Candidate c{hash_position(stream, x, y),
+                                      static_cast<std::uint32_t>(y * w + x)};
+                    Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
+                    if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
+                });
+        };
+        parallel_for(bh, threads, [&](int by0, int by1) {
+            std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer
+            scan(by0, by1, rows);
         });
         std::vector<Candidate> kept;
         for (const Candidate& c : best)

@@ -16,6 +16,7 @@
 // raster passes of Manhattan distance for `near`).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,23 +57,27 @@ struct PlacesResult {
 
 // The slope of a cell: the largest absolute height difference to a 4-neighbour, times 100
 // (percent of the height range per cell). Empty heights: all 0.
-Grid<float> slope_of(const Grid<float>& heights);
+Grid<float> slope_of(const Grid<float>& heights, int threads = 1);
 
-// `slope` (may be null): slope_of(heights), when the caller has it already.
+// `slope` (may be null): slope_of(heights), when the caller has it already. `threads`: workers
+// for the anchor scans (bands of bucket rows); the result never depends on it.
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
-                          const Grid<float>* slope = nullptr);
+                          const Grid<float>* slope = nullptr, int threads = 1);
 
 // Calls f(x, y) for every anchor (top-left cell) of an fw x fh block inside a w x h map whose
-// cells all pass covered(cell index), ordered by the block's last row, then by x. One streaming
-// pass: per row, the run of covered cells ending at each x (capped at fw), and per column the rows
-// in a row whose run reached fw (capped at fh). `rows` is a buffer (w entries, reused).
+// cells all pass covered(cell index) and whose row y lies in [y_begin, y_end), ordered by the
+// block's last row, then by x. One streaming pass over rows y_begin .. y_end + fh - 2: per row,
+// the run of covered cells ending at each x (capped at fw), and per column the rows in a row whose
+// run reached fw (capped at fh). `rows` is a buffer (w entries, reused). So bands of anchor rows
+// can be scanned apart (each reads fh - 1 rows past its end).
 template <class Covered, class F>
-void for_each_covered_anchor(int w, int h, int fw, int fh, std::vector<std::uint16_t>& rows,
-                             Covered&& covered, F&& f) {
+void for_each_covered_anchor(int w, int h, int fw, int fh, int y_begin, int y_end,
+                             std::vector<std::uint16_t>& rows, Covered&& covered, F&& f) {
     rows.assign(static_cast<std::size_t>(w), 0);
     const auto cap_w = static_cast<std::uint16_t>(fw), cap_h = static_cast<std::uint16_t>(fh);
-    for (int y = 0; y < h; ++y) {
+    const int y_last = std::min(h, y_end + fh - 1);
+    for (int y = std::max(0, y_begin); y < y_last; ++y) {
         const std::size_t row = static_cast<std::size_t>(y) * w;
         std::uint16_t run = 0;
         for (int x = 0; x < w; ++x) {
@@ -84,6 +89,13 @@ void for_each_covered_anchor(int w, int h, int fw, int fh, std::vector<std::uint
             if (up == cap_h) f(x - fw + 1, y - fh + 1);
         }
     }
+}
+
+// Every anchor of the map (all rows).
+template <class Covered, class F>
+void for_each_covered_anchor(int w, int h, int fw, int fh, std::vector<std::uint16_t>& rows,
+                             Covered&& covered, F&& f) {
+    for_each_covered_anchor(w, h, fw, fh, 0, h, rows, covered, f);
 }
 
 // Per cell: 1 where a place's footprint covers it.

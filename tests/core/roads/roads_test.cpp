@@ -176,6 +176,10 @@ TEST_CASE("places: on their classes, apart, flat, facing, deterministic") {
         const PlacesResult res = place_places(g, heights, rules, seed);
         CHECK(res == place_places(g, heights, rules, seed));
         const Grid<float> slope = slope_of(heights);
+        for (int threads : {2, 3}) { // bands of bucket rows on threads: the same places
+            CHECK(slope_of(heights, threads) == slope);
+            CHECK(res == place_places(g, heights, rules, seed, nullptr, threads));
+        }
         for (std::size_t i = 0; i < res.places.size(); ++i) {
             const Place& p = res.places[i];
             const PlaceRule& r = rules[p.rule];
@@ -609,6 +613,19 @@ TEST_CASE(
             });
         CHECK(got == want);
         CHECK(calls == static_cast<int>(want.size())); // each anchor once
+        // Bands of anchor rows, scanned apart, give the anchors of their rows and nothing else.
+        std::set<std::pair<int, int>> banded;
+        const int band = 1 + static_cast<int>(seed % 4);
+        for (int y0 = 0; y0 < h; y0 += band)
+            for_each_covered_anchor(
+                w, h, fw, fh, y0, std::min(h, y0 + band), rows,
+                [&](std::size_t c) { return on[c] != 0; },
+                [&](int x, int y) {
+                    CHECK(y >= y0);
+                    CHECK(y < y0 + band);
+                    CHECK(banded.insert({x, y}).second);
+                });
+        CHECK(banded == want);
     }
 }
 
