@@ -42,10 +42,10 @@ namespace {
 // 4-connected steps to the nearest cell whose class is in `mask`, capped at cap + 1. No cell
 // blocks a step, so that is the Manhattan distance: two raster passes (from the left and above,
 // then from the right and below) give it exactly.
-std::vector<std::uint16_t> distance_to(const ClassGrid& classes, std::uint32_t mask, int cap) {
+GridCells<std::uint16_t> distance_to(const ClassGrid& classes, std::uint32_t mask, int cap) {
     const int w = classes.width(), h = classes.height();
     const auto far = static_cast<std::uint16_t>(cap + 1);
-    std::vector<std::uint16_t> d(classes.size(), far);
+    GridCells<std::uint16_t> d(classes.size(), far);
     const auto relax = [&](std::uint16_t& cell, std::uint16_t from) {
         const auto next = static_cast<std::uint16_t>(std::min<int>(from + 1, far));
         if (next < cell) cell = next;
@@ -82,7 +82,7 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
     PlacesResult result;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
-    std::vector<std::uint8_t> occupied(n, 0);
+    GridCells<std::uint8_t> occupied(n, 0); // pooled map-sized buffers (grid.hpp)
     Grid<float> slope;
     bool need_slope = false;
     for (const PlaceRule& r : rules)
@@ -95,7 +95,7 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
         result.placed.push_back(0);
         if (rule.count <= 0) continue;
         const int fw = rule.footprint_w, fh = rule.footprint_h;
-        std::vector<std::uint16_t> near;
+        GridCells<std::uint16_t> near;
         if (rule.near) near = distance_to(classes, rule.near, rule.near_distance);
         const std::uint64_t stream = hash_values(seed, 0x706c61636573ull /* "places" */, ri);
         const int side = std::max(8, static_cast<int>(std::ceil(rule.min_distance)));
