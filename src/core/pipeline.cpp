@@ -1321,7 +1321,7 @@ SearchEvaluation evaluate_from(const Project& project, const GenerateOptions& op
     e.met = unmet_constraint(run).empty();
     e.fitness =
         evaluate_fitness(run.result.classes, walkable_table(project.recipe), run_start_cells(run),
-                         run.result.places, start_rule(project.recipe));
+                         run.result.places, start_rule(project.recipe), options.threads);
     return e;
 }
 
@@ -1484,9 +1484,9 @@ GenerateResult generate_tries(const Project& project, const GenerateOptions& opt
             run_timed(run.result.timings, "constraints", [&] {
                 c.unmet = unmet_constraint(run);
                 c.met = c.unmet.empty();
-                c.fitness =
-                    evaluate_fitness(run.result.classes, walkable_table(recipe),
-                                     run_start_cells(run), run.result.places, start_rule(recipe));
+                c.fitness = evaluate_fitness(run.result.classes, walkable_table(recipe),
+                                             run_start_cells(run), run.result.places,
+                                             start_rule(recipe), options.threads);
             });
             if (!c.met && t + 1 < tries) {
                 if (options.progress)
@@ -1521,7 +1521,7 @@ SearchEvaluation evaluate_constraints(const Project& project, const GenerateOpti
     SearchEvaluation e;
     e.met = unmet_constraint(run).empty();
     e.fitness = evaluate_fitness(run.result.classes, walkable_table(recipe), run_start_cells(run),
-                                 run.result.places, start_rule(recipe));
+                                 run.result.places, start_rule(recipe), options.threads);
     return e;
 }
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <limits>
+
+#include "core/parallel.hpp"
 
 namespace tilegen {
 
@@ -23,7 +26,7 @@ std::vector<std::uint32_t> start_cells_of(const Place& p, int width, int height)
 
 Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walkable,
                          const std::vector<std::uint32_t>& start_cells,
-                         const std::vector<Place>& places, int start_rule) {
+                         const std::vector<Place>& places, int start_rule, int threads) {
     Fitness f;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
@@ -33,19 +36,25 @@ Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walk
         walk_class[c] = walkable[c];
     const ClassId* cells = classes.cells().data();
     auto walk = [&](std::size_t i) { return walk_class[cells[i]]; };
-    std::uint64_t walkable_cells = 0, edges = 0;
-    for (int y = 0; y < h; ++y) {
-        const std::size_t row = static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) {
-            const std::size_t i = row + x;
-            const bool a = walk(i);
-            walkable_cells += a ? 1 : 0;
-            if (x + 1 < w && a != walk(i + 1)) ++edges;
-            if (y + 1 < h && a != walk(i + w)) ++edges;
+    // Counted by bands of rows on the threads (whole numbers: the sums do not depend on them).
+    std::atomic<std::uint64_t> walkable_cells{0}, edges{0};
+    parallel_for(h, threads, [&](int y0, int y1) {
+        std::uint64_t band_walkable = 0, band_edges = 0;
+        for (int y = y0; y < y1; ++y) {
+            const std::size_t row = static_cast<std::size_t>(y) * w;
+            for (int x = 0; x < w; ++x) {
+                const std::size_t i = row + x;
+                const bool a = walk(i);
+                band_walkable += a ? 1 : 0;
+                if (x + 1 < w && a != walk(i + 1)) ++band_edges;
+                if (y + 1 < h && a != walk(i + w)) ++band_edges;
+            }
         }
-    }
-    f.accessibility = static_cast<double>(walkable_cells) / static_cast<double>(n);
-    f.obstacle_edges = static_cast<double>(edges) / static_cast<double>(n);
+        walkable_cells += band_walkable;
+        edges += band_edges;
+    });
+    f.accessibility = static_cast<double>(walkable_cells.load()) / static_cast<double>(n);
+    f.obstacle_edges = static_cast<double>(edges.load()) / static_cast<double>(n);
 
     // Fairness: a breadth-first search from the start cells, one distance level at a time, that
     // stops once every place has a start cell reached (the first level that reaches one is its

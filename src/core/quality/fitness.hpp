@@ -7,8 +7,9 @@
 //   fairness       over the places other than the start: (shortest walkable 4-connected path from
 //                  a start cell to a walkable cell beside or under the place) min / max, in [0, 1];
 //                  0 when one is unreachable; 1 without a start or with fewer than two places
-// Invariants: pure; for fairness one breadth-first search from the start, level by level, that
-// stops at the level where the last place is reached (a bit per cell and the frontiers).
+// Invariants: pure (the counts split rows over `threads`; the result does not depend on it); for
+// fairness one breadth-first search from the start, level by level, that stops at the level where
+// the last place is reached (a bit per cell and the frontiers).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +28,7 @@ struct Fitness {
 
 Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walkable,
                          const std::vector<std::uint32_t>& start_cells,
-                         const std::vector<Place>& places, int start_rule);
+                         const std::vector<Place>& places, int start_rule, int threads = 1);
 
 // The start cells of a place: its footprint, then its 4-neighbours inside the map (row-major).
 std::vector<std::uint32_t> start_cells_of(const Place& place, int width, int height);

@@ -104,6 +104,10 @@ TEST_CASE("fitness: the early-stopping search equals a whole-map recount") {
         CHECK(got.accessibility == want.accessibility);
         CHECK(got.obstacle_edges == want.obstacle_edges);
         CHECK(got.fairness == want.fairness);
+        const Fitness threaded = evaluate_fitness(g, walkable, start, places, 0, 3);
+        CHECK(threaded.accessibility == want.accessibility);
+        CHECK(threaded.obstacle_edges == want.obstacle_edges);
+        CHECK(threaded.fairness == want.fairness);
         (want.fairness > 0 && want.fairness < 1 ? fair : unfair) += 1;
     }
     CHECK(fair > 30); // the cases reach places at different distances, not only 0 or 1
