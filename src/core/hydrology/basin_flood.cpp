@@ -337,12 +337,16 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
                : d == 1                           ? drain_east
                                                   : drain_south;
     };
+    f.pit.assign(basins, kNone);
     for (std::uint32_t b = 1; b < basins; ++b) {
         std::uint32_t prev = outlet_into[b], cur = outlet_from[b];
         for (;;) {
             const std::uint8_t d = down[cur];
             down[cur] = towards(cur, prev);
-            if (d == kDrainPit) break;
+            if (d == kDrainPit) {
+                f.pit[b] = cur;
+                break;
+            }
             prev = cur;
             cur = static_cast<std::uint32_t>(static_cast<std::int64_t>(cur) + offset[d]);
         }

@@ -58,8 +58,8 @@ struct BasinPair {
 using BasinPairs = GridCells<BasinPair>;
 BasinPairs basin_pairs(const Grid<std::uint16_t>& level, const Grid<std::uint32_t>& basin);
 
-// The whole flood. The FlowField also gets each basin's water level, raised cell count and
-// depression (the lowest basin of its group, see step 5).
+// The whole flood. The FlowField also gets each basin's water level, depression (the lowest
+// basin of its group, see step 5) and pit.
 FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1);
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into

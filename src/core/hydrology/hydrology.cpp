@@ -15,12 +15,13 @@ namespace {
 
 // Filled depressions (4-connected cells the fill raised) of at least min_area cells: flood_basins
 // groups the basins whose raised cells touch (FlowField::depression), so the lakes are the raised
-// cells counted by group — two passes over the cells, no flood fill. Each pass runs by blocks of
-// rows on `threads` threads, each block counting in tables of its own; the tables are summed
-// (whole numbers, ORs and minima: the same in any order), so the lakes are the same at any count.
+// cells counted by group: one pass over the cells counts each basin's raised cells (and whether
+// one is wet), by blocks of rows on `threads` threads, each block counting in tables of its own,
+// summed (whole numbers and ORs: the same in any order); the lake cells are then found from the
+// pits of the lakes' basins (single-threaded, in basin order: the same at any thread count).
 void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int threads) {
     const int w = f.level.width(), h = f.level.height();
-    const std::size_t groups = f.basins;
+    const std::size_t basins = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
     const std::uint32_t* basin = f.basin.cells().data();
@@ -32,14 +33,14 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int thre
         return std::pair{static_cast<std::size_t>(static_cast<std::int64_t>(h) * b / blocks),
                          static_cast<std::size_t>(static_cast<std::int64_t>(h) * (b + 1) / blocks)};
     };
-    // Counts per group in four interleaved tables (cell c counts in table c % 4): neighbours mostly
-    // share a group, and one table would make each count wait for the one before.
+    // Counts per basin in four interleaved tables (cell c counts in table c % 4): neighbours
+    // mostly share a basin, and one table would make each count wait for the one before.
     struct Tally {
-        std::vector<std::uint32_t> counts, shore, first;
+        std::vector<std::uint32_t> counts, shore;
     };
     std::vector<Tally> tally(static_cast<std::size_t>(blocks));
-    auto sum4 = [groups](const std::vector<std::uint32_t>& t, std::size_t g) {
-        return std::uint64_t{t[g]} + t[groups + g] + t[2 * groups + g] + t[3 * groups + g];
+    auto sum4 = [basins](const std::vector<std::uint32_t>& t, std::size_t b) {
+        return std::uint64_t{t[b]} + t[basins + b] + t[2 * basins + b] + t[3 * basins + b];
     };
     // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
     // lake: its water is that sea's, and a lake there would be a sliver along the shore.
@@ -47,8 +48,8 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int thre
     parallel_for(blocks, blocks, [&](int b0, int b1) {
         for (int b = b0; b < b1; ++b) {
             Tally& t = tally[static_cast<std::size_t>(b)];
-            t.counts.assign(4 * groups, 0);
-            t.shore.assign(4 * groups, 0);
+            t.counts.assign(4 * basins, 0);
+            t.shore.assign(4 * basins, 0);
             const auto [y0, y1] = rows_of(b);
             for (std::size_t y = y0; y < y1; ++y) {
                 const std::uint8_t* row = into + y * uw;
@@ -60,52 +61,60 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int thre
                     const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
                     const std::uint32_t wet = row[x] | up[x] | dn[x] | (x > 0 ? row[x - 1] : 0u) |
                                               (x + 1 < uw ? row[x + 1] : 0u);
-                    const std::size_t slot = (c & 3) * groups + group[basin[c]];
+                    const std::size_t slot = (c & 3) * basins + basin[c];
                     t.counts[slot] += raised;
                     t.shore[slot] |= wet != 0 ? raised : 0u;
                 }
             }
         }
     });
-    std::vector<std::uint8_t> large(groups);
-    for (std::size_t g = 0; g < groups; ++g) {
-        std::uint64_t area = 0;
-        bool at_shore = false;
+    // Per group (indexed by its lowest basin) its area and whether it is wet.
+    std::vector<std::uint64_t> area(basins, 0);
+    std::vector<std::uint8_t> wet(basins, 0);
+    for (std::size_t b = 0; b < basins; ++b)
         for (const Tally& t : tally) {
-            area += sum4(t.counts, g);
-            at_shore = at_shore || sum4(t.shore, g) != 0;
+            area[group[b]] += sum4(t.counts, b);
+            if (sum4(t.shore, b) != 0) wet[group[b]] = 1;
         }
-        large[g] = area >= static_cast<std::uint64_t>(min_area) && !at_shore ? 1 : 0;
-    }
-    // The lake cells; per group its open cells (not `into`: the ones the lake class takes) and its
-    // first cell in reading order.
-    out.lake_mask = Grid<std::uint8_t>::uninitialised(w, h);
+    std::vector<std::uint8_t> large(basins);
+    for (std::size_t g = 0; g < basins; ++g)
+        large[g] = area[g] >= static_cast<std::uint64_t>(min_area) && !wet[g] ? 1 : 0;
+    // The lake cells: the raised cells of the basins of large groups, found from each basin's pit
+    // (a basin's raised cells are connected: each descends to its pit through raised cells, the
+    // levels falling), so only the lakes and the cells beside them are read. Per group its open
+    // cells (not `into`: the ones the lake class takes) and its first cell in reading order.
+    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
     std::uint8_t* mask = out.lake_mask.cells().data();
     constexpr std::uint32_t kNone = 0xffffffffu;
-    parallel_for(blocks, blocks, [&](int b0, int b1) {
-        for (int b = b0; b < b1; ++b) {
-            Tally& t = tally[static_cast<std::size_t>(b)];
-            std::fill(t.counts.begin(), t.counts.end(), 0u);
-            t.first.assign(groups, kNone);
-            const auto [y0, y1] = rows_of(b);
-            for (std::size_t c = y0 * uw; c < y1 * uw; ++c) {
-                const std::uint32_t g = group[basin[c]];
-                const bool lake = (fi[c] > lv[c]) & (large[g] != 0);
-                mask[c] = lake ? 1 : 0;
-                t.counts[(c & 3) * groups + g] += lake && !into[c] ? 1u : 0u;
-                if (lake && t.first[g] == kNone) t.first[g] = static_cast<std::uint32_t>(c);
-            }
+    std::vector<std::uint32_t> first(basins, kNone);
+    std::vector<std::uint64_t> open(basins, 0);
+    std::vector<std::uint32_t> todo;
+    const auto uh = static_cast<std::size_t>(h);
+    for (std::size_t b = 1; b < basins; ++b) {
+        const std::uint32_t g = group[b], pit = f.pit[b];
+        if (!large[g] || fi[pit] <= lv[pit]) continue;
+        mask[pit] = 1;
+        todo.assign(1, pit);
+        while (!todo.empty()) {
+            const std::uint32_t c = todo.back();
+            todo.pop_back();
+            first[g] = std::min(first[g], c);
+            open[g] += into[c] ? 0 : 1;
+            const std::size_t x = c % uw, y = c / uw;
+            auto visit = [&](std::size_t q) {
+                if (!mask[q] && basin[q] == b && fi[q] > lv[q]) {
+                    mask[q] = 1;
+                    todo.push_back(static_cast<std::uint32_t>(q));
+                }
+            };
+            if (y > 0) visit(c - uw);
+            if (x > 0) visit(c - 1);
+            if (x + 1 < uw) visit(c + 1);
+            if (y + 1 < uh) visit(c + uw);
         }
-    });
-    // Lakes by first cell: each group's first cell is its first block's (blocks in reading order).
-    for (std::size_t g = 0; g < groups; ++g) {
-        HydrologyResult::Lake lake{kNone, 0};
-        for (const Tally& t : tally) {
-            if (lake.first == kNone) lake.first = t.first[g];
-            lake.open += sum4(t.counts, g);
-        }
-        if (lake.first != kNone) out.lakes.push_back(lake);
     }
+    for (std::size_t g = 0; g < basins; ++g)
+        if (first[g] != kNone) out.lakes.push_back({first[g], open[g]});
     std::sort(out.lakes.begin(), out.lakes.end(),
               [](const HydrologyResult::Lake& a, const HydrologyResult::Lake& b) {
                   return a.first < b.first;
