@@ -13,13 +13,15 @@ namespace tilegen {
 
 namespace {
 
-// Filled depressions (4-connected cells the fill raised) of at least min_area cells: flood_basins
-// groups the basins whose raised cells touch (FlowField::depression), so the lakes are the raised
-// cells counted by group: one pass over the cells counts each basin's raised cells (and whether
-// one is wet), by blocks of rows on `threads` threads, each block counting in tables of its own,
-// summed (whole numbers and ORs: the same in any order); the lake cells are then found from the
-// pits of the lakes' basins (single-threaded, in basin order: the same at any thread count).
-void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int threads) {
+// Filled depressions (4-connected cells the fill raised) of at least min_area cells that hold
+// and touch no `into` cell: flood_basins groups the basins whose raised cells touch
+// (FlowField::depression), so a lake is the raised cells of a group. A basin's raised cells are
+// connected, its pit among them (each descends to the pit through raised cells, the levels
+// falling), so a flood from the pit over the basin's raised cells finds them. Each basin is
+// flooded until one of its cells is wet (in or beside an `into` cell: its group is no lake; sea
+// basins stop at their pit), so only the dry depressions (a few % of the cells) are read whole,
+// never the whole map. Single-threaded, basins in order: the same at any thread count.
+void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
     const std::size_t basins = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
@@ -27,90 +29,74 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int thre
     const std::uint32_t* basin = f.basin.cells().data();
     const std::uint32_t* group = f.depression.data();
     const std::uint8_t* into = out.into.cells().data();
-    const std::size_t uw = static_cast<std::size_t>(w);
-    const int blocks = std::clamp(threads, 1, std::max(1, h));
-    auto rows_of = [&](int b) {
-        return std::pair{static_cast<std::size_t>(static_cast<std::int64_t>(h) * b / blocks),
-                         static_cast<std::size_t>(static_cast<std::int64_t>(h) * (b + 1) / blocks)};
-    };
-    // Counts per basin in four interleaved tables (cell c counts in table c % 4): neighbours
-    // mostly share a basin, and one table would make each count wait for the one before.
-    struct Tally {
-        std::vector<std::uint32_t> counts, shore;
-    };
-    std::vector<Tally> tally(static_cast<std::size_t>(blocks));
-    auto sum4 = [basins](const std::vector<std::uint32_t>& t, std::size_t b) {
-        return std::uint64_t{t[b]} + t[basins + b] + t[2 * basins + b] + t[3 * basins + b];
-    };
+    const std::size_t uw = static_cast<std::size_t>(w), uh = static_cast<std::size_t>(h);
+    const auto w32 = static_cast<std::uint32_t>(w);
+    auto raised = [&](std::size_t c) { return fi[c] > lv[c]; };
     // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
     // lake: its water is that sea's, and a lake there would be a sliver along the shore.
-    const std::vector<std::uint8_t> dry(uw + 2, 0); // the rows above and below the map
-    parallel_for(blocks, blocks, [&](int b0, int b1) {
-        for (int b = b0; b < b1; ++b) {
-            Tally& t = tally[static_cast<std::size_t>(b)];
-            t.counts.assign(4 * basins, 0);
-            t.shore.assign(4 * basins, 0);
-            const auto [y0, y1] = rows_of(b);
-            for (std::size_t y = y0; y < y1; ++y) {
-                const std::uint8_t* row = into + y * uw;
-                const std::uint8_t* up = y > 0 ? row - uw : dry.data();
-                const std::uint8_t* dn =
-                    y + 1 < static_cast<std::size_t>(h) ? row + uw : dry.data();
-                for (std::size_t x = 0; x < uw; ++x) {
-                    const std::size_t c = y * uw + x;
-                    const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
-                    const std::uint32_t wet = row[x] | up[x] | dn[x] | (x > 0 ? row[x - 1] : 0u) |
-                                              (x + 1 < uw ? row[x + 1] : 0u);
-                    const std::size_t slot = (c & 3) * basins + basin[c];
-                    t.counts[slot] += raised;
-                    t.shore[slot] |= wet != 0 ? raised : 0u;
-                }
-            }
-        }
-    });
-    // Per group (indexed by its lowest basin) its area and whether it is wet.
-    std::vector<std::uint64_t> area(basins, 0);
-    std::vector<std::uint8_t> wet(basins, 0);
-    for (std::size_t b = 0; b < basins; ++b)
-        for (const Tally& t : tally) {
-            area[group[b]] += sum4(t.counts, b);
-            if (sum4(t.shore, b) != 0) wet[group[b]] = 1;
-        }
-    std::vector<std::uint8_t> large(basins);
-    for (std::size_t g = 0; g < basins; ++g)
-        large[g] = area[g] >= static_cast<std::uint64_t>(min_area) && !wet[g] ? 1 : 0;
-    // The lake cells: the raised cells of the basins of large groups, found from each basin's pit
-    // (a basin's raised cells are connected: each descends to its pit through raised cells, the
-    // levels falling), so only the lakes and the cells beside them are read. Per group its open
-    // cells (not `into`: the ones the lake class takes) and its first cell in reading order.
+    auto wet = [&](std::size_t c, std::size_t x, std::size_t y) {
+        return into[c] || (y > 0 && into[c - uw]) || (x > 0 && into[c - 1]) ||
+               (x + 1 < uw && into[c + 1]) || (y + 1 < uh && into[c + uw]);
+    };
+    // Marks the cells flooded (1), then keeps the mark on the lakes' cells only.
     out.lake_mask = Grid<std::uint8_t>(w, h, 0);
     std::uint8_t* mask = out.lake_mask.cells().data();
-    constexpr std::uint32_t kNone = 0xffffffffu;
-    std::vector<std::uint32_t> first(basins, kNone);
-    std::vector<std::uint64_t> open(basins, 0);
-    std::vector<std::uint32_t> todo;
-    const auto uh = static_cast<std::size_t>(h);
-    for (std::size_t b = 1; b < basins; ++b) {
+    std::vector<std::uint8_t> group_wet(basins, 0);
+    std::vector<std::uint64_t> area(basins, 0);
+    std::vector<std::uint32_t> cells; // flooded cells, basin after basin
+    struct Flooded {
+        std::uint32_t basin;
+        std::size_t begin, end; // its cells in `cells`
+        bool whole;             // all its raised cells (no wet one met)
+    };
+    std::vector<Flooded> flooded;
+    for (std::uint32_t b = 1; b < basins; ++b) {
         const std::uint32_t g = group[b], pit = f.pit[b];
-        if (!large[g] || fi[pit] <= lv[pit]) continue;
+        if (group_wet[g] || !raised(pit)) continue;
+        const std::size_t begin = cells.size();
+        cells.push_back(pit);
         mask[pit] = 1;
-        todo.assign(1, pit);
-        while (!todo.empty()) {
-            const std::uint32_t c = todo.back();
-            todo.pop_back();
-            first[g] = std::min(first[g], c);
-            open[g] += into[c] ? 0 : 1;
-            const std::size_t x = c % uw, y = c / uw;
+        bool whole = true;
+        for (std::size_t k = begin; k < cells.size(); ++k) {
+            const std::uint32_t c = cells[k], x = c % w32, y = c / w32;
+            if (wet(c, x, y)) {
+                whole = false;
+                break;
+            }
             auto visit = [&](std::size_t q) {
-                if (!mask[q] && basin[q] == b && fi[q] > lv[q]) {
+                if (!mask[q] && basin[q] == b && raised(q)) {
                     mask[q] = 1;
-                    todo.push_back(static_cast<std::uint32_t>(q));
+                    cells.push_back(static_cast<std::uint32_t>(q));
                 }
             };
             if (y > 0) visit(c - uw);
             if (x > 0) visit(c - 1);
             if (x + 1 < uw) visit(c + 1);
             if (y + 1 < uh) visit(c + uw);
+        }
+        if (whole)
+            area[g] += cells.size() - begin;
+        else
+            group_wet[g] = 1;
+        flooded.push_back({b, begin, cells.size(), whole});
+    }
+    // Lakes: the dry groups of at least min_area cells. Per lake its open cells (not `into`: the
+    // ones the lake class takes; none, as it holds no `into` cell) and its first cell.
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    std::vector<std::uint32_t> first(basins, kNone);
+    std::vector<std::uint64_t> open(basins, 0);
+    for (const Flooded& fl : flooded) {
+        const std::uint32_t g = group[fl.basin];
+        const bool lake =
+            fl.whole && !group_wet[g] && area[g] >= static_cast<std::uint64_t>(min_area);
+        for (std::size_t k = fl.begin; k < fl.end; ++k) {
+            const std::uint32_t c = cells[k];
+            if (!lake) {
+                mask[c] = 0;
+                continue;
+            }
+            first[g] = std::min(first[g], c);
+            open[g] += into[c] ? 0 : 1;
         }
     }
     for (std::size_t g = 0; g < basins; ++g)
@@ -299,7 +285,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
     FlowField f = flood_basins(quantise_heights(heights, threads), threads);
-    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out, threads);
+    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
     f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
@@ -425,7 +411,7 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
         // one: a lake's rim lies above it and it never touches an `into` cell).
         if (settings.lake_min_area > 0)
             find_lakes(flood_basins(quantise_heights(heights, threads), threads),
-                       settings.lake_min_area, out, threads);
+                       settings.lake_min_area, out);
         agent_rivers(heights, settings, seed, out);
     } else
         flow_rivers(heights, rain, settings, seed, keep_flow, threads, out);
