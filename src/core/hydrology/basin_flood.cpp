@@ -360,12 +360,15 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
             filled[c] = std::max(lv[c], water[basin[c]]);
     });
 
-    // 5. Depressions: basins of the same water level joined by a pair below it.
+    // 5. Depressions: basins of the same water level W joined by a pair below W. The tree's pairs
+    // are enough: Kruskal met any such pair when its basins were already joined by tree pairs of
+    // no higher cost (so below W, between basins that joined the ocean together, at W), or made
+    // it a tree pair.
     LabelForest<std::vector<std::uint32_t>> groups;
     groups.parent.resize(basins);
     for (std::uint32_t b = 0; b < basins; ++b)
         groups.parent[b] = b;
-    for (const BasinPair& e : pairs)
+    for (const BasinPair& e : tree)
         if (water[e.a] == water[e.b] && e.cost < water[e.a]) (void)groups.join(e.a, e.b);
     for (std::uint32_t b = 0; b < basins; ++b)
         groups.parent[b] = groups.find(b);

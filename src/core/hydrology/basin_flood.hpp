@@ -20,7 +20,8 @@
 //     the pit drains out through the outlet.
 //  5. Depressions: the raised cells (filled > level) of a basin are connected (its descent tree),
 //     and raised cells of two basins touch exactly when the basins have the same water level W and
-//     a pair between them costs less than W; the basins are grouped by those pairs.
+//     a pair between them costs less than W; the basins are grouped by those pairs (the tree's
+//     pairs suffice: any other such pair closed a cycle of tree pairs costing no more).
 // Deterministic: fixed scan orders, no randomness; the cell-by-cell passes (descent, final labels,
 // filling, count_upstream's in-degrees) run by blocks of rows on `threads` threads, each writing
 // its own rows; the rest is single-threaded: the same `down`, `filled` and basins as the plain
