@@ -82,6 +82,51 @@ void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 
     }
 }
 
+// The last pair kept for two basins, at a column (horizontal pairs) or along a row (vertical ones).
+struct LastPair {
+    std::uint32_t a = kNone, b = kNone, cost = 0;
+};
+
+// Writes the pair (a, b) of cell p at `out` and returns 1 when it is kept after `last` (see
+// basin_pairs: unless the last kept pair of the same basins cost no more), updating `last`; else
+// returns 0 (the pair written there is then overwritten). Branch-free: whether a pair is kept
+// follows no pattern a branch could learn.
+inline std::uint32_t keep_pair(LastPair& last, std::uint32_t a, std::uint32_t b, std::uint32_t p,
+                               std::uint16_t cost, std::uint8_t vertical, BasinPair* out) {
+    *out = {a, b, p, cost, vertical, 0};
+    const bool keep = (a != b) & ((last.a != a) | (last.b != b) | (cost < last.cost));
+    last.a = keep ? a : last.a;
+    last.b = keep ? b : last.b;
+    last.cost = keep ? cost : last.cost;
+    return keep ? 1u : 0u;
+}
+
+// The pairs of the row starting at cell `row` (w cells; with `Below`, the vertical pairs to the
+// next row too) written from `out` in scan order; returns how many. `column`: per column its
+// LastPair.
+template <bool Below>
+std::size_t row_pairs(const std::uint32_t* basin, const std::uint16_t* lv, std::size_t row,
+                      std::uint32_t w, LastPair* column, BasinPair* out) {
+    std::size_t kept = 0;
+    LastPair along; // the row's last vertical pair
+    for (std::uint32_t x = 0; x + 1 < w; ++x) {
+        const std::size_t c = row + x;
+        const auto p = static_cast<std::uint32_t>(c);
+        const std::uint32_t a = basin[c], east = basin[c + 1];
+        const std::uint32_t south = Below ? basin[c + w] : a;
+        if (a == east && a == south) continue; // most cells: no pair
+        kept += keep_pair(column[x], a, east, p, std::max(lv[c], lv[c + 1]), 0, out + kept);
+        if constexpr (Below)
+            kept += keep_pair(along, a, south, p, std::max(lv[c], lv[c + w]), 1, out + kept);
+    }
+    if constexpr (Below) { // the last column: no horizontal pair
+        const std::size_t c = row + w - 1;
+        kept += keep_pair(along, basin[c], basin[c + w], static_cast<std::uint32_t>(c),
+                          std::max(lv[c], lv[c + w]), 1, out + kept);
+    }
+    return kept;
+}
+
 // Grows `pairs` (its first `used` entries kept) when fewer than `more` entries are left.
 void make_room(BasinPairs& pairs, std::size_t used, std::size_t more) {
     if (used + more <= pairs.size()) return;
@@ -191,47 +236,22 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
     // most 2 * width pairs: the buffer grows before a row that might not fit (make_room).
     const std::size_t room = level_grid.size() / 4;
     BasinPairs pairs(std::max<std::size_t>(room, 2 * std::size_t{uw}));
-    std::array<std::array<std::uint32_t, 256>, 2> hist{};
     std::size_t kept = 0;
     // A pair is left out when the last pair kept for the same two basins (along the row for
     // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
     // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.
-    std::vector<std::uint32_t> col_a(uw, kNone), col_b(uw, kNone), col_cost(uw, 0);
-    auto keep = [&](std::uint32_t a, std::uint32_t b, std::uint32_t p, std::uint16_t cost,
-                    std::uint8_t vertical) {
-        pairs[kept++] = {a, b, p, cost, vertical, 0};
-        ++hist[0][cost & 0xff];
-        ++hist[1][cost >> 8];
-    };
+    std::vector<LastPair> column(uw);
     for (std::uint32_t y = 0; y < h; ++y) {
         make_room(pairs, kept, 2 * std::size_t{uw});
         const std::size_t row = static_cast<std::size_t>(y) * uw;
-        std::uint32_t row_a = kNone, row_b = kNone, row_cost = 0;
-        const bool has_below = y + 1 < h;
-        for (std::uint32_t x = 0; x < uw; ++x) {
-            const std::size_t c = row + x;
-            const std::uint32_t a = basin[c];
-            if (x + 1 < uw && a != basin[c + 1]) {
-                const std::uint32_t b = basin[c + 1];
-                const std::uint16_t cost = std::max(lv[c], lv[c + 1]);
-                if (col_a[x] != a || col_b[x] != b || cost < col_cost[x]) {
-                    col_a[x] = a;
-                    col_b[x] = b;
-                    col_cost[x] = cost;
-                    keep(a, b, static_cast<std::uint32_t>(c), cost, 0);
-                }
-            }
-            if (has_below && a != basin[c + uw]) {
-                const std::uint32_t b = basin[c + uw];
-                const std::uint16_t cost = std::max(lv[c], lv[c + uw]);
-                if (row_a != a || row_b != b || cost < row_cost) {
-                    row_a = a;
-                    row_b = b;
-                    row_cost = cost;
-                    keep(a, b, static_cast<std::uint32_t>(c), cost, 1);
-                }
-            }
-        }
+        BasinPair* out = &pairs[kept];
+        kept += y + 1 < h ? row_pairs<true>(basin, lv, row, uw, column.data(), out)
+                          : row_pairs<false>(basin, lv, row, uw, column.data(), out);
+    }
+    std::array<std::array<std::uint32_t, 256>, 2> hist{};
+    for (std::size_t i = 0; i < kept; ++i) {
+        ++hist[0][pairs[i].cost & 0xff];
+        ++hist[1][pairs[i].cost >> 8];
     }
     pairs.resize(kept);
     sort_by_cost(pairs, hist, room);
