@@ -127,6 +127,18 @@ std::size_t row_pairs(const std::uint32_t* basin, const std::uint16_t* lv, std::
     return kept;
 }
 
+// The in-degree of each cell of row `mid` (w cells) from the drain codes of the row and the rows
+// above and below it (kDrainPit everywhere outside the map): vector code.
+void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __restrict mid,
+                   const std::uint8_t* __restrict dn, std::uint8_t* __restrict in, std::size_t w) {
+    for (std::size_t x = 0; x < w; ++x)
+        in[x] = static_cast<std::uint8_t>((up[x] == drain_south) + (dn[x] == drain_north));
+    for (std::size_t x = 1; x < w; ++x)
+        in[x] = static_cast<std::uint8_t>(in[x] + (mid[x - 1] == drain_east));
+    for (std::size_t x = 0; x + 1 < w; ++x)
+        in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
+}
+
 // Grows `pairs` (its first `used` entries kept) when fewer than `more` entries are left.
 void make_room(BasinPairs& pairs, std::size_t used, std::size_t more) {
     if (used + more <= pairs.size()) return;
@@ -415,28 +427,22 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
     // Blocks of rows on `threads` threads; each lists its sources (cells nothing drains into) from
     // its first row's place in `sources`, and the lists are then joined in reading order.
     std::vector<std::size_t> found(static_cast<std::size_t>(h), 0); // per block, at its first row
+    const std::vector<std::uint8_t> none(uw, kDrainPit); // the rows above and below the map
     parallel_for(h, threads, [&](int y_begin, int y_end) {
+        std::vector<std::uint8_t> in(uw);
         std::size_t source_count = static_cast<std::size_t>(y_begin) * uw;
         for (std::size_t y = static_cast<std::size_t>(y_begin); y < static_cast<std::size_t>(y_end);
              ++y) {
             const std::uint8_t* mid = down + y * uw;
+            in_degree_row(y > 0 ? mid - uw : none.data(), mid,
+                          y + 1 < static_cast<std::size_t>(h) ? mid + uw : none.data(), in.data(),
+                          uw);
             std::uint32_t* out = st + y * uw;
-            for (std::size_t x = 0; x < uw; ++x) {
-                std::uint32_t in = 0;
-                if (x > 0) in += mid[x - 1] == drain_east;
-                if (x + 1 < uw) in += mid[x + 1] == drain_west;
-                out[x] = in;
-            }
-            if (y > 0)
-                for (std::size_t x = 0; x < uw; ++x)
-                    out[x] += mid[x - uw] == drain_south;
-            if (y + 1 < static_cast<std::size_t>(h))
-                for (std::size_t x = 0; x < uw; ++x)
-                    out[x] += mid[x + uw] == drain_north;
+            for (std::size_t x = 0; x < uw; ++x) // vector code
+                out[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
             for (std::size_t x = 0; x < uw; ++x) {
                 source[source_count] = static_cast<std::uint32_t>(y * uw + x);
-                source_count += out[x] == 0 ? 1 : 0;
-                out[x] = kOne | (out[x] << kInShift) | (mid[x] & 7u);
+                source_count += in[x] == 0 ? 1 : 0;
             }
         }
         found[static_cast<std::size_t>(y_begin)] =
