@@ -29,14 +29,14 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const std::uint32_t* basin = f.basin.cells().data();
     const std::uint32_t* group = f.depression.data();
     const std::uint8_t* into = out.into.cells().data();
-    const std::size_t uw = static_cast<std::size_t>(w), uh = static_cast<std::size_t>(h);
-    const auto w32 = static_cast<std::uint32_t>(w);
+    const std::size_t uw = static_cast<std::size_t>(w);
     auto raised = [&](std::size_t c) { return fi[c] > lv[c]; };
     // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
     // lake: its water is that sea's, and a lake there would be a sliver along the shore.
-    auto wet = [&](std::size_t c, std::size_t x, std::size_t y) {
-        return into[c] || (y > 0 && into[c - uw]) || (x > 0 && into[c - 1]) ||
-               (x + 1 < uw && into[c + 1]) || (y + 1 < uh && into[c + uw]);
+    // Only interior cells are flooded (the edge cells are all of basin 0): their 4-neighbours
+    // lie on the map.
+    auto wet = [&](std::size_t c) {
+        return (into[c] | into[c - uw] | into[c - 1] | into[c + 1] | into[c + uw]) != 0;
     };
     // Marks the cells flooded (1), then keeps the mark on the lakes' cells only.
     out.lake_mask = Grid<std::uint8_t>(w, h, 0);
@@ -58,8 +58,8 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
         mask[pit] = 1;
         bool whole = true;
         for (std::size_t k = begin; k < cells.size(); ++k) {
-            const std::uint32_t c = cells[k], x = c % w32, y = c / w32;
-            if (wet(c, x, y)) {
+            const std::size_t c = cells[k];
+            if (wet(c)) {
                 whole = false;
                 break;
             }
@@ -69,10 +69,10 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
                     cells.push_back(static_cast<std::uint32_t>(q));
                 }
             };
-            if (y > 0) visit(c - uw);
-            if (x > 0) visit(c - 1);
-            if (x + 1 < uw) visit(c + 1);
-            if (y + 1 < uh) visit(c + uw);
+            visit(c - uw);
+            visit(c - 1);
+            visit(c + 1);
+            visit(c + uw);
         }
         if (whole)
             area[g] += cells.size() - begin;
