@@ -1,6 +1,7 @@
 #include "core/hydrology/hydrology.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -233,17 +234,25 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
         std::uint32_t cell;
     };
     std::vector<Mouth> mouths;
-    for (std::uint32_t c = 0; c < n; ++c) {
-        // Most cells fail the threshold: a tight loop over the flow finds the next that does not.
-        while (c < n && acc[c] < threshold)
-            ++c;
-        if (c == n) break;
-        if (is_lake(c)) continue;
+    auto consider_mouth = [&](std::uint32_t c) {
+        if (is_lake(c)) return;
         const std::int64_t t = drain_target(f, c);
-        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
-        if (is_into(c)) continue;
+        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) return;
+        if (is_into(c)) return;
         mouths.push_back({acc[c], c});
+    };
+    // Most cells fail the threshold: 32 cells at a time give a mask of those that do not (vector
+    // code), whose bits are then taken in order.
+    std::uint32_t c = 0;
+    for (; n - c >= 32; c += 32) {
+        std::uint32_t over = 0;
+        for (std::uint32_t k = 0; k < 32; ++k)
+            over |= (acc[c + k] < threshold ? 0u : 1u) << k;
+        for (; over != 0; over &= over - 1)
+            consider_mouth(c + static_cast<std::uint32_t>(std::countr_zero(over)));
     }
+    for (; c < n; ++c)
+        if (!(acc[c] < threshold)) consider_mouth(c);
     std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
         return a.flow != b.flow ? a.flow > b.flow : a.cell < b.cell;
     });
