@@ -563,6 +563,7 @@ struct Run {
     std::vector<PlaceRule> place_rules;   // places -> roads, constraints: at the run's size
     std::optional<HydrologyResult> hydro; // hydrology -> classes
     ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
+    ClassGrid uncarved;  // hydrology -> classes: the uncarved classes (before the clean-up)
     // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
     std::vector<std::pair<std::uint32_t, ClassId>> river_ends;
 
@@ -578,6 +579,7 @@ struct Run {
         slope = from.slope;
         hydro = from.hydro;
         predicted = from.predicted;
+        uncarved = from.uncarved;
         river_ends = from.river_ends;
     }
 };
@@ -771,6 +773,7 @@ void route_water(Run& run) {
     const std::uint32_t into = class_mask(recipe, settings.into);
     ClassGrid predicted =
         classes_with_thresholds(recipe, r.maps, r.thresholds, run.options.threads);
+    run.uncarved = predicted;
     if (cleanup_wanted(recipe))
         (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
     Grid<std::uint8_t> into_mask =
@@ -791,6 +794,46 @@ void route_water(Run& run) {
     std::swap(heights, run.hydro->carved); // the map now carved; hydro keeps the uncarved one
     if (run.options.keep_details) r.heights = heights;
     r.flow = std::move(run.hydro->flow);
+}
+
+// The classes of the carved maps, from those of the uncarved ones (`uncarved`, the same
+// thresholds): classes are cut cell by cell, and the carving (hydrology.hpp) changed the map only
+// at the rivers' cells and the cells around them, so only those are cut again, as a one-row map of
+// their values. The same grid as classes_with_thresholds over the carved maps.
+ClassGrid classes_after_carving(const Recipe& recipe,
+                                const std::vector<std::pair<std::string, Grid<float>>>& maps,
+                                const std::vector<float>& thresholds, ClassGrid uncarved,
+                                const HydrologyResult& hydro) {
+    const int w = uncarved.width(), h = uncarved.height();
+    std::vector<std::uint32_t> cells;
+    auto around = [&](std::uint32_t c) {
+        const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
+        const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
+        for (int ny = std::max(y - 1, 0); ny <= std::min(y + 1, h - 1); ++ny)
+            for (int nx = std::max(x - 1, 0); nx <= std::min(x + 1, w - 1); ++nx)
+                cells.push_back(static_cast<std::uint32_t>(ny * w + nx));
+    };
+    for (const RiverPath& river : hydro.rivers) {
+        for (std::uint32_t c : river.stem)
+            around(c);
+        for (const RiverPath::Bank& bank : river.banks)
+            around(bank.cell);
+    }
+    std::sort(cells.begin(), cells.end());
+    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+    if (cells.empty()) return uncarved;
+    std::vector<std::pair<std::string, Grid<float>>> values;
+    for (const std::string& name : class_maps(recipe)) {
+        const Grid<float>& map = grid_named(maps, name);
+        Grid<float> row(static_cast<int>(cells.size()), 1);
+        for (std::size_t i = 0; i < cells.size(); ++i)
+            row.cells()[i] = map.cells()[cells[i]];
+        values.emplace_back(name, std::move(row));
+    }
+    const ClassGrid cut = classes_with_thresholds(recipe, values, thresholds);
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        uncarved.cells()[cells[i]] = cut.cells()[i];
+    return uncarved;
 }
 
 // The overlay cells: lakes, rivers and waterfalls over the cut classes.
@@ -943,8 +986,9 @@ void cut_classes(Run& run) {
     // The cells of each class are counted as they are classified.
     std::vector<std::uint64_t> counts(class_count, 0);
     if (run.hydro) { // thresholds of the uncarved maps, classes of the carved ones
-        r.classes =
-            classes_with_thresholds(run.project.recipe, r.maps, r.thresholds, run.options.threads);
+        r.classes = classes_after_carving(run.project.recipe, r.maps, r.thresholds,
+                                          std::move(run.uncarved), *run.hydro);
+        run.uncarved = ClassGrid();
         write_overlay(run);
         r.class_fractions =
             class_fractions(r.classes, static_cast<int>(class_count), run.options.threads);

@@ -82,6 +82,63 @@ void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 
     }
 }
 
+// The last pair kept for two basins, at a column (horizontal pairs) or along a row (vertical ones).
+struct LastPair {
+    std::uint32_t a = kNone, b = kNone, cost = 0;
+};
+
+// Writes the pair (a, b) of cell p at `out` and returns 1 when it is kept after `last` (see
+// basin_pairs: unless the last kept pair of the same basins cost no more), updating `last`; else
+// returns 0 (the pair written there is then overwritten). Branch-free: whether a pair is kept
+// follows no pattern a branch could learn.
+inline std::uint32_t keep_pair(LastPair& last, std::uint32_t a, std::uint32_t b, std::uint32_t p,
+                               std::uint16_t cost, std::uint8_t vertical, BasinPair* out) {
+    *out = {a, b, p, cost, vertical, 0};
+    const bool keep = (a != b) & ((last.a != a) | (last.b != b) | (cost < last.cost));
+    last.a = keep ? a : last.a;
+    last.b = keep ? b : last.b;
+    last.cost = keep ? cost : last.cost;
+    return keep ? 1u : 0u;
+}
+
+// The pairs of the row starting at cell `row` (w cells; with `Below`, the vertical pairs to the
+// next row too) written from `out` in scan order; returns how many. `column`: per column its
+// LastPair.
+template <bool Below>
+std::size_t row_pairs(const std::uint32_t* basin, const std::uint16_t* lv, std::size_t row,
+                      std::uint32_t w, LastPair* column, BasinPair* out) {
+    std::size_t kept = 0;
+    LastPair along; // the row's last vertical pair
+    for (std::uint32_t x = 0; x + 1 < w; ++x) {
+        const std::size_t c = row + x;
+        const auto p = static_cast<std::uint32_t>(c);
+        const std::uint32_t a = basin[c], east = basin[c + 1];
+        const std::uint32_t south = Below ? basin[c + w] : a;
+        if (a == east && a == south) continue; // most cells: no pair
+        kept += keep_pair(column[x], a, east, p, std::max(lv[c], lv[c + 1]), 0, out + kept);
+        if constexpr (Below)
+            kept += keep_pair(along, a, south, p, std::max(lv[c], lv[c + w]), 1, out + kept);
+    }
+    if constexpr (Below) { // the last column: no horizontal pair
+        const std::size_t c = row + w - 1;
+        kept += keep_pair(along, basin[c], basin[c + w], static_cast<std::uint32_t>(c),
+                          std::max(lv[c], lv[c + w]), 1, out + kept);
+    }
+    return kept;
+}
+
+// The in-degree of each cell of row `mid` (w cells) from the drain codes of the row and the rows
+// above and below it (kDrainPit everywhere outside the map): vector code.
+void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __restrict mid,
+                   const std::uint8_t* __restrict dn, std::uint8_t* __restrict in, std::size_t w) {
+    for (std::size_t x = 0; x < w; ++x)
+        in[x] = static_cast<std::uint8_t>((up[x] == drain_south) + (dn[x] == drain_north));
+    for (std::size_t x = 1; x < w; ++x)
+        in[x] = static_cast<std::uint8_t>(in[x] + (mid[x - 1] == drain_east));
+    for (std::size_t x = 0; x + 1 < w; ++x)
+        in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
+}
+
 // Grows `pairs` (its first `used` entries kept) when fewer than `more` entries are left.
 void make_room(BasinPairs& pairs, std::size_t used, std::size_t more) {
     if (used + more <= pairs.size()) return;
@@ -191,47 +248,22 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
     // most 2 * width pairs: the buffer grows before a row that might not fit (make_room).
     const std::size_t room = level_grid.size() / 4;
     BasinPairs pairs(std::max<std::size_t>(room, 2 * std::size_t{uw}));
-    std::array<std::array<std::uint32_t, 256>, 2> hist{};
     std::size_t kept = 0;
     // A pair is left out when the last pair kept for the same two basins (along the row for
     // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
     // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.
-    std::vector<std::uint32_t> col_a(uw, kNone), col_b(uw, kNone), col_cost(uw, 0);
-    auto keep = [&](std::uint32_t a, std::uint32_t b, std::uint32_t p, std::uint16_t cost,
-                    std::uint8_t vertical) {
-        pairs[kept++] = {a, b, p, cost, vertical, 0};
-        ++hist[0][cost & 0xff];
-        ++hist[1][cost >> 8];
-    };
+    std::vector<LastPair> column(uw);
     for (std::uint32_t y = 0; y < h; ++y) {
         make_room(pairs, kept, 2 * std::size_t{uw});
         const std::size_t row = static_cast<std::size_t>(y) * uw;
-        std::uint32_t row_a = kNone, row_b = kNone, row_cost = 0;
-        const bool has_below = y + 1 < h;
-        for (std::uint32_t x = 0; x < uw; ++x) {
-            const std::size_t c = row + x;
-            const std::uint32_t a = basin[c];
-            if (x + 1 < uw && a != basin[c + 1]) {
-                const std::uint32_t b = basin[c + 1];
-                const std::uint16_t cost = std::max(lv[c], lv[c + 1]);
-                if (col_a[x] != a || col_b[x] != b || cost < col_cost[x]) {
-                    col_a[x] = a;
-                    col_b[x] = b;
-                    col_cost[x] = cost;
-                    keep(a, b, static_cast<std::uint32_t>(c), cost, 0);
-                }
-            }
-            if (has_below && a != basin[c + uw]) {
-                const std::uint32_t b = basin[c + uw];
-                const std::uint16_t cost = std::max(lv[c], lv[c + uw]);
-                if (row_a != a || row_b != b || cost < row_cost) {
-                    row_a = a;
-                    row_b = b;
-                    row_cost = cost;
-                    keep(a, b, static_cast<std::uint32_t>(c), cost, 1);
-                }
-            }
-        }
+        BasinPair* out = &pairs[kept];
+        kept += y + 1 < h ? row_pairs<true>(basin, lv, row, uw, column.data(), out)
+                          : row_pairs<false>(basin, lv, row, uw, column.data(), out);
+    }
+    std::array<std::array<std::uint32_t, 256>, 2> hist{};
+    for (std::size_t i = 0; i < kept; ++i) {
+        ++hist[0][pairs[i].cost & 0xff];
+        ++hist[1][pairs[i].cost >> 8];
     }
     pairs.resize(kept);
     sort_by_cost(pairs, hist, room);
@@ -337,12 +369,16 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
                : d == 1                           ? drain_east
                                                   : drain_south;
     };
+    f.pit.assign(basins, kNone);
     for (std::uint32_t b = 1; b < basins; ++b) {
         std::uint32_t prev = outlet_into[b], cur = outlet_from[b];
         for (;;) {
             const std::uint8_t d = down[cur];
             down[cur] = towards(cur, prev);
-            if (d == kDrainPit) break;
+            if (d == kDrainPit) {
+                f.pit[b] = cur;
+                break;
+            }
             prev = cur;
             cur = static_cast<std::uint32_t>(static_cast<std::int64_t>(cur) + offset[d]);
         }
@@ -356,12 +392,15 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
             filled[c] = std::max(lv[c], water[basin[c]]);
     });
 
-    // 5. Depressions: basins of the same water level joined by a pair below it.
+    // 5. Depressions: basins of the same water level W joined by a pair below W. The tree's pairs
+    // are enough: Kruskal met any such pair when its basins were already joined by tree pairs of
+    // no higher cost (so below W, between basins that joined the ocean together, at W), or made
+    // it a tree pair.
     LabelForest<std::vector<std::uint32_t>> groups;
     groups.parent.resize(basins);
     for (std::uint32_t b = 0; b < basins; ++b)
         groups.parent[b] = b;
-    for (const BasinPair& e : pairs)
+    for (const BasinPair& e : tree)
         if (water[e.a] == water[e.b] && e.cost < water[e.a]) (void)groups.join(e.a, e.b);
     for (std::uint32_t b = 0; b < basins; ++b)
         groups.parent[b] = groups.find(b);
@@ -388,28 +427,22 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
     // Blocks of rows on `threads` threads; each lists its sources (cells nothing drains into) from
     // its first row's place in `sources`, and the lists are then joined in reading order.
     std::vector<std::size_t> found(static_cast<std::size_t>(h), 0); // per block, at its first row
+    const std::vector<std::uint8_t> none(uw, kDrainPit); // the rows above and below the map
     parallel_for(h, threads, [&](int y_begin, int y_end) {
+        std::vector<std::uint8_t> in(uw);
         std::size_t source_count = static_cast<std::size_t>(y_begin) * uw;
         for (std::size_t y = static_cast<std::size_t>(y_begin); y < static_cast<std::size_t>(y_end);
              ++y) {
             const std::uint8_t* mid = down + y * uw;
+            in_degree_row(y > 0 ? mid - uw : none.data(), mid,
+                          y + 1 < static_cast<std::size_t>(h) ? mid + uw : none.data(), in.data(),
+                          uw);
             std::uint32_t* out = st + y * uw;
-            for (std::size_t x = 0; x < uw; ++x) {
-                std::uint32_t in = 0;
-                if (x > 0) in += mid[x - 1] == drain_east;
-                if (x + 1 < uw) in += mid[x + 1] == drain_west;
-                out[x] = in;
-            }
-            if (y > 0)
-                for (std::size_t x = 0; x < uw; ++x)
-                    out[x] += mid[x - uw] == drain_south;
-            if (y + 1 < static_cast<std::size_t>(h))
-                for (std::size_t x = 0; x < uw; ++x)
-                    out[x] += mid[x + uw] == drain_north;
+            for (std::size_t x = 0; x < uw; ++x) // vector code
+                out[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
             for (std::size_t x = 0; x < uw; ++x) {
                 source[source_count] = static_cast<std::uint32_t>(y * uw + x);
-                source_count += out[x] == 0 ? 1 : 0;
-                out[x] = kOne | (out[x] << kInShift) | (mid[x] & 7u);
+                source_count += in[x] == 0 ? 1 : 0;
             }
         }
         found[static_cast<std::size_t>(y_begin)] =

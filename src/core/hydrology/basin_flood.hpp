@@ -20,7 +20,8 @@
 //     the pit drains out through the outlet.
 //  5. Depressions: the raised cells (filled > level) of a basin are connected (its descent tree),
 //     and raised cells of two basins touch exactly when the basins have the same water level W and
-//     a pair between them costs less than W; the basins are grouped by those pairs.
+//     a pair between them costs less than W; the basins are grouped by those pairs (the tree's
+//     pairs suffice: any other such pair closed a cycle of tree pairs costing no more).
 // Deterministic: fixed scan orders, no randomness; the cell-by-cell passes (descent, final labels,
 // filling, count_upstream's in-degrees) run by blocks of rows on `threads` threads, each writing
 // its own rows; the rest is single-threaded: the same `down`, `filled` and basins as the plain
@@ -58,8 +59,8 @@ struct BasinPair {
 using BasinPairs = GridCells<BasinPair>;
 BasinPairs basin_pairs(const Grid<std::uint16_t>& level, const Grid<std::uint32_t>& basin);
 
-// The whole flood. The FlowField also gets each basin's water level, raised cell count and
-// depression (the lowest basin of its group, see step 5).
+// The whole flood. The FlowField also gets each basin's water level, depression (the lowest
+// basin of its group, see step 5) and pit.
 FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1);
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into

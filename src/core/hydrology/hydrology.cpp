@@ -1,6 +1,7 @@
 #include "core/hydrology/hydrology.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <unordered_map>
@@ -13,99 +14,94 @@ namespace tilegen {
 
 namespace {
 
-// Filled depressions (4-connected cells the fill raised) of at least min_area cells: flood_basins
-// groups the basins whose raised cells touch (FlowField::depression), so the lakes are the raised
-// cells counted by group — two passes over the cells, no flood fill. Each pass runs by blocks of
-// rows on `threads` threads, each block counting in tables of its own; the tables are summed
-// (whole numbers, ORs and minima: the same in any order), so the lakes are the same at any count.
-void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int threads) {
+// Filled depressions (4-connected cells the fill raised) of at least min_area cells that hold
+// and touch no `into` cell: flood_basins groups the basins whose raised cells touch
+// (FlowField::depression), so a lake is the raised cells of a group. A basin's raised cells are
+// connected, its pit among them (each descends to the pit through raised cells, the levels
+// falling), so a flood from the pit over the basin's raised cells finds them. Each basin is
+// flooded until one of its cells is wet (in or beside an `into` cell: its group is no lake; sea
+// basins stop at their pit), so only the dry depressions (a few % of the cells) are read whole,
+// never the whole map. Single-threaded, basins in order: the same at any thread count.
+void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
-    const std::size_t groups = f.basins;
+    const std::size_t basins = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
     const std::uint16_t* fi = f.filled.cells().data();
     const std::uint32_t* basin = f.basin.cells().data();
     const std::uint32_t* group = f.depression.data();
     const std::uint8_t* into = out.into.cells().data();
     const std::size_t uw = static_cast<std::size_t>(w);
-    const int blocks = std::clamp(threads, 1, std::max(1, h));
-    auto rows_of = [&](int b) {
-        return std::pair{static_cast<std::size_t>(static_cast<std::int64_t>(h) * b / blocks),
-                         static_cast<std::size_t>(static_cast<std::int64_t>(h) * (b + 1) / blocks)};
-    };
-    // Counts per group in four interleaved tables (cell c counts in table c % 4): neighbours mostly
-    // share a group, and one table would make each count wait for the one before.
-    struct Tally {
-        std::vector<std::uint32_t> counts, shore, first;
-    };
-    std::vector<Tally> tally(static_cast<std::size_t>(blocks));
-    auto sum4 = [groups](const std::vector<std::uint32_t>& t, std::size_t g) {
-        return std::uint64_t{t[g]} + t[groups + g] + t[2 * groups + g] + t[3 * groups + g];
-    };
+    auto raised = [&](std::size_t c) { return fi[c] > lv[c]; };
     // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
     // lake: its water is that sea's, and a lake there would be a sliver along the shore.
-    const std::vector<std::uint8_t> dry(uw + 2, 0); // the rows above and below the map
-    parallel_for(blocks, blocks, [&](int b0, int b1) {
-        for (int b = b0; b < b1; ++b) {
-            Tally& t = tally[static_cast<std::size_t>(b)];
-            t.counts.assign(4 * groups, 0);
-            t.shore.assign(4 * groups, 0);
-            const auto [y0, y1] = rows_of(b);
-            for (std::size_t y = y0; y < y1; ++y) {
-                const std::uint8_t* row = into + y * uw;
-                const std::uint8_t* up = y > 0 ? row - uw : dry.data();
-                const std::uint8_t* dn =
-                    y + 1 < static_cast<std::size_t>(h) ? row + uw : dry.data();
-                for (std::size_t x = 0; x < uw; ++x) {
-                    const std::size_t c = y * uw + x;
-                    const std::uint32_t raised = fi[c] > lv[c] ? 1u : 0u;
-                    const std::uint32_t wet = row[x] | up[x] | dn[x] | (x > 0 ? row[x - 1] : 0u) |
-                                              (x + 1 < uw ? row[x + 1] : 0u);
-                    const std::size_t slot = (c & 3) * groups + group[basin[c]];
-                    t.counts[slot] += raised;
-                    t.shore[slot] |= wet != 0 ? raised : 0u;
-                }
-            }
-        }
-    });
-    std::vector<std::uint8_t> large(groups);
-    for (std::size_t g = 0; g < groups; ++g) {
-        std::uint64_t area = 0;
-        bool at_shore = false;
-        for (const Tally& t : tally) {
-            area += sum4(t.counts, g);
-            at_shore = at_shore || sum4(t.shore, g) != 0;
-        }
-        large[g] = area >= static_cast<std::uint64_t>(min_area) && !at_shore ? 1 : 0;
-    }
-    // The lake cells; per group its open cells (not `into`: the ones the lake class takes) and its
-    // first cell in reading order.
-    out.lake_mask = Grid<std::uint8_t>::uninitialised(w, h);
+    // Only interior cells are flooded (the edge cells are all of basin 0): their 4-neighbours
+    // lie on the map.
+    auto wet = [&](std::size_t c) {
+        return (into[c] | into[c - uw] | into[c - 1] | into[c + 1] | into[c + uw]) != 0;
+    };
+    // Marks the cells flooded (1), then keeps the mark on the lakes' cells only.
+    out.lake_mask = Grid<std::uint8_t>(w, h, 0);
     std::uint8_t* mask = out.lake_mask.cells().data();
-    constexpr std::uint32_t kNone = 0xffffffffu;
-    parallel_for(blocks, blocks, [&](int b0, int b1) {
-        for (int b = b0; b < b1; ++b) {
-            Tally& t = tally[static_cast<std::size_t>(b)];
-            std::fill(t.counts.begin(), t.counts.end(), 0u);
-            t.first.assign(groups, kNone);
-            const auto [y0, y1] = rows_of(b);
-            for (std::size_t c = y0 * uw; c < y1 * uw; ++c) {
-                const std::uint32_t g = group[basin[c]];
-                const bool lake = (fi[c] > lv[c]) & (large[g] != 0);
-                mask[c] = lake ? 1 : 0;
-                t.counts[(c & 3) * groups + g] += lake && !into[c] ? 1u : 0u;
-                if (lake && t.first[g] == kNone) t.first[g] = static_cast<std::uint32_t>(c);
+    std::vector<std::uint8_t> group_wet(basins, 0);
+    std::vector<std::uint64_t> area(basins, 0);
+    std::vector<std::uint32_t> cells; // flooded cells, basin after basin
+    struct Flooded {
+        std::uint32_t basin;
+        std::size_t begin, end; // its cells in `cells`
+        bool whole;             // all its raised cells (no wet one met)
+    };
+    std::vector<Flooded> flooded;
+    for (std::uint32_t b = 1; b < basins; ++b) {
+        const std::uint32_t g = group[b], pit = f.pit[b];
+        if (group_wet[g] || !raised(pit)) continue;
+        const std::size_t begin = cells.size();
+        cells.push_back(pit);
+        mask[pit] = 1;
+        bool whole = true;
+        for (std::size_t k = begin; k < cells.size(); ++k) {
+            const std::size_t c = cells[k];
+            if (wet(c)) {
+                whole = false;
+                break;
             }
+            auto visit = [&](std::size_t q) {
+                if (!mask[q] && basin[q] == b && raised(q)) {
+                    mask[q] = 1;
+                    cells.push_back(static_cast<std::uint32_t>(q));
+                }
+            };
+            visit(c - uw);
+            visit(c - 1);
+            visit(c + 1);
+            visit(c + uw);
         }
-    });
-    // Lakes by first cell: each group's first cell is its first block's (blocks in reading order).
-    for (std::size_t g = 0; g < groups; ++g) {
-        HydrologyResult::Lake lake{kNone, 0};
-        for (const Tally& t : tally) {
-            if (lake.first == kNone) lake.first = t.first[g];
-            lake.open += sum4(t.counts, g);
-        }
-        if (lake.first != kNone) out.lakes.push_back(lake);
+        if (whole)
+            area[g] += cells.size() - begin;
+        else
+            group_wet[g] = 1;
+        flooded.push_back({b, begin, cells.size(), whole});
     }
+    // Lakes: the dry groups of at least min_area cells. Per lake its open cells (not `into`: the
+    // ones the lake class takes; none, as it holds no `into` cell) and its first cell.
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    std::vector<std::uint32_t> first(basins, kNone);
+    std::vector<std::uint64_t> open(basins, 0);
+    for (const Flooded& fl : flooded) {
+        const std::uint32_t g = group[fl.basin];
+        const bool lake =
+            fl.whole && !group_wet[g] && area[g] >= static_cast<std::uint64_t>(min_area);
+        for (std::size_t k = fl.begin; k < fl.end; ++k) {
+            const std::uint32_t c = cells[k];
+            if (!lake) {
+                mask[c] = 0;
+                continue;
+            }
+            first[g] = std::min(first[g], c);
+            open[g] += into[c] ? 0 : 1;
+        }
+    }
+    for (std::size_t g = 0; g < basins; ++g)
+        if (first[g] != kNone) out.lakes.push_back({first[g], open[g]});
     std::sort(out.lakes.begin(), out.lakes.end(),
               [](const HydrologyResult::Lake& a, const HydrologyResult::Lake& b) {
                   return a.first < b.first;
@@ -238,17 +234,25 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
         std::uint32_t cell;
     };
     std::vector<Mouth> mouths;
-    for (std::uint32_t c = 0; c < n; ++c) {
-        // Most cells fail the threshold: a tight loop over the flow finds the next that does not.
-        while (c < n && acc[c] < threshold)
-            ++c;
-        if (c == n) break;
-        if (is_lake(c)) continue;
+    auto consider_mouth = [&](std::uint32_t c) {
+        if (is_lake(c)) return;
         const std::int64_t t = drain_target(f, c);
-        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) continue;
-        if (is_into(c)) continue;
+        if (t >= 0 && !is_lake(t) && !is_into(static_cast<std::uint32_t>(t))) return;
+        if (is_into(c)) return;
         mouths.push_back({acc[c], c});
+    };
+    // Most cells fail the threshold: 32 cells at a time give a mask of those that do not (vector
+    // code), whose bits are then taken in order.
+    std::uint32_t c = 0;
+    for (; n - c >= 32; c += 32) {
+        std::uint32_t over = 0;
+        for (std::uint32_t k = 0; k < 32; ++k)
+            over |= (acc[c + k] < threshold ? 0u : 1u) << k;
+        for (; over != 0; over &= over - 1)
+            consider_mouth(c + static_cast<std::uint32_t>(std::countr_zero(over)));
     }
+    for (; c < n; ++c)
+        if (!(acc[c] < threshold)) consider_mouth(c);
     std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
         return a.flow != b.flow ? a.flow > b.flow : a.cell < b.cell;
     });
@@ -290,7 +294,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
     FlowField f = flood_basins(quantise_heights(heights, threads), threads);
-    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out, threads);
+    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
     f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
@@ -416,7 +420,7 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
         // one: a lake's rim lies above it and it never touches an `into` cell).
         if (settings.lake_min_area > 0)
             find_lakes(flood_basins(quantise_heights(heights, threads), threads),
-                       settings.lake_min_area, out, threads);
+                       settings.lake_min_area, out);
         agent_rivers(heights, settings, seed, out);
     } else
         flow_rivers(heights, rain, settings, seed, keep_flow, threads, out);

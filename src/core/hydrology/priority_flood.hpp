@@ -35,13 +35,14 @@ struct FlowField {
     std::vector<std::uint32_t> order; // cells (y * width + x) in the order the flood took them
     // flood_basins only (empty from priority_flood): each cell's drainage basin (0: the cells
     // draining off the map by descent, else one per pit) and the number of basins; per basin its
-    // water level (filled = max(level, water)), its raised cells (filled > level) and its
-    // depression: the lowest basin whose raised cells connect to its own (itself when none do).
+    // water level (filled = max(level, water)), its depression: the lowest basin whose raised
+    // cells (filled > level) connect to its own (itself when none do), and its pit (the cell its
+    // descent ends in, its lowest; basin 0, off the map: none).
     Grid<std::uint32_t> basin;
     std::uint32_t basins = 0;
     std::vector<std::uint16_t> water;
-    std::vector<std::uint32_t> raised;
     std::vector<std::uint32_t> depression;
+    std::vector<std::uint32_t> pit;
 };
 
 // The 16-bit level of each height over the grid's range (all 0 for a flat grid). Blocks of rows

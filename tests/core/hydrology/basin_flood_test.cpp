@@ -281,3 +281,69 @@ TEST_CASE("hydrology: lakes, rivers and carving the same at 1, 2 and 3 threads")
     CHECK(lakes > 10);
     CHECK(rivers > 10);
 }
+
+TEST_CASE("hydrology: lakes are the raised pieces of min_area cells touching no into cell") {
+    // The plain definition: 4-connected pieces of the cells the plain flood raised, by a flood
+    // fill; a piece is a lake when it has at least min_area cells and none of them is `into` or
+    // beside an `into` cell. Against run_hydrology's mask, first cells and open cells.
+    std::mt19937 rng(36);
+    std::size_t lakes = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        const Grid<std::uint16_t> level = random_levels(rng, trial);
+        const int w = level.width(), h = level.height();
+        CAPTURE(trial);
+        Grid<float> heights(w, h);
+        Grid<std::uint8_t> into(w, h);
+        const unsigned sea = rng() % 4;
+        for (std::size_t c = 0; c < level.size(); ++c) {
+            heights.cells()[c] = static_cast<float>(level.cells()[c]) * 0.5f + 3.0f;
+            into.cells()[c] = level.cells()[c] < sea ? 1 : 0;
+        }
+        RiverSettings settings;
+        settings.lake_min_area = 1 + static_cast<int>(rng() % 6);
+        const FlowField plain = test::reference_flood_basins(quantise_heights(heights));
+        auto raised = [&](int x, int y) { return plain.filled(x, y) > plain.level(x, y); };
+        Grid<std::uint8_t> mask(w, h, 0), seen(w, h, 0);
+        std::vector<HydrologyResult::Lake> expected;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                if (!raised(x, y) || seen(x, y)) continue;
+                std::vector<std::pair<int, int>> piece{{x, y}};
+                seen(x, y) = 1;
+                bool wet = false;
+                for (std::size_t k = 0; k < piece.size(); ++k) {
+                    const auto [cx, cy] = piece[k];
+                    wet = wet || into(cx, cy);
+                    for (int d = 0; d < 4; ++d) {
+                        const int nx = cx + kDx[d], ny = cy + kDy[d];
+                        if (!level.contains(nx, ny)) continue;
+                        wet = wet || into(nx, ny);
+                        if (raised(nx, ny) && !seen(nx, ny)) {
+                            seen(nx, ny) = 1;
+                            piece.push_back({nx, ny});
+                        }
+                    }
+                }
+                if (wet || piece.size() < static_cast<std::size_t>(settings.lake_min_area))
+                    continue;
+                HydrologyResult::Lake lake{static_cast<std::uint32_t>(level.size()), 0};
+                for (const auto& [cx, cy] : piece) {
+                    mask(cx, cy) = 1;
+                    lake.first = std::min(lake.first, static_cast<std::uint32_t>(cy * w + cx));
+                    lake.open += into(cx, cy) ? 0 : 1;
+                }
+                expected.push_back(lake);
+            }
+        std::sort(expected.begin(), expected.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        lakes += expected.size();
+        const HydrologyResult fast = run_hydrology(heights, nullptr, settings, 5, into);
+        CHECK(fast.lake_mask == mask);
+        REQUIRE(fast.lakes.size() == expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            CHECK(fast.lakes[i].first == expected[i].first);
+            CHECK(fast.lakes[i].open == expected[i].open);
+        }
+    }
+    CHECK(lakes > 50);
+}

@@ -244,3 +244,45 @@ TEST_CASE("rivers: the same map at 1, 2 and 8 threads") {
         }
     }
 }
+
+TEST_CASE("rivers: the classes stage gives the carved map's classes (cut again only near rivers)") {
+    // The classes stage reuses the uncarved classes and cuts again only the cells around the
+    // rivers; against cutting the whole carved map (classes_with_thresholds), on every cell the
+    // overlay (rivers, lakes, waterfalls) left. With carve > 0 the valleys change classes too.
+    for (const char* name : {"samples/overworld.toml", "tests/data/rivers/overworld-agents.toml"}) {
+        auto project = rivers_recipe(name);
+        REQUIRE(project);
+        std::size_t changed = 0; // cells whose class the carving changed
+        for (double carve : {0.0, 0.1}) {
+            project->recipe.rivers->carve = carve;
+            for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+                GenerateOptions options;
+                options.seed = seed;
+                const GenerateResult r = generate_map(*project, options);
+                CAPTURE(name);
+                CAPTURE(seed);
+                const ClassGrid& cut = r.classes_before_passes.empty() ? r.classes_before_cleanup
+                                                                       : r.classes_before_passes;
+                REQUIRE(!cut.empty());
+                const ClassGrid whole =
+                    classes_with_thresholds(project->recipe, r.maps, r.thresholds);
+                std::vector<std::pair<std::string, Grid<float>>> uncarved = r.maps;
+                REQUIRE(r.hydrology);
+                for (std::size_t c = 0; c < cut.size(); ++c) {
+                    if (project->recipe.terrain[cut.cells()[c]].overlay) continue;
+                    CHECK(cut.cells()[c] == whole.cells()[c]);
+                }
+                for (auto& [map_name, grid] : uncarved)
+                    if (map_name == class_maps(project->recipe).front())
+                        grid = compute_map(project->recipe, map_name, r.seed, grid.width(),
+                                           grid.height(), {0, 0, grid.width(), grid.height()});
+                const ClassGrid before =
+                    classes_with_thresholds(project->recipe, uncarved, r.thresholds);
+                for (std::size_t c = 0; c < cut.size(); ++c)
+                    changed += !project->recipe.terrain[cut.cells()[c]].overlay &&
+                               before.cells()[c] != whole.cells()[c];
+            }
+        }
+        CHECK(changed > 0); // the carving changed some classes the overlay left
+    }
+}
