@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -624,4 +625,45 @@ TEST_CASE("cost_units: std::round(cost * 16) clamped to 1..65534, halves and bou
                         (i % 3 == 0 ? 0.5 / 16 : static_cast<double>(hash_values(i) % 1000) / 1e6));
     for (double c : costs)
         CHECK(cost_units(c) == plain(c));
+}
+
+TEST_CASE("BucketQueue: least key first, last in first out within a key, keys below the current "
+          "one and spans beyond the ring, against a plain ordered map of stacks") {
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+        BucketQueue q;
+        const std::uint64_t first = hash_values(seed, 1) % 1000;
+        q.reset(first, 1 + seed % 8); // a small ring: most cases grow it
+        std::map<std::uint64_t, std::vector<std::uint32_t>> ref;
+        std::size_t ref_size = 0;
+        std::uint64_t last = first;
+        for (int op = 0; op < 600; ++op) {
+            const std::uint64_t r = hash_values(seed, op, 2);
+            if (r % 3 != 0 || ref_size == 0) {
+                // Around the last key popped: mostly above it, sometimes below (weighted A*),
+                // sometimes far above (beyond the ring's span).
+                const std::uint64_t spread = r % 17 == 0 ? 300 : 12;
+                const std::uint64_t below =
+                    (r >> 8) % 4 == 0 ? std::min<std::uint64_t>(last, 5) : 0;
+                const std::uint64_t key = last - below + (r >> 16) % spread;
+                const auto cell = static_cast<std::uint32_t>(op);
+                q.push(key, cell);
+                ref[key].push_back(cell);
+                ++ref_size;
+            } else {
+                REQUIRE(!q.empty());
+                auto it = ref.begin();
+                const auto [key, cell] = q.pop();
+                CHECK(key == it->first);
+                CHECK(cell == it->second.back());
+                // The hint names what the next pop gives when nothing is pushed before it.
+                it->second.pop_back();
+                if (it->second.empty()) ref.erase(it);
+                --ref_size;
+                if (ref_size > 0 && q.ahead(0) != 0xFFFFFFFFu)
+                    CHECK(q.ahead(0) == ref.begin()->second.back());
+                last = key;
+            }
+            CHECK(q.empty() == (ref_size == 0));
+        }
+    }
 }
