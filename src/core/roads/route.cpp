@@ -26,7 +26,7 @@ void BucketQueue::reset(std::uint64_t first, std::uint64_t span) {
 }
 
 void BucketQueue::grow(std::uint64_t span) {
-    std::uint64_t size = ring_.size();
+    std::uint64_t size = std::max<std::uint64_t>(ring_.size(), 1);
     while (size < span)
         size <<= 1;
     std::vector<std::vector<std::uint32_t>> ring(size);

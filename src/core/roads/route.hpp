@@ -127,7 +127,7 @@ inline std::optional<RouteMove> route_move(const CostGrid& grid, int x, int y, i
     return RouteMove{nc, k};
 }
 
-// The weight of weighted A*: w = num / den, at least 1. The search uses per_cell(c) =
+// The weight of weighted A*: w = num / den, num >= den >= 1. The search uses per_cell(c) =
 // floor(c * num / den) per cell of distance where the heuristic has c, so its keys stay whole
 // numbers; the result's cost is at most per_cell(c) / c <= w times the least.
 struct RouteWeight {
