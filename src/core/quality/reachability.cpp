@@ -130,11 +130,14 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         g.max_bridge = roads.max_bridge;
         g.bridge_cost = units(roads.bridge_cost);
         const std::uint16_t pass = units(settings.pass_cost), one = units(1);
+        // The cells of big regions are blocked but for the borders of those not joined yet: the
+        // search enters a region only through its border (a step from outside, or a bridge, lands
+        // next to a blocker), reaching a big region's border joins it, and joining blocks it.
         for (std::size_t i = 0; i < n; ++i) {
             const ClassId c = cells[i];
             if (!protect.empty() && protect[i]) continue;
             if (walk(c))
-                g.cost[i] = one;
+                g.cost[i] = big(static_cast<std::size_t>(regions.label[i])) ? kBlocked : one;
             else if (roads.avoid >> c & 1u)
                 continue;
             else if (roads.bridge_over >> c & 1u)
@@ -142,6 +145,10 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             else
                 g.cost[i] = pass;
         }
+        for (std::size_t r = 0; r < count; ++r)
+            if (big(r) && static_cast<std::int32_t>(r) != main)
+                for (std::uint32_t c : border[r])
+                    if (protect.empty() || !protect[c]) g.cost[c] = one;
         // One Dijkstra from the main region's border (a bucket queue keyed by distance; entries
         // of one distance last in, first out). Reaching a cell of another big region carves the
         // route back to the regions already joined and joins that region: its border cells enter at
@@ -157,8 +164,12 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         queue.reset(0, static_cast<std::uint64_t>(std::max(pass, one)) +
                            static_cast<std::uint64_t>(g.max_bridge) * g.bridge_cost + 1);
         const auto push = [&](std::uint32_t d, std::uint32_t c) { queue.push(d, c); };
+        // Joining a region blocks its border (so no cell of it is entered again) and starts its
+        // border cells at the distance it was reached at.
         const auto join = [&](std::int32_t r, std::uint32_t d) {
             merged[r] = 1;
+            for (std::uint32_t c : border[r])
+                g.cost[c] = kBlocked;
             for (std::uint32_t c : border[r])
                 if (d < dist[c]) {
                     dist[c] = d;
@@ -171,15 +182,31 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         std::size_t big_left = 0;
         for (std::size_t r = 0; r < count; ++r)
             big_left += !merged[r] && big(r) ? 1 : 0;
-        const auto joined_cell = [&](std::uint32_t c) {
-            const std::int32_t l = regions.label[c];
-            return l >= 0 && merged[l];
-        };
+        const std::int32_t* label = regions.label.data();
+        const std::uint16_t* cost = g.cost.data();
+        const std::uint8_t* span = g.span.data();
         while (big_left > 0 && !queue.empty()) {
             const auto [key, c] = queue.pop();
+            // The next entry's cells, fetched while this one is expanded (a hint).
+            if (const std::uint32_t next = queue.ahead(0); next != kInf) {
+                __builtin_prefetch(dist + next);
+                __builtin_prefetch(label + next);
+                __builtin_prefetch(cost + next);
+                __builtin_prefetch(span + next);
+                if (next >= static_cast<std::uint32_t>(w)) {
+                    __builtin_prefetch(dist + next - w);
+                    __builtin_prefetch(cost + next - w);
+                    __builtin_prefetch(span + next - w);
+                }
+                if (next + static_cast<std::size_t>(w) < n) {
+                    __builtin_prefetch(dist + next + w);
+                    __builtin_prefetch(cost + next + w);
+                    __builtin_prefetch(span + next + w);
+                }
+            }
             const auto d = static_cast<std::uint32_t>(key);
             if (key != dist[c]) continue; // stale entry
-            const std::int32_t l = regions.label[c];
+            const std::int32_t l = label[c];
             if (l >= 0 && !merged[l] && big(l)) {
                 // Carve the route back to a joined cell.
                 std::uint32_t k = c;
@@ -211,15 +238,21 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 continue;
             }
             const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
-            const bool from_water = g.span[c] != 0;
+            const bool from_water = span[c] != 0;
             for (int dir = 0; dir < 4; ++dir) {
-                const std::optional<RouteMove> move = route_move(g, x, y, dir, from_water);
-                if (!move) continue;
-                const std::uint32_t nc = move->cell;
-                const int k = move->bridged;
+                const int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                auto nc = static_cast<std::uint32_t>(ny * w + nx);
+                int k = 0;
+                if (span[nc]) { // a bridge: the general move
+                    const std::optional<RouteMove> move = route_move(g, x, y, dir, from_water);
+                    if (!move) continue;
+                    nc = move->cell;
+                    k = move->bridged;
+                }
                 const std::uint32_t extra = static_cast<std::uint32_t>(k) * g.bridge_cost;
-                if (g.cost[nc] == kBlocked || joined_cell(nc)) continue;
-                const std::uint32_t nd = d + extra + g.cost[nc];
+                if (cost[nc] == kBlocked) continue; // blocked, or a joined region's cell
+                const std::uint32_t nd = d + extra + cost[nc];
                 if (nd < dist[nc]) {
                     dist[nc] = nd;
                     parent[nc] = static_cast<std::uint8_t>(dir | (k << 2));

@@ -143,7 +143,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         boxes.clear();
         for (int m : members)
             if (!joined[m]) boxes.push_back(box_of(m));
-        Route r = router.route(grid, sources, target, boxes);
+        Route r = router.route(grid, sources, target, boxes, kRoadWeight);
         if (!r.found) break;
         const std::uint32_t end = r.cells.back();
         int reached = -1;
@@ -251,7 +251,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             }
             std::vector<std::uint32_t> start;
             footprint(from, [&](std::uint32_t c) { start.push_back(c); });
-            Route r = router.route(looped, start, target, boxes);
+            Route r = router.route(looped, start, target, boxes, kRoadWeight);
             unblock();
             if (!r.found) continue;
             int reached = -1;

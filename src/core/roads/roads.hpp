@@ -1,20 +1,24 @@
-// Roads: ClassGrid + slopes + places -> a network of least-cost roads with bridges.
+// Roads: ClassGrid + slopes + places -> a network of cheap roads with bridges.
 // Input: the class grid (before roads), the per-cell slope (slope_of; may be empty), the places,
 // the [roads] settings resolved to class ids and place rule indices, per class whether it is
 // walkable, the seed. Output: the roads in the order they were built, each a route of cells (the
 // first and last are cells of the network or of a place's footprint), with the cells that are
 // bridge spans marked; the places that could not be reached.
 // Algorithm: a spanning tree grown like Prim's: starting from the first `connect` place (the start
-// place when it is one), each step routes (route.hpp: exact Dijkstra, ties by cell index) from
-// every cell of the network so far (road cells and connected footprints; not bridge spans) to the
-// nearest footprint of a place not yet connected, and adds that route. Then `extra_links` loops:
-// place i (in order of hash(seed, i)) routes to the nearest connected place that is not its
-// neighbour in the tree, over costs where road cells cost road_discount times as much, so the
-// loop merges into existing road where that is cheap.
-// Invariants: road cells are 4-connected along each road; bridges are straight, span only
-// bridge_over cells, at most max_bridge of them, with non-water cells at both ends; no road or
-// bridge cell is on an avoid class or on a place's footprint; every connected place's footprint
-// touches (4-neighbour) a road cell or the footprint of the place it was routed from. Pure.
+// place when it is one), each step routes (route.hpp: weighted A* with kRoadWeight, ties by the
+// bucket queue's order) from every cell of the network so far (road cells and connected
+// footprints; not bridge spans) to the nearest footprint of a place not yet connected (nearest
+// within kRoadWeight: see below), and adds that route. Then `extra_links` loops: place i (in
+// order of hash(seed, i)) routes to the nearest connected place that is not its neighbour in the
+// tree, over costs where road cells cost road_discount times as much, so the loop merges into
+// existing road where that is cheap.
+// Invariants: each road costs at most kRoadWeight (6/5) times the least cost from the cells it
+// could start on to the footprints it could end on, so at most 6/5 times the least-cost path
+// between its two ends on the grid it was routed on (issue 17 asks 1.3); road cells are
+// 4-connected along each road; bridges are straight, span only bridge_over cells, at most
+// max_bridge of them, with non-water cells at both ends; no road or bridge cell is on an avoid
+// class or on a place's footprint; every connected place's footprint touches (4-neighbour) a road
+// cell or the footprint of the place it was routed from. Pure.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +61,11 @@ struct RoadsResult {
     std::vector<Road> roads;
     std::vector<int> unreached; // indices into places of connect places no road reaches
 };
+
+// The weight of the roads' weighted A* (route.hpp): 6/5. At 4096x4096 (the default overworld) it
+// settles about a tenth fewer cells than exact A* (w = 1) for roads that cost at most a few units
+// more (docs/places-and-roads.md, "Measured"); the small sample maps get the same roads.
+inline constexpr RouteWeight kRoadWeight{6, 5};
 
 // 16 cost units per unit of recipe cost.
 inline constexpr double kCostScale = 16;

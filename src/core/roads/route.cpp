@@ -9,6 +9,7 @@ namespace tilegen {
 namespace {
 constexpr std::uint8_t kSource = 0xFF;
 constexpr std::uint32_t kInfinite = 0xFFFFFFFFu;
+constexpr std::uint32_t kClosed = 0x80000000u; // dist_ bit: expanded (never reopened)
 } // namespace
 
 void BucketQueue::reset(std::uint64_t first, std::uint64_t span) {
@@ -20,7 +21,21 @@ void BucketQueue::reset(std::uint64_t first, std::uint64_t span) {
         bucket.clear();
     mask_ = ring_.size() - 1;
     cur_ = first;
+    top_ = first;
     size_ = 0;
+}
+
+void BucketQueue::grow(std::uint64_t span) {
+    std::uint64_t size = std::max<std::uint64_t>(ring_.size(), 1);
+    while (size < span)
+        size <<= 1;
+    std::vector<std::vector<std::uint32_t>> ring(size);
+    for (std::uint64_t p = 0; p < ring_.size(); ++p) { // bucket p holds key cur_ + (p - cur_)
+        const std::uint64_t key = cur_ + ((p - cur_) & mask_);
+        ring[key & (size - 1)] = std::move(ring_[p]);
+    }
+    ring_ = std::move(ring);
+    mask_ = size - 1;
 }
 
 std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
@@ -44,7 +59,8 @@ Router::Lent Router::lend(std::size_t cells) {
 }
 
 Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
-                    const std::vector<std::uint8_t>& target, const std::vector<Box>& boxes) {
+                    const std::vector<std::uint8_t>& target, const std::vector<Box>& boxes,
+                    RouteWeight weight) {
     const std::size_t n = static_cast<std::size_t>(grid.width) * grid.height;
     if (dist_.size() != n) {
         dist_.assign(n, kInfinite);
@@ -56,10 +72,12 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
     if (lo == 0 || hi == 0) std::tie(lo, hi) = cost_bounds(grid);
     // The heuristic: per cell of Manhattan distance to the nearest box, the least a move can cost
     // per cell it advances (a step: a cell's cost; a jump over k cells: k * bridge_cost + a
-    // cell's cost for k + 1 cells). Consistent, so each cell is settled once at its least cost.
+    // cell's cost for k + 1 cells). Consistent, so with weight 1 each cell is settled once at its
+    // least cost; the keys use it times the weight (RouteWeight::per_cell).
     const bool astar = !boxes.empty() && boxes.size() <= 64;
-    const std::uint64_t per_cell =
+    const std::uint64_t least_per_cell =
         astar ? (grid.max_bridge > 0 ? std::min<std::uint64_t>(lo, grid.bridge_cost) : lo) : 0;
+    const std::uint64_t per_cell = weight.per_cell(least_per_cell);
     const int w = grid.width, h = grid.height;
     const auto heuristic = [&](int x, int y) -> std::uint64_t {
         if (!astar) return 0;
@@ -76,9 +94,11 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
                          static_cast<int>(c / static_cast<std::uint32_t>(w)));
     };
     // The largest move: a step onto the dearest cell after the longest bridge; the key (cost plus
-    // heuristic) grows by at most twice that.
+    // weighted heuristic) grows by at most that plus the weighted heuristic of max_bridge + 1
+    // cells (the queue grows if a key goes further).
     const std::uint64_t max_move = static_cast<std::uint64_t>(hi) +
-                                   static_cast<std::uint64_t>(grid.max_bridge) * grid.bridge_cost;
+                                   static_cast<std::uint64_t>(grid.max_bridge) * grid.bridge_cost +
+                                   per_cell * static_cast<std::uint64_t>(grid.max_bridge + 1);
     // The sources enter with keys first..last (their heuristics): the ring must hold that spread
     // too, or a far source's key would wrap onto a nearer bucket and come out too early.
     std::uint64_t first = ~std::uint64_t{0}, last = 0;
@@ -87,7 +107,7 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         last = std::max(last, heuristic_of(s));
     }
     if (sources.empty()) first = last = 0;
-    queue_.reset(first, last - first + 2 * max_move + 2);
+    queue_.reset(first, last - first + max_move + 2);
     std::uint32_t* dist = dist_.data();
     std::uint8_t* parent = parent_.data();
     // Sets a cell's cost so far (remembering the cells to reset after the call).
@@ -108,13 +128,32 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
     const std::uint8_t* is_target = target.data();
     while (!queue_.empty()) {
         const auto [key, c] = queue_.pop();
+        // The next entry's cells, fetched while this one is expanded (a hint: the queue's order
+        // over the whole frontier makes each expansion read cold cells).
+        if (const std::uint32_t next = queue_.ahead(0); next != kInfinite) {
+            __builtin_prefetch(dist + next);
+            __builtin_prefetch(cost + next);
+            __builtin_prefetch(span + next);
+            if (next >= static_cast<std::uint32_t>(w)) {
+                __builtin_prefetch(dist + next - w);
+                __builtin_prefetch(cost + next - w);
+                __builtin_prefetch(span + next - w);
+            }
+            if (next + static_cast<std::size_t>(w) < n) {
+                __builtin_prefetch(dist + next + w);
+                __builtin_prefetch(cost + next + w);
+                __builtin_prefetch(span + next + w);
+            }
+        }
         const std::uint32_t d = dist[c];
         const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
         const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
-        // A cell's entries have strictly falling keys, and the heuristic is consistent: the entry
-        // whose key is its final cost plus the heuristic comes out first; the others are stale.
+        // A cell's entries have strictly falling keys: the one whose key is its cost so far plus
+        // the weighted heuristic comes out first and closes the cell (the others are stale, and an
+        // expanded cell's cost has the closed bit, which no key matches).
         const std::uint64_t hc = heuristic(x, y);
         if (key != d + hc) continue;
+        dist[c] = d | kClosed;
         ++explored_;
         // Every target lies in a box, where the heuristic is 0 (Dijkstra: 0 everywhere): outside
         // the boxes the target grid need not be read.
@@ -137,8 +176,14 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
             }
             const std::uint16_t step = cost[nc];
             if (step == kBlocked) continue;
-            const std::uint32_t nd = d + static_cast<std::uint32_t>(k) * grid.bridge_cost + step;
-            if (nd >= dist[nc]) continue; // reached as cheaply before (or settled)
+            const std::uint64_t nd64 =
+                std::uint64_t{d} + std::uint64_t{grid.bridge_cost} * k + step;
+            if (nd64 >= kClosed) continue; // dearer than any route is allowed to be
+            const auto nd = static_cast<std::uint32_t>(nd64);
+            const std::uint32_t old = dist[nc];
+            // Reached as cheaply before, or expanded (closed: never reopened; with weight 1 it
+            // was expanded at its least cost).
+            if (nd >= old || (old != kInfinite && (old & kClosed) != 0)) continue;
             reach(nc, nd, static_cast<std::uint8_t>(dir | (k << 2)));
             const int len = k + 1;
             queue_.push(nd + heuristic(x + kRouteDx[dir] * len, y + kRouteDy[dir] * len), nc);
@@ -146,7 +191,7 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
     }
     if (found != kInfinite) {
         r.found = true;
-        r.cost = dist[found];
+        r.cost = dist[found] & ~kClosed;
         std::uint32_t c = found;
         while (true) { // back along the parents
             r.cells.push_back(c);

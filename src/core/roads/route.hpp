@@ -1,21 +1,27 @@
 // Least-cost routes over a grid of integer step costs, with straight bridge jumps.
 // Input: a CostGrid (per cell: the cost of entering it by a 4-neighbour step, or kBlocked; whether
 // it is spannable water; the longest bridge and the cost per bridged cell), source cells (distance
-// 0) and a target mask. Output: the cheapest route from any source to the first target reached:
-// its cells in order (source first, target last), which of them are bridged, its total cost.
+// 0), a target mask and a weight w = RouteWeight (1 by default; range 1..1.2 for roads).
+// Output: a cheap route from any source to a target: its cells in order (source first, target
+// last), which of them are bridged, its total cost.
 // Moves: a step to a 4-neighbour that is neither blocked nor spannable (cost: the neighbour's
 // cost); a jump from a cell that is not spannable, straight over k spannable cells (1 <= k <=
 // max_bridge) to the next cell, which must be neither blocked nor spannable (cost: k * bridge_cost
 // + the landing cell's cost). So every bridge is straight, spans at most max_bridge cells and has
-// land (a non-water cell) at both ends. Invariants: exact least cost (A* with a consistent
-// heuristic when the caller gives boxes covering the targets — the least cost of any move per cell
-// of Manhattan distance to the nearest box — else Dijkstra; either over a bucket queue keyed by
-// the cost so far plus the heuristic: entries of one key come out last in, first out, and a
-// cell's parent is the first that reached it at its final cost), so the result is a pure function
-// of the inputs; the Router's buffers are reused between calls (the cells a call reached are reset
-// at its end), so a call costs what it explores, not the map's size.
+// land (a non-water cell) at both ends.
+// Invariants: with w = 1 the least cost (A* with a consistent heuristic when the caller gives
+// boxes covering the targets — the least cost of any move per cell of Manhattan distance to the
+// nearest box — else Dijkstra). With w > 1 (weighted A*: key = cost so far + w * heuristic, each
+// cell expanded at most once, never reopened) the cost is at most w times the least (the bound of
+// weighted A* with a consistent heuristic); w * heuristic is a whole number per cell of distance
+// (RouteWeight::per_cell), so keys are exact. Both over a bucket queue (entries of one key come
+// out last in, first out; a cell's parent is the first that reached it at its final cost), so the
+// result is a pure function of the inputs; the Router's buffers are reused between calls (the
+// cells a call reached are reset at its end), so a call costs what it explores, not the map's
+// size. Costs so far stay below 2^31 (a route dearer than that is not found).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -37,14 +43,24 @@ struct CostGrid {
     std::uint16_t min_cost = 0, max_cost = 0;
 };
 
-// A monotone priority queue of cells keyed by whole numbers (Dial's buckets in a ring): every key
-// pushed is at least the last key popped and less than it + span (reset's argument). Entries of one
-// key come out last in, first out. Buffers are kept between resets.
+// A priority queue of cells keyed by whole numbers (Dial's buckets in a ring): pop gives an entry
+// of the least key. Entries of one key come out last in, first out. Built for keys that mostly
+// grow (a search's): the ring holds the keys from the least one queued up to the largest one
+// pushed since reset, and grows (by powers of two, keeping every entry and its order) when a push
+// would leave that span; a key below the current least one is allowed (weighted A*). Buffers are
+// kept between resets.
 class BucketQueue {
   public:
-    // Empty, the next key >= `first`, keys pushed less than the last popped one + `span`.
+    // Empty, the next key >= `first`; the ring sized for keys up to `first + span`.
     void reset(std::uint64_t first, std::uint64_t span);
     void push(std::uint64_t key, std::uint32_t cell) {
+        if (key < cur_) {
+            if (top_ - key > mask_) grow(top_ - key + 1);
+            cur_ = key;
+        } else if (key - cur_ > mask_) {
+            grow(key - cur_ + 1);
+        }
+        top_ = std::max(top_, key);
         ring_[key & mask_].push_back(cell);
         ++size_;
     }
@@ -59,10 +75,18 @@ class BucketQueue {
         --size_;
         return {cur_, cell};
     }
+    // The entry `skip` pops after the next one would return if nothing were pushed meanwhile, when
+    // it has the same key; 0xFFFFFFFF otherwise. A hint (for prefetching), never needed.
+    std::uint32_t ahead(std::size_t skip) const {
+        const auto& bucket = ring_[cur_ & mask_];
+        return bucket.size() > skip ? bucket[bucket.size() - 1 - skip] : 0xFFFFFFFFu;
+    }
 
   private:
+    void grow(std::uint64_t span); // a ring of at least `span` buckets, entries kept
     std::vector<std::vector<std::uint32_t>> ring_;
-    std::uint64_t mask_ = 0, cur_ = 0;
+    std::uint64_t mask_ = 0, cur_ = 0; // cur_: no entry has a smaller key
+    std::uint64_t top_ = 0;            // the largest key pushed since reset (or `first`)
     std::size_t size_ = 0;
 };
 
@@ -103,6 +127,14 @@ inline std::optional<RouteMove> route_move(const CostGrid& grid, int x, int y, i
     return RouteMove{nc, k};
 }
 
+// The weight of weighted A*: w = num / den, num >= den >= 1. The search uses per_cell(c) =
+// floor(c * num / den) per cell of distance where the heuristic has c, so its keys stay whole
+// numbers; the result's cost is at most per_cell(c) / c <= w times the least.
+struct RouteWeight {
+    std::uint32_t num = 1, den = 1;
+    std::uint64_t per_cell(std::uint64_t c) const { return c * num / den; }
+};
+
 struct Route {
     std::vector<std::uint32_t> cells;  // y * width + x, source first, target last
     std::vector<std::uint8_t> bridged; // parallel to cells: 1 where the cell is a bridge span
@@ -122,7 +154,7 @@ class Router {
     };
     [[nodiscard]] Route route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
                               const std::vector<std::uint8_t>& target,
-                              const std::vector<Box>& boxes = {});
+                              const std::vector<Box>& boxes = {}, RouteWeight weight = {});
 
     // The buffers route() uses, lent to a search of its own (reachability's connect search) so a
     // run faults in and zeroes one set: per cell a cost so far, every entry 0xFFFFFFFF when lent,
@@ -138,8 +170,9 @@ class Router {
     std::uint64_t explored() const { return explored_; }
 
   private:
-    std::vector<std::uint32_t> dist_;    // per cell: cost so far; 0xFFFFFFFF: not reached
-    std::vector<std::uint8_t> parent_;   // bits 0-1: direction back to the parent; 2-7: jump length
+    std::vector<std::uint32_t> dist_;  // per cell: cost so far, bit 31 set once expanded (closed);
+                                       // 0xFFFFFFFF: not reached
+    std::vector<std::uint8_t> parent_; // bits 0-1: direction back to the parent; 2-7: jump length
     std::vector<std::uint32_t> touched_; // cells reached by the call (reset to unreached after it)
     BucketQueue queue_;
     std::uint64_t explored_ = 0;
