@@ -1051,7 +1051,7 @@ void place_sprites(Run& run) {
         place_objects(r.classes, r.maps, rules, *run.project.sprites, r.seed, run.options.threads);
     if (r.places.empty()) return;
     // Never on a place, road or bridge cell.
-    const std::vector<std::uint8_t> taken = place_mask(run.width, run.height, r.places);
+    const GridCells<std::uint8_t> taken = place_mask(run.width, run.height, r.places);
     const auto& roads = run.project.recipe.places.roads;
     std::erase_if(r.objects, [&](const PlacedObject& o) {
         const SpriteInfo& info = run.project.sprites->sprites[static_cast<std::size_t>(o.sprite)];

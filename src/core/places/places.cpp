@@ -27,8 +27,8 @@ Grid<float> slope_of(const Grid<float>& heights, int threads) {
     return s;
 }
 
-std::vector<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places) {
-    std::vector<std::uint8_t> m(static_cast<std::size_t>(width) * height, 0);
+GridCells<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places) {
+    GridCells<std::uint8_t> m(static_cast<std::size_t>(width) * height, 0);
     for (const Place& p : places)
         for (int y = p.y; y < p.y + p.h; ++y)
             for (int x = p.x; x < p.x + p.w; ++x)

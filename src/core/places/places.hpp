@@ -99,6 +99,6 @@ void for_each_covered_anchor(int w, int h, int fw, int fh, std::vector<std::uint
 }
 
 // Per cell: 1 where a place's footprint covers it.
-std::vector<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places);
+GridCells<std::uint8_t> place_mask(int width, int height, const std::vector<Place>& places);
 
 } // namespace tilegen

@@ -74,7 +74,7 @@ std::uint16_t units(double cost) {
 ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
-                           const std::vector<std::uint8_t>& protect, Router& router) {
+                           std::span<const std::uint8_t> protect, Router& router) {
     ReachReport report;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();

@@ -41,7 +41,7 @@ struct ConstraintSettings {
 };
 
 struct Regions {
-    std::vector<std::int32_t> label; // per cell: region index, -1 for blockers
+    GridCells<std::int32_t> label;   // per cell: region index, -1 for blockers (grid pool)
     std::vector<std::uint64_t> size; // per region: cells
 };
 
@@ -63,6 +63,6 @@ struct ReachReport {
 ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
-                           const std::vector<std::uint8_t>& protect, Router& router);
+                           std::span<const std::uint8_t> protect, Router& router);
 
 } // namespace tilegen

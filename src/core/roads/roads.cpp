@@ -51,7 +51,7 @@ struct CellCost {
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const RoadSettings& settings,
                         const std::vector<bool>& walkable,
-                        const std::vector<std::uint8_t>& discounted) {
+                        std::span<const std::uint8_t> discounted) {
     CostGrid g;
     g.width = classes.width();
     g.height = classes.height();
@@ -114,7 +114,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     // The place a network cell belongs to (road cells: the place their road ends on); a map, as
     // the network is a few thousand cells of the map's millions.
     std::unordered_map<std::uint32_t, std::int32_t> owner;
-    std::vector<std::uint8_t> target(n, 0);
+    GridCells<std::uint8_t> target(n, 0); // map-sized buffers: from the grid pool
     std::vector<std::uint32_t> sources;
     auto footprint = [&](int pi, auto&& f) {
         const Place& p = places[pi];
@@ -131,8 +131,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     for (std::size_t k = 1; k < members.size(); ++k)
         footprint(members[k], [&](std::uint32_t c) { target[c] = 1; });
     std::set<std::pair<int, int>> tree_edges;
-    std::vector<std::uint8_t> road_cell(n, 0), bridge_cell(n, 0);
-    const std::vector<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
+    GridCells<std::uint8_t> road_cell(n, 0), bridge_cell(n, 0);
+    const GridCells<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
     const auto box_of = [&](int pi) {
         const Place& p = places[pi];
         return Router::Box{p.x, p.y, p.x + p.w, p.y + p.h};
@@ -284,7 +284,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
 
 void write_roads(ClassGrid& classes, const RoadsResult& roads, const std::vector<Place>& places,
                  const RoadSettings& settings) {
-    const std::vector<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
+    const GridCells<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
     for (const Road& r : roads.roads)
         for (std::size_t i = 0; i < r.cells.size(); ++i) {
             const std::uint32_t c = r.cells[i];

@@ -86,7 +86,7 @@ inline std::uint16_t cost_units(double cost) {
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const RoadSettings& settings,
                         const std::vector<bool>& walkable,
-                        const std::vector<std::uint8_t>& discounted);
+                        std::span<const std::uint8_t> discounted);
 
 RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const std::vector<PlaceRule>& rules,

@@ -59,7 +59,7 @@ Router::Lent Router::lend(std::size_t cells) {
 }
 
 Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
-                    const std::vector<std::uint8_t>& target, const std::vector<Box>& boxes,
+                    std::span<const std::uint8_t> target, const std::vector<Box>& boxes,
                     RouteWeight weight) {
     const std::size_t n = static_cast<std::size_t>(grid.width) * grid.height;
     if (dist_.size() != n) {

@@ -24,8 +24,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
+
+#include "core/grid.hpp"
 
 namespace tilegen {
 
@@ -33,10 +36,11 @@ inline constexpr std::uint16_t kBlocked = 0xFFFF;
 
 struct CostGrid {
     int width = 0, height = 0;
-    std::vector<std::uint16_t> cost; // per cell: cost of entering by a step; kBlocked: never
-    std::vector<std::uint8_t> span;  // per cell: 1 = water a bridge may span (never stepped on)
-    int max_bridge = 0;              // longest span in cells; 0: no bridges; range 0..32
-    std::uint32_t bridge_cost = 16;  // per spanned cell
+    // Map-sized, so from the grid pool (grid.hpp: reused between stages, not paged in afresh).
+    GridCells<std::uint16_t> cost;  // per cell: cost of entering by a step; kBlocked: never
+    GridCells<std::uint8_t> span;   // per cell: 1 = water a bridge may span (never stepped on)
+    int max_bridge = 0;             // longest span in cells; 0: no bridges; range 0..32
+    std::uint32_t bridge_cost = 16; // per spanned cell
     // Bounds on the costs of the cells that are not blocked: 0 = not known (the router scans the
     // grid). min_cost must not exceed, max_cost not fall below, any such cell's cost (blocking
     // more cells keeps them valid).
@@ -153,7 +157,7 @@ class Router {
         int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     };
     [[nodiscard]] Route route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
-                              const std::vector<std::uint8_t>& target,
+                              std::span<const std::uint8_t> target,
                               const std::vector<Box>& boxes = {}, RouteWeight weight = {});
 
     // The buffers route() uses, lent to a search of its own (reachability's connect search) so a
@@ -170,9 +174,9 @@ class Router {
     std::uint64_t explored() const { return explored_; }
 
   private:
-    std::vector<std::uint32_t> dist_;  // per cell: cost so far, bit 31 set once expanded (closed);
-                                       // 0xFFFFFFFF: not reached
-    std::vector<std::uint8_t> parent_; // bits 0-1: direction back to the parent; 2-7: jump length
+    GridCells<std::uint32_t> dist_;  // per cell: cost so far, bit 31 set once expanded (closed);
+                                     // 0xFFFFFFFF: not reached
+    GridCells<std::uint8_t> parent_; // bits 0-1: direction back to the parent; 2-7: jump length
     std::vector<std::uint32_t> touched_; // cells reached by the call (reset to unreached after it)
     BucketQueue queue_;
     std::uint64_t explored_ = 0;

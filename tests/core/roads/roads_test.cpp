@@ -305,7 +305,7 @@ std::vector<Road> loops_on_fresh_grids(const RoadCase& rc, const RoadsResult& re
             if (r.bridged[i]) bridge[r.cells[i]] = 1;
         }
     };
-    const std::vector<std::uint8_t> fp = place_mask(w, rc.classes.height(), places);
+    const auto fp = place_mask(w, rc.classes.height(), places);
     // Tree road cells as build_roads marks them: all but footprints and the network cell each
     // starts on.
     for (const Road& r : res.roads)
@@ -391,7 +391,7 @@ TEST_CASE("roads: a least-cost network touching every place, bridges over water 
             CHECK(made_loops[i].cost == fresh[i].cost);
         }
         const int w = rc.classes.width();
-        const std::vector<std::uint8_t> fp = place_mask(w, rc.classes.height(), rc.places.places);
+        const auto fp = place_mask(w, rc.classes.height(), rc.places.places);
         std::vector<std::uint8_t> built(rc.classes.size(), 0), built_bridge(rc.classes.size(), 0);
         std::set<std::pair<int, int>> edges; // places joined by a road so far
         for (const Road& road : res.roads) {
@@ -579,7 +579,7 @@ TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from eac
                 }
             }
         }
-        CHECK(r.label == label);
+        CHECK(std::vector<std::int32_t>(r.label.begin(), r.label.end()) == label);
         CHECK(r.size == size);
     }
 }
