@@ -17,7 +17,8 @@
 // may stand on (its classes, inside the world's bounds); the candidates, block row by block row in
 // parallel (a block with no allowed and unoccupied cell is skipped before any hashing; occupancy
 // of the earlier rules is a bitset, one bit per cell); each candidate's conflicts, found once from
-// the block rows within its reach (candidates of a row are in block order, indexed per block);
+// the block rows within its reach (candidates of a row are in block order, so one sweep per row
+// finds them);
 // then the rounds, each two passes (mark, then apply, so no pass reads what it writes) over the
 // live candidates, which are kept per block row and shrink every round. A candidate's list holds
 // only the rivals that outrank it: a rival it outranks cannot be placed while it is live (that
@@ -301,11 +302,10 @@ struct Placer {
     }
 
     // Candidates of the current rule: attempts that passed every test but the rule's own spacing
-    // and overlaps, by block row, each row in block order, `first` indexing its blocks.
+    // and overlaps, by block row, each row in block order.
     struct Candidates {
-        std::vector<std::vector<Candidate>> rows;      // per block row
-        std::vector<std::vector<std::uint32_t>> first; // per block row: nbx + 1 starts
-        std::vector<std::vector<std::uint8_t>> mark;   // per block row: scratch of a round's pass
+        std::vector<std::vector<Candidate>> rows;    // per block row
+        std::vector<std::vector<std::uint8_t>> mark; // per block row: scratch of a round's pass
         // Candidate i of block row r is number offset[r] + i of all rows (state, rivals).
         std::vector<std::uint32_t> offset;
         std::vector<std::uint8_t> state; // per candidate: kLive, kPlaced, kOut
@@ -316,20 +316,40 @@ struct Placer {
         std::vector<std::vector<std::uint32_t>> rival_start;
     };
 
-    // The rivals of block row r's candidates.
+    // The rivals of block row r's candidates: for each, the candidates whose block lies within the
+    // rule's range of it that outrank it and conflict with it. The row's candidates come in block
+    // order, so their windows only move right: per neighbouring block row, a pointer to its first
+    // candidate not left of the window only advances (no per-block index).
     void rivals_of_row(const RulePlan& rp, const Layout& l, int r, Candidates& cs) const {
         const auto& row = cs.rows[static_cast<std::size_t>(r)];
         auto& list = cs.rivals[static_cast<std::size_t>(r)];
         auto& start = cs.rival_start[static_cast<std::size_t>(r)];
         start.assign(row.size() + 1, 0);
         list.reserve(row.size() * 2);
+        const int range = rp.geometry.range();
+        const int reach = range / l.block + 1; // block rows r - reach .. r + reach
+        std::vector<std::uint32_t> next(static_cast<std::size_t>(2 * reach + 1), 0);
         for (std::size_t i = 0; i < row.size(); ++i) {
             start[i] = static_cast<std::uint32_t>(list.size());
             const Candidate& c = row[i];
-            for_each_neighbour(rp, l, cs, c, [&](const Candidate& o, std::uint32_t number) {
-                if (outranks(o, c) && conflict(rp, c, o)) list.push_back(number);
-                return true;
-            });
+            const auto lbx0 = static_cast<std::uint32_t>(l.block_x(std::max(0, c.x - range)));
+            const auto lbx1 = static_cast<std::uint32_t>(l.block_x(std::min(l.w - 1, c.x + range)));
+            const int lby0 = l.block_y(std::max(0, c.y - range)),
+                      lby1 = l.block_y(std::min(l.h - 1, c.y + range));
+            for (int by = lby0; by <= lby1; ++by) {
+                const auto& other = cs.rows[static_cast<std::size_t>(by)];
+                const std::uint32_t offset = cs.offset[static_cast<std::size_t>(by)];
+                // Block numbers of row `by` are row_start + its block column.
+                const std::uint32_t row_start =
+                    static_cast<std::uint32_t>(by) * static_cast<std::uint32_t>(l.nbx);
+                std::uint32_t& p = next[static_cast<std::size_t>(by - r + reach)];
+                while (p < other.size() && other[p].block < row_start + lbx0)
+                    ++p;
+                for (std::uint32_t q = p; q < other.size() && other[q].block <= row_start + lbx1;
+                     ++q)
+                    if (outranks(other[q], c) && conflict(rp, c, other[q]))
+                        list.push_back(offset + q);
+            }
         }
         start[row.size()] = static_cast<std::uint32_t>(list.size());
     }
@@ -339,8 +359,6 @@ struct Placer {
     void candidates_of_row(const RulePlan& rp, const Layout& l, int lby, Candidates& c) const {
         std::vector<Candidate>& row = c.rows[static_cast<std::size_t>(lby)];
         row.reserve(static_cast<std::size_t>(l.nbx) / 4);
-        std::vector<std::uint32_t>& first = c.first[static_cast<std::size_t>(lby)];
-        first.assign(static_cast<std::size_t>(l.nbx) + 1, 0);
         const long long by = l.by0 + lby;
         const int gy0 = std::max(0, l.oy + lby * l.block),
                   gy1 = std::min(h, l.oy + (lby + 1) * l.block);
@@ -352,11 +370,7 @@ struct Placer {
             for (int i = 0; i < words; ++i)
                 any[static_cast<std::size_t>(i)] |= a[i] & ~o[i];
         }
-        int lbx = 0; // blocks before it have their starts
-        auto open_block = [&](int upto) {
-            for (; lbx <= upto; ++lbx)
-                first[static_cast<std::size_t>(lbx)] = static_cast<std::uint32_t>(row.size());
-        };
+        int lbx = 0; // blocks before it are done
         for (int i = 0; i < words; ++i) {
             const int base = i * 64;
             std::uint64_t bits = any[static_cast<std::size_t>(i)];
@@ -364,13 +378,12 @@ struct Placer {
             if (next_x > base) bits = next_x >= base + 64 ? 0 : bits & (~0ull << (next_x - base));
             while (bits) {
                 const int b = l.block_x(base + __builtin_ctzll(bits));
-                open_block(b);
+                lbx = b + 1;
                 const int end_x = l.ox + (b + 1) * l.block;
                 bits = end_x >= base + 64 ? 0 : bits & (~0ull << (end_x - base));
                 block_candidates(rp, l, l.bx0 + b, by, b, lby, row);
             }
         }
-        open_block(l.nbx);
     }
 
     // Block (bx, by) (world; lbx, lby in the grid): its two attempts at hashed cells of it, in
@@ -400,26 +413,6 @@ struct Placer {
             out.push_back({priority, static_cast<std::uint32_t>(lby * l.nbx + lbx), x, y,
                            static_cast<std::uint16_t>(k)});
             return; // one candidate per block: its first attempt that passes
-        }
-    }
-
-    // Calls f(other, its number) for every candidate whose block lies within the rule's range of c
-    // (c itself included).
-    template <class F>
-    static void for_each_neighbour(const RulePlan& rp, const Layout& l, const Candidates& cs,
-                                   const Candidate& c, F&& f) {
-        const int range = rp.geometry.range();
-        const int lbx0 = l.block_x(std::max(0, c.x - range)),
-                  lbx1 = l.block_x(std::min(l.w - 1, c.x + range));
-        const int lby0 = l.block_y(std::max(0, c.y - range)),
-                  lby1 = l.block_y(std::min(l.h - 1, c.y + range));
-        for (int by = lby0; by <= lby1; ++by) {
-            const auto& row = cs.rows[static_cast<std::size_t>(by)];
-            const auto& first = cs.first[static_cast<std::size_t>(by)];
-            const std::uint32_t offset = cs.offset[static_cast<std::size_t>(by)];
-            for (std::uint32_t i = first[static_cast<std::size_t>(lbx0)];
-                 i < first[static_cast<std::size_t>(lbx1) + 1]; ++i)
-                if (!f(row[i], offset + i)) return;
         }
     }
 
@@ -517,7 +510,6 @@ struct Placer {
         const Layout l(w, h, frame, rp.geometry);
         Candidates cs;
         cs.rows.resize(static_cast<std::size_t>(l.nby));
-        cs.first.resize(static_cast<std::size_t>(l.nby));
         cs.mark.resize(static_cast<std::size_t>(l.nby));
         cs.rivals.resize(static_cast<std::size_t>(l.nby));
         cs.rival_start.resize(static_cast<std::size_t>(l.nby));
