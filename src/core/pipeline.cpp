@@ -709,21 +709,36 @@ bool places_objects(const Run& run) {
     return run.project.sprites && !run.project.recipe.objects.empty();
 }
 
-// The maps the run computes: those the classes are cut from (none with a given class map) and the
-// objects' density maps, in recipe order (compute_map adds what they combine).
+// The maps the noise stage computes: those the classes are cut from (none with a given class map)
+// and the rivers' rain map, in recipe order (compute_map adds what they combine). The objects'
+// density maps wait for the objects stage (density_maps_needed): made after the hydrology, they
+// take the blocks its temporaries left in the grid pool instead of fresh pages, and they are not
+// alive during its peak.
 std::vector<std::string> maps_needed(const Run& run) {
     const Recipe& recipe = run.project.recipe;
     std::vector<std::string> wanted;
     if (!run.options.classes) wanted = class_maps(recipe);
     if (!run.options.classes && recipe.rivers && !recipe.rivers->rain.empty())
         wanted.push_back(recipe.rivers->rain);
-    if (places_objects(run))
-        for (const ObjectRule& rule : recipe.objects)
-            if (!rule.density.empty()) wanted.push_back(rule.density);
     std::vector<std::string> needed;
     for (const MapDefinition& def : recipe.maps)
         if (std::find(wanted.begin(), wanted.end(), def.name) != wanted.end())
             needed.push_back(def.name);
+    return needed;
+}
+
+// The objects' density maps the run has not computed yet, in recipe order.
+std::vector<std::string> density_maps_needed(const Run& run) {
+    const Recipe& recipe = run.project.recipe;
+    std::vector<std::string> needed;
+    for (const MapDefinition& def : recipe.maps) {
+        const bool density =
+            std::any_of(recipe.objects.begin(), recipe.objects.end(),
+                        [&](const ObjectRule& o) { return o.density == def.name; });
+        const bool computed = std::any_of(run.result.maps.begin(), run.result.maps.end(),
+                                          [&](const auto& m) { return m.first == def.name; });
+        if (density && !computed) needed.push_back(def.name);
+    }
     return needed;
 }
 
@@ -1041,8 +1056,12 @@ void clean_up(Run& run) {
 // objects: sprites on the classes, guided by the density maps.
 void place_sprites(Run& run) {
     GenerateResult& r = run.result;
-    // The noise stage computed every density map over the whole class grid (place_objects throws
-    // std::logic_error on a missing or smaller one: a bug, never a fallback).
+    // The density maps the noise stage did not compute, over the whole class grid (place_objects
+    // throws std::logic_error on a missing or smaller one: a bug, never a fallback).
+    for (const std::string& name : density_maps_needed(run))
+        r.maps.emplace_back(name,
+                            compute_map(run.project.recipe, name, r.seed, run.width, run.height,
+                                        Region{0, 0, run.width, run.height}, run.options.threads));
     // Nothing stands on an overlay terrain (rivers, lakes, waterfalls).
     std::vector<ObjectRule> rules = run.project.recipe.objects;
     for (ObjectRule& rule : rules)
