@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/grid.hpp"
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
 
@@ -150,11 +151,11 @@ class ShareKeeper {
     // the threads) the first time they are asked for, then kept current: every cell that moves
     // adds itself and its 8 neighbours (a cell may be listed more than once; the candidates it
     // gives are checked when taken).
-    const std::vector<std::uint32_t>& border_cells() {
+    const GridCells<std::uint32_t>& border_cells() {
         if (border_ready_) return border_;
         const int w = g_.width(), h = g_.height();
         const int bands = std::clamp(threads_, 1, h);
-        std::vector<std::vector<std::uint32_t>> per_band(static_cast<std::size_t>(bands));
+        std::vector<GridCells<std::uint32_t>> per_band(static_cast<std::size_t>(bands));
         parallel_for(bands, bands, [&](int begin, int end) {
             std::vector<std::uint8_t> border(static_cast<std::size_t>(w));
             for (int band = begin; band < end; ++band) {
@@ -170,6 +171,10 @@ class ShareKeeper {
                 }
             }
         });
+        std::size_t total = 0;
+        for (const auto& band : per_band)
+            total += band.size();
+        border_.reserve(total);
         for (const auto& band : per_band)
             border_.insert(border_.end(), band.begin(), band.end());
         border_ready_ = true;
@@ -353,7 +358,7 @@ class ShareKeeper {
 
     // Runs body(part, begin, end) over `parts` slices of the border cells, one per thread.
     template <class Body> void over_border(int parts, Body&& body) {
-        const std::vector<std::uint32_t>& cells = border_cells();
+        const GridCells<std::uint32_t>& cells = border_cells();
         const auto n = static_cast<std::int64_t>(cells.size());
         parallel_for(parts, parts, [&](int begin, int end) {
             for (int part = begin; part < end; ++part)
@@ -491,7 +496,8 @@ class ShareKeeper {
     std::array<double, kClassSlots> want_{};
     std::vector<std::int64_t> seen_, stack_;
     std::unordered_set<std::int64_t> seen_set_;
-    std::vector<std::uint32_t> border_; // see border_cells (a map has at most 2^32 cells)
+    // See border_cells (a map has at most 2^32 cells); map-sized, so from the grid pool.
+    GridCells<std::uint32_t> border_;
     bool border_ready_ = false;
     bool logging_ = false;
     std::vector<std::pair<std::int64_t, ClassId>> log_; // (cell, its class before) per move
