@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 
 #include "core/parallel.hpp"
@@ -274,8 +275,8 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
     FlowField f;
     const int w = level.width(), h = level.height();
     const std::size_t n = level.size();
-    f.filled = Grid<std::uint16_t>::uninitialised(w, h);
     if (n == 0) {
+        f.filled = Grid<std::uint16_t>(w, h);
         f.down = Grid<std::uint8_t>(w, h);
         f.level = std::move(level);
         return f;
@@ -290,40 +291,43 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
     const std::uint32_t* basin = f.basin.cells().data();
 
     // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
-    const BasinPairs pairs = basin_pairs(level, f.basin);
-    std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
-        last_member(basins);
-    for (std::uint32_t b = 0; b < basins; ++b) {
-        parent[b] = b;
-        last_member[b] = b;
-    }
-    auto find = [&](std::uint32_t b) {
-        while (parent[b] != b) {
-            parent[b] = parent[parent[b]];
-            b = parent[b];
-        }
-        return b;
-    };
+    // The pairs (the stage's largest temporary) are freed as soon as the tree is known.
     std::vector<BasinPair> tree; // the joining pairs
     tree.reserve(basins);
     std::vector<std::uint16_t> water(basins, 0);
-    std::uint32_t ocean = 0;
-    for (std::size_t i = 0; i < pairs.size() && tree.size() + 1 < basins; ++i) {
-        const BasinPair& e = pairs[i];
-        const std::uint32_t a = find(e.a), b = find(e.b);
-        if (a == b) continue;
-        tree.push_back(e);
-        if (a == ocean || b == ocean)
-            for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
-                water[m] = e.cost;
-        // Union by size; the members' lists are joined.
-        std::uint32_t big = a, small = b;
-        if (size[big] < size[small]) std::swap(big, small);
-        parent[small] = big;
-        size[big] += size[small];
-        next_member[last_member[big]] = small;
-        last_member[big] = last_member[small];
-        if (small == ocean) ocean = big;
+    {
+        const BasinPairs pairs = basin_pairs(level, f.basin);
+        std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
+            last_member(basins);
+        for (std::uint32_t b = 0; b < basins; ++b) {
+            parent[b] = b;
+            last_member[b] = b;
+        }
+        auto find = [&](std::uint32_t b) {
+            while (parent[b] != b) {
+                parent[b] = parent[parent[b]];
+                b = parent[b];
+            }
+            return b;
+        };
+        std::uint32_t ocean = 0;
+        for (std::size_t i = 0; i < pairs.size() && tree.size() + 1 < basins; ++i) {
+            const BasinPair& e = pairs[i];
+            const std::uint32_t a = find(e.a), b = find(e.b);
+            if (a == b) continue;
+            tree.push_back(e);
+            if (a == ocean || b == ocean)
+                for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
+                    water[m] = e.cost;
+            // Union by size; the members' lists are joined.
+            std::uint32_t big = a, small = b;
+            if (size[big] < size[small]) std::swap(big, small);
+            parent[small] = big;
+            size[big] += size[small];
+            next_member[last_member[big]] = small;
+            last_member[big] = last_member[small];
+            if (small == ocean) ocean = big;
+        }
     }
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
     std::vector<std::uint32_t> degree(static_cast<std::size_t>(basins) + 1, 0);
@@ -384,6 +388,8 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
         }
     }
 
+    // Allocated only now: the pairs' memory (freed above) serves it.
+    f.filled = Grid<std::uint16_t>::uninitialised(w, h);
     std::uint16_t* filled = f.filled.cells().data();
     parallel_for(h, threads, [&](int y0, int y1) {
         const std::size_t end = static_cast<std::size_t>(y1) * static_cast<std::size_t>(w);
@@ -415,56 +421,69 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
     const int w = down_grid.width(), h = down_grid.height();
     const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
     // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree (bits 3..5) and
-    // the drain code (bits 0..2), so each step of a walk touches one word. Cell n (past the end)
-    // is an idle walk's.
+    // the drain code (bits 0..2), so each step of a walk touches one word. The words live in the
+    // result's own cells (bit patterns copied in and out with memcpy: no second map-sized
+    // buffer) and become the counts in place at the end.
     constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kWalked = 1u << 6,
                             kCountShift = 7, kOne = 1u << kCountShift;
-    Grid<std::uint32_t> state = Grid<std::uint32_t>::uninitialised(w, h);
-    Grid<std::uint32_t> sources = Grid<std::uint32_t>::uninitialised(w, h);
-    std::uint32_t* st = state.cells().data();
-    std::uint32_t* source = sources.cells().data();
+    Grid<float> acc = Grid<float>::uninitialised(w, h);
+    float* a = acc.cells().data();
+    auto load = [a](std::size_t c) {
+        std::uint32_t v;
+        std::memcpy(&v, a + c, sizeof v);
+        return v;
+    };
+    auto store = [a](std::size_t c, std::uint32_t v) { std::memcpy(a + c, &v, sizeof v); };
     const std::uint8_t* down = down_grid.cells().data();
-    // Blocks of rows on `threads` threads; each lists its sources (cells nothing drains into) from
-    // its first row's place in `sources`, and the lists are then joined in reading order.
-    std::vector<std::size_t> found(static_cast<std::size_t>(h), 0); // per block, at its first row
+    // The sources (cells nothing drains into) as bits, one row in row_words 64-bit words (a
+    // block of rows writes whole words of its own), taken in reading order.
+    const std::size_t row_words = (uw + 63) / 64;
+    std::vector<std::uint64_t> is_source(row_words * static_cast<std::size_t>(h), 0);
     const std::vector<std::uint8_t> none(uw, kDrainPit); // the rows above and below the map
     parallel_for(h, threads, [&](int y_begin, int y_end) {
-        std::vector<std::uint8_t> in(uw);
-        std::size_t source_count = static_cast<std::size_t>(y_begin) * uw;
+        std::vector<std::uint8_t> in(row_words * 64, 1); // past the row: no source
+        std::vector<std::uint32_t> words(uw);
         for (std::size_t y = static_cast<std::size_t>(y_begin); y < static_cast<std::size_t>(y_end);
              ++y) {
             const std::uint8_t* mid = down + y * uw;
             in_degree_row(y > 0 ? mid - uw : none.data(), mid,
                           y + 1 < static_cast<std::size_t>(h) ? mid + uw : none.data(), in.data(),
                           uw);
-            std::uint32_t* out = st + y * uw;
             for (std::size_t x = 0; x < uw; ++x) // vector code
-                out[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
-            for (std::size_t x = 0; x < uw; ++x) {
-                source[source_count] = static_cast<std::uint32_t>(y * uw + x);
-                source_count += in[x] == 0 ? 1 : 0;
+                words[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
+            std::memcpy(a + y * uw, words.data(), uw * sizeof(std::uint32_t));
+            std::uint64_t* bits = is_source.data() + y * row_words;
+            for (std::size_t k = 0; k < row_words; ++k) {
+                std::uint64_t m = 0;
+                for (std::size_t b = 0; b < 64; ++b) // vector code
+                    m |= std::uint64_t{in[k * 64 + b] == 0} << b;
+                bits[k] = m;
             }
         }
-        found[static_cast<std::size_t>(y_begin)] =
-            source_count - static_cast<std::size_t>(y_begin) * uw;
     });
-    std::size_t source_count = 0;
-    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
-        std::memmove(source + source_count, source + y * uw, found[y] * sizeof(std::uint32_t));
-        source_count += found[y];
-    }
     // Walks down from the sources, each on while the next cell has all its inflows in. One walk
     // waits at every step for the word it loads; kWalks walks advanced in turn overlap those waits.
     // Whole numbers: the order they are added in does not matter.
     constexpr int kWalks = 4;
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
     std::uint32_t cell[kWalks], word[kWalks];
-    std::size_t next_source = 0;
+    std::size_t at_word = 0, at_row = 0, at_column = 0; // the source bits taken from
+    std::uint64_t bits = is_source.empty() ? 0 : is_source[0];
     auto take_source = [&](int k) {
-        const bool left = next_source < source_count;
-        cell[k] = left ? source[next_source] : static_cast<std::uint32_t>(n);
-        word[k] = left ? st[cell[k]] : kDrainOff | kWalked;
-        next_source += left ? 1 : 0;
+        while (bits == 0 && at_word + 1 < is_source.size()) {
+            bits = is_source[++at_word];
+            at_column += 64;
+            if (at_column >= uw) {
+                at_column = 0;
+                ++at_row;
+            }
+        }
+        const bool left = bits != 0;
+        const std::size_t c =
+            at_row * uw + at_column + static_cast<std::size_t>(std::countr_zero(bits));
+        bits &= bits - 1;
+        cell[k] = left ? static_cast<std::uint32_t>(c) : static_cast<std::uint32_t>(n);
+        word[k] = left ? load(c) : kDrainOff | kWalked;
     };
     for (int k = 0; k < kWalks; ++k)
         take_source(k);
@@ -478,10 +497,10 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
                 continue;
             }
             const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3]);
-            std::uint32_t u = st[t] + (s & ~(kOne - 1)) - (1u << kInShift);
+            std::uint32_t u = load(t) + (s & ~(kOne - 1)) - (1u << kInShift);
             const bool on = (u & kInMask) == 0;
             u |= on ? kWalked : 0u;
-            st[t] = u;
+            store(t, u);
             if (on) {
                 cell[k] = t;
                 word[k] = u;
@@ -490,12 +509,14 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
             }
         }
     }
-    Grid<float> acc = Grid<float>::uninitialised(w, h);
-    float* a = acc.cells().data();
     parallel_for(h, threads, [&](int y0, int y1) {
-        for (std::size_t c = static_cast<std::size_t>(y0) * uw;
-             c < static_cast<std::size_t>(y1) * uw; ++c)
-            a[c] = static_cast<float>(st[c] >> kCountShift);
+        std::vector<std::uint32_t> words(uw);
+        for (std::size_t y = static_cast<std::size_t>(y0); y < static_cast<std::size_t>(y1); ++y) {
+            float* row = a + y * uw;
+            std::memcpy(words.data(), row, uw * sizeof(std::uint32_t));
+            for (std::size_t x = 0; x < uw; ++x) // vector code
+                row[x] = static_cast<float>(words[x] >> kCountShift);
+        }
     });
     return acc;
 }

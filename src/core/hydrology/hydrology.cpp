@@ -295,7 +295,10 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     const std::size_t n = heights.size();
     FlowField f = flood_basins(quantise_heights(heights, threads), threads);
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
-    f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
+    // Only the drainage is read from here on: the rest's memory serves the accumulation.
+    f.basin = Grid<std::uint32_t>();
+    f.level = Grid<std::uint16_t>();
+    f.filled = Grid<std::uint16_t>();
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
         return lakes && out.lake_mask.cells()[static_cast<std::size_t>(c)] != 0;
