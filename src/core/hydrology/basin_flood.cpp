@@ -525,15 +525,13 @@ Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int t
     const int w = f.down.width(), h = f.down.height();
     const std::size_t n = f.down.size();
     if (!rain && n <= (std::size_t{1} << 24)) return count_upstream(f.down, threads);
-    Grid<float> acc = Grid<float>::uninitialised(w, h);
+    return accumulate_rain(f, rain ? *rain : Grid<float>(w, h, 1.0f));
+}
+
+Grid<float> accumulate_rain(const FlowField& f, Grid<float> acc) {
+    const int w = f.down.width(), h = f.down.height();
+    const std::size_t n = f.down.size();
     float* a = acc.cells().data();
-    if (rain) {
-        const float* r = rain->cells().data();
-        for (std::size_t i = 0; i < n; ++i)
-            a[i] = r[i];
-    } else {
-        std::fill_n(a, n, 1.0f);
-    }
     const std::uint8_t* down = f.down.cells().data();
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
     Grid<std::uint8_t> indeg_grid(w, h, 0);

@@ -70,6 +70,10 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1);
 // nothing drains into, taken in reading order, so the float sums are the same every run.
 Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int threads = 1);
 
+// flow_accumulation's walks in reading order over a rain grid given by value (the same size as
+// f.down), summed in its own cells: no second map-sized grid.
+Grid<float> accumulate_rain(const FlowField& f, Grid<float> rain);
+
 // The number of cells draining through each cell (itself included) of a drainage grid (Drain
 // values, no pits), as whole numbers in floats; at most 2^25 - 1 cells.
 Grid<float> count_upstream(const Grid<std::uint8_t>& down, int threads = 1);

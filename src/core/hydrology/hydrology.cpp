@@ -316,7 +316,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
         float* wv = weights.cells().data();
         for (std::size_t i = 0; i < n; ++i)
             wv[i] = std::max(rv[i], 0.0f) * scale;
-        acc_grid = flow_accumulation(f, &weights);
+        acc_grid = accumulate_rain(f, std::move(weights));
     } else {
         acc_grid = flow_accumulation(f, nullptr, threads);
     }
