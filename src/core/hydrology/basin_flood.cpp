@@ -271,12 +271,12 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
     return pairs;
 }
 
-FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
+FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled) {
     FlowField f;
     const int w = level.width(), h = level.height();
     const std::size_t n = level.size();
     if (n == 0) {
-        f.filled = Grid<std::uint16_t>(w, h);
+        if (with_filled) f.filled = Grid<std::uint16_t>(w, h);
         f.down = Grid<std::uint8_t>(w, h);
         f.level = std::move(level);
         return f;
@@ -389,14 +389,16 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
     }
 
     // Allocated only now: the pairs' memory (freed above) serves it.
-    f.filled = Grid<std::uint16_t>::uninitialised(w, h);
-    std::uint16_t* filled = f.filled.cells().data();
-    parallel_for(h, threads, [&](int y0, int y1) {
-        const std::size_t end = static_cast<std::size_t>(y1) * static_cast<std::size_t>(w);
-        for (std::size_t c = static_cast<std::size_t>(y0) * static_cast<std::size_t>(w); c < end;
-             ++c)
-            filled[c] = std::max(lv[c], water[basin[c]]);
-    });
+    if (with_filled) {
+        f.filled = Grid<std::uint16_t>::uninitialised(w, h);
+        std::uint16_t* filled = f.filled.cells().data();
+        parallel_for(h, threads, [&](int y0, int y1) {
+            const std::size_t end = static_cast<std::size_t>(y1) * static_cast<std::size_t>(w);
+            for (std::size_t c = static_cast<std::size_t>(y0) * static_cast<std::size_t>(w);
+                 c < end; ++c)
+                filled[c] = std::max(lv[c], water[basin[c]]);
+        });
+    }
 
     // 5. Depressions: basins of the same water level W joined by a pair below W. The tree's pairs
     // are enough: Kruskal met any such pair when its basins were already joined by tree pairs of

@@ -60,8 +60,9 @@ using BasinPairs = GridCells<BasinPair>;
 BasinPairs basin_pairs(const Grid<std::uint16_t>& level, const Grid<std::uint32_t>& basin);
 
 // The whole flood. The FlowField also gets each basin's water level, depression (the lowest
-// basin of its group, see step 5) and pit.
-FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1);
+// basin of its group, see step 5) and pit. Without `with_filled`, `filled` is left empty (a
+// map-sized grid less: the filled level of a cell is max(level, water[basin])).
+FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1, bool with_filled = true);
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into
 // it. Without rain on maps of at most 2^24 cells every sum is a whole number below 2^24 (exact in
