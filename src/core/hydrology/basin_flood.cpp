@@ -140,6 +140,42 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
 }
 
+// The cells whose bits are set, in reading order, from rows of `row_words` 64-bit words (bit b
+// of a row's word k: column 64 k + b); `none` after the last. The refill is out of line, so the
+// callers' loops stay small (count_upstream's walks stay in registers).
+class SourceBits {
+  public:
+    SourceBits(const std::vector<std::uint64_t>& bits, std::size_t width, std::size_t row_words,
+               std::size_t none)
+        : words_(bits), width_(width), row_words_(row_words), none_(none),
+          bits_(bits.empty() ? 0 : bits[0]) {}
+    std::size_t next() {
+        if (bits_ == 0 && !refill()) return none_;
+        const std::size_t c = base_ + static_cast<std::size_t>(std::countr_zero(bits_));
+        bits_ &= bits_ - 1;
+        return c;
+    }
+
+  private:
+    [[gnu::noinline]] bool refill() {
+        while (bits_ == 0) {
+            if (at_ + 1 >= words_.size()) return false;
+            ++at_;
+            base_ += 64;
+            if (++column_ == row_words_) { // the next row
+                column_ = 0;
+                base_ = at_ / row_words_ * width_;
+            }
+            bits_ = words_[at_];
+        }
+        return true;
+    }
+    const std::vector<std::uint64_t>& words_;
+    std::size_t width_, row_words_, none_;
+    std::size_t at_ = 0, column_ = 0, base_ = 0; // the word at_, its column of words, cell of bit 0
+    std::uint64_t bits_;
+};
+
 // Grows `pairs` (its first `used` entries kept) when fewer than `more` entries are left.
 void make_room(BasinPairs& pairs, std::size_t used, std::size_t more) {
     if (used + more <= pairs.size()) return;
@@ -469,22 +505,11 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
     constexpr int kWalks = 4;
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
     std::uint32_t cell[kWalks], word[kWalks];
-    std::size_t at_word = 0, at_row = 0, at_column = 0; // the source bits taken from
-    std::uint64_t bits = is_source.empty() ? 0 : is_source[0];
+    SourceBits sources(is_source, uw, row_words, n);
     auto take_source = [&](int k) {
-        while (bits == 0 && at_word + 1 < is_source.size()) {
-            bits = is_source[++at_word];
-            at_column += 64;
-            if (at_column >= uw) {
-                at_column = 0;
-                ++at_row;
-            }
-        }
-        const bool left = bits != 0;
-        const std::size_t c =
-            at_row * uw + at_column + static_cast<std::size_t>(std::countr_zero(bits));
-        bits &= bits - 1;
-        cell[k] = left ? static_cast<std::uint32_t>(c) : static_cast<std::uint32_t>(n);
+        const std::size_t c = sources.next();
+        const bool left = c != n;
+        cell[k] = static_cast<std::uint32_t>(c);
         word[k] = left ? load(c) : kDrainOff | kWalked;
     };
     for (int k = 0; k < kWalks; ++k)
