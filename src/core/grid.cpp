@@ -41,7 +41,9 @@ void* map_block(std::size_t size) {
 // the smallest kept block that holds it, and the rest of that block stays kept (split_block), so a
 // small temporary between large grids costs no fresh pages; freed blocks next to a kept one join it
 // (join_neighbours), so the pieces of a split block serve a large grid again. When no kept block
-// fits, a fresh one is mapped and kept blocks, largest first, are returned to the system until
+// fits but the kept blocks add up to the size, their pages are moved into one new range
+// (gather_kept: no clearing). Otherwise a fresh one is mapped and kept blocks, largest first, are
+// returned to the system until
 // the live and kept blocks together are no larger than the largest set of live grids so far
 // (trim_kept): the process never holds more than that. Like malloc's free lists, this is
 // process-wide; it never changes what a grid contains.
@@ -113,6 +115,35 @@ void trim_kept(KeptBlocks& k) {
     }
 }
 
+// When no kept block holds `size` bytes but the kept blocks together do: a fresh range whose
+// pages are moved in from kept blocks, largest first (mremap moves pages with their contents: no
+// clearing), so pieces of freed grids serve a larger one; nullptr when they do not add up.
+void* gather_kept(KeptBlocks& k, std::size_t size) {
+    if (k.kept_bytes < size) return nullptr;
+    void* p = map_block(size);
+    if (!p) return nullptr;
+    const auto start = reinterpret_cast<std::uintptr_t>(p);
+    for (std::size_t at = 0; at < size && !k.free.empty();) {
+        std::size_t largest = 0;
+        for (std::size_t i = 1; i < k.free.size(); ++i)
+            if (k.free[i].size > k.free[largest].size) largest = i;
+        const Block b = k.free[largest];
+        const std::size_t take = std::min(b.size, size - at);
+        if (mremap(reinterpret_cast<void*>(b.start), take, take, MREMAP_MAYMOVE | MREMAP_FIXED,
+                   reinterpret_cast<void*>(start + at)) == MAP_FAILED)
+            break; // the rest is fresh pages
+        if (take < b.size)
+            k.free[largest] = {b.start + take, b.size - take};
+        else {
+            k.free[largest] = k.free.back();
+            k.free.pop_back();
+        }
+        k.kept_bytes -= take;
+        at += take;
+    }
+    return p;
+}
+
 } // namespace
 
 void* allocate_large(std::size_t bytes) {
@@ -125,7 +156,8 @@ void* allocate_large(std::size_t bytes) {
         p = reinterpret_cast<void*>(split_block(k.free, best, size));
         k.kept_bytes -= size;
     } else {
-        p = map_block(size);
+        p = gather_kept(k, size);
+        if (!p) p = map_block(size);
         if (!p) return nullptr;
     }
     k.live.push_back({reinterpret_cast<std::uintptr_t>(p), size});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 
 #include "core/parallel.hpp"
@@ -139,6 +140,42 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
 }
 
+// The cells whose bits are set, in reading order, from rows of `row_words` 64-bit words (bit b
+// of a row's word k: column 64 k + b); `none` after the last. The refill is out of line, so the
+// callers' loops stay small (count_upstream's walks stay in registers).
+class SourceBits {
+  public:
+    SourceBits(const std::vector<std::uint64_t>& bits, std::size_t width, std::size_t row_words,
+               std::size_t none)
+        : words_(bits), width_(width), row_words_(row_words), none_(none),
+          bits_(bits.empty() ? 0 : bits[0]) {}
+    std::size_t next() {
+        if (bits_ == 0 && !refill()) return none_;
+        const std::size_t c = base_ + static_cast<std::size_t>(std::countr_zero(bits_));
+        bits_ &= bits_ - 1;
+        return c;
+    }
+
+  private:
+    [[gnu::noinline]] bool refill() {
+        while (bits_ == 0) {
+            if (at_ + 1 >= words_.size()) return false;
+            ++at_;
+            base_ += 64;
+            if (++column_ == row_words_) { // the next row
+                column_ = 0;
+                base_ = at_ / row_words_ * width_;
+            }
+            bits_ = words_[at_];
+        }
+        return true;
+    }
+    const std::vector<std::uint64_t>& words_;
+    std::size_t width_, row_words_, none_;
+    std::size_t at_ = 0, column_ = 0, base_ = 0; // the word at_, its column of words, cell of bit 0
+    std::uint64_t bits_;
+};
+
 // Grows `pairs` (its first `used` entries kept) when fewer than `more` entries are left.
 void make_room(BasinPairs& pairs, std::size_t used, std::size_t more) {
     if (used + more <= pairs.size()) return;
@@ -270,12 +307,12 @@ BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
     return pairs;
 }
 
-FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
+FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled) {
     FlowField f;
     const int w = level.width(), h = level.height();
     const std::size_t n = level.size();
-    f.filled = Grid<std::uint16_t>::uninitialised(w, h);
     if (n == 0) {
+        if (with_filled) f.filled = Grid<std::uint16_t>(w, h);
         f.down = Grid<std::uint8_t>(w, h);
         f.level = std::move(level);
         return f;
@@ -290,40 +327,43 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
     const std::uint32_t* basin = f.basin.cells().data();
 
     // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
-    const BasinPairs pairs = basin_pairs(level, f.basin);
-    std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
-        last_member(basins);
-    for (std::uint32_t b = 0; b < basins; ++b) {
-        parent[b] = b;
-        last_member[b] = b;
-    }
-    auto find = [&](std::uint32_t b) {
-        while (parent[b] != b) {
-            parent[b] = parent[parent[b]];
-            b = parent[b];
-        }
-        return b;
-    };
+    // The pairs (the stage's largest temporary) are freed as soon as the tree is known.
     std::vector<BasinPair> tree; // the joining pairs
     tree.reserve(basins);
     std::vector<std::uint16_t> water(basins, 0);
-    std::uint32_t ocean = 0;
-    for (std::size_t i = 0; i < pairs.size() && tree.size() + 1 < basins; ++i) {
-        const BasinPair& e = pairs[i];
-        const std::uint32_t a = find(e.a), b = find(e.b);
-        if (a == b) continue;
-        tree.push_back(e);
-        if (a == ocean || b == ocean)
-            for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
-                water[m] = e.cost;
-        // Union by size; the members' lists are joined.
-        std::uint32_t big = a, small = b;
-        if (size[big] < size[small]) std::swap(big, small);
-        parent[small] = big;
-        size[big] += size[small];
-        next_member[last_member[big]] = small;
-        last_member[big] = last_member[small];
-        if (small == ocean) ocean = big;
+    {
+        const BasinPairs pairs = basin_pairs(level, f.basin);
+        std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
+            last_member(basins);
+        for (std::uint32_t b = 0; b < basins; ++b) {
+            parent[b] = b;
+            last_member[b] = b;
+        }
+        auto find = [&](std::uint32_t b) {
+            while (parent[b] != b) {
+                parent[b] = parent[parent[b]];
+                b = parent[b];
+            }
+            return b;
+        };
+        std::uint32_t ocean = 0;
+        for (std::size_t i = 0; i < pairs.size() && tree.size() + 1 < basins; ++i) {
+            const BasinPair& e = pairs[i];
+            const std::uint32_t a = find(e.a), b = find(e.b);
+            if (a == b) continue;
+            tree.push_back(e);
+            if (a == ocean || b == ocean)
+                for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
+                    water[m] = e.cost;
+            // Union by size; the members' lists are joined.
+            std::uint32_t big = a, small = b;
+            if (size[big] < size[small]) std::swap(big, small);
+            parent[small] = big;
+            size[big] += size[small];
+            next_member[last_member[big]] = small;
+            last_member[big] = last_member[small];
+            if (small == ocean) ocean = big;
+        }
     }
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
     std::vector<std::uint32_t> degree(static_cast<std::size_t>(basins) + 1, 0);
@@ -384,13 +424,17 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads) {
         }
     }
 
-    std::uint16_t* filled = f.filled.cells().data();
-    parallel_for(h, threads, [&](int y0, int y1) {
-        const std::size_t end = static_cast<std::size_t>(y1) * static_cast<std::size_t>(w);
-        for (std::size_t c = static_cast<std::size_t>(y0) * static_cast<std::size_t>(w); c < end;
-             ++c)
-            filled[c] = std::max(lv[c], water[basin[c]]);
-    });
+    // Allocated only now: the pairs' memory (freed above) serves it.
+    if (with_filled) {
+        f.filled = Grid<std::uint16_t>::uninitialised(w, h);
+        std::uint16_t* filled = f.filled.cells().data();
+        parallel_for(h, threads, [&](int y0, int y1) {
+            const std::size_t end = static_cast<std::size_t>(y1) * static_cast<std::size_t>(w);
+            for (std::size_t c = static_cast<std::size_t>(y0) * static_cast<std::size_t>(w);
+                 c < end; ++c)
+                filled[c] = std::max(lv[c], water[basin[c]]);
+        });
+    }
 
     // 5. Depressions: basins of the same water level W joined by a pair below W. The tree's pairs
     // are enough: Kruskal met any such pair when its basins were already joined by tree pairs of
@@ -415,56 +459,58 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
     const int w = down_grid.width(), h = down_grid.height();
     const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
     // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree (bits 3..5) and
-    // the drain code (bits 0..2), so each step of a walk touches one word. Cell n (past the end)
-    // is an idle walk's.
+    // the drain code (bits 0..2), so each step of a walk touches one word. The words live in the
+    // result's own cells (bit patterns copied in and out with memcpy: no second map-sized
+    // buffer) and become the counts in place at the end.
     constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kWalked = 1u << 6,
                             kCountShift = 7, kOne = 1u << kCountShift;
-    Grid<std::uint32_t> state = Grid<std::uint32_t>::uninitialised(w, h);
-    Grid<std::uint32_t> sources = Grid<std::uint32_t>::uninitialised(w, h);
-    std::uint32_t* st = state.cells().data();
-    std::uint32_t* source = sources.cells().data();
+    Grid<float> acc = Grid<float>::uninitialised(w, h);
+    float* a = acc.cells().data();
+    auto load = [a](std::size_t c) {
+        std::uint32_t v;
+        std::memcpy(&v, a + c, sizeof v);
+        return v;
+    };
+    auto store = [a](std::size_t c, std::uint32_t v) { std::memcpy(a + c, &v, sizeof v); };
     const std::uint8_t* down = down_grid.cells().data();
-    // Blocks of rows on `threads` threads; each lists its sources (cells nothing drains into) from
-    // its first row's place in `sources`, and the lists are then joined in reading order.
-    std::vector<std::size_t> found(static_cast<std::size_t>(h), 0); // per block, at its first row
+    // The sources (cells nothing drains into) as bits, one row in row_words 64-bit words (a
+    // block of rows writes whole words of its own), taken in reading order.
+    const std::size_t row_words = (uw + 63) / 64;
+    std::vector<std::uint64_t> is_source(row_words * static_cast<std::size_t>(h), 0);
     const std::vector<std::uint8_t> none(uw, kDrainPit); // the rows above and below the map
     parallel_for(h, threads, [&](int y_begin, int y_end) {
-        std::vector<std::uint8_t> in(uw);
-        std::size_t source_count = static_cast<std::size_t>(y_begin) * uw;
+        std::vector<std::uint8_t> in(row_words * 64, 1); // past the row: no source
+        std::vector<std::uint32_t> words(uw);
         for (std::size_t y = static_cast<std::size_t>(y_begin); y < static_cast<std::size_t>(y_end);
              ++y) {
             const std::uint8_t* mid = down + y * uw;
             in_degree_row(y > 0 ? mid - uw : none.data(), mid,
                           y + 1 < static_cast<std::size_t>(h) ? mid + uw : none.data(), in.data(),
                           uw);
-            std::uint32_t* out = st + y * uw;
             for (std::size_t x = 0; x < uw; ++x) // vector code
-                out[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
-            for (std::size_t x = 0; x < uw; ++x) {
-                source[source_count] = static_cast<std::uint32_t>(y * uw + x);
-                source_count += in[x] == 0 ? 1 : 0;
+                words[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
+            std::memcpy(a + y * uw, words.data(), uw * sizeof(std::uint32_t));
+            std::uint64_t* bits = is_source.data() + y * row_words;
+            for (std::size_t k = 0; k < row_words; ++k) {
+                std::uint64_t m = 0;
+                for (std::size_t b = 0; b < 64; ++b) // vector code
+                    m |= std::uint64_t{in[k * 64 + b] == 0} << b;
+                bits[k] = m;
             }
         }
-        found[static_cast<std::size_t>(y_begin)] =
-            source_count - static_cast<std::size_t>(y_begin) * uw;
     });
-    std::size_t source_count = 0;
-    for (std::size_t y = 0; y < static_cast<std::size_t>(h); ++y) {
-        std::memmove(source + source_count, source + y * uw, found[y] * sizeof(std::uint32_t));
-        source_count += found[y];
-    }
     // Walks down from the sources, each on while the next cell has all its inflows in. One walk
     // waits at every step for the word it loads; kWalks walks advanced in turn overlap those waits.
     // Whole numbers: the order they are added in does not matter.
     constexpr int kWalks = 4;
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
     std::uint32_t cell[kWalks], word[kWalks];
-    std::size_t next_source = 0;
+    SourceBits sources(is_source, uw, row_words, n);
     auto take_source = [&](int k) {
-        const bool left = next_source < source_count;
-        cell[k] = left ? source[next_source] : static_cast<std::uint32_t>(n);
-        word[k] = left ? st[cell[k]] : kDrainOff | kWalked;
-        next_source += left ? 1 : 0;
+        const std::size_t c = sources.next();
+        const bool left = c != n;
+        cell[k] = static_cast<std::uint32_t>(c);
+        word[k] = left ? load(c) : kDrainOff | kWalked;
     };
     for (int k = 0; k < kWalks; ++k)
         take_source(k);
@@ -478,10 +524,10 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
                 continue;
             }
             const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3]);
-            std::uint32_t u = st[t] + (s & ~(kOne - 1)) - (1u << kInShift);
+            std::uint32_t u = load(t) + (s & ~(kOne - 1)) - (1u << kInShift);
             const bool on = (u & kInMask) == 0;
             u |= on ? kWalked : 0u;
-            st[t] = u;
+            store(t, u);
             if (on) {
                 cell[k] = t;
                 word[k] = u;
@@ -490,12 +536,14 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
             }
         }
     }
-    Grid<float> acc = Grid<float>::uninitialised(w, h);
-    float* a = acc.cells().data();
     parallel_for(h, threads, [&](int y0, int y1) {
-        for (std::size_t c = static_cast<std::size_t>(y0) * uw;
-             c < static_cast<std::size_t>(y1) * uw; ++c)
-            a[c] = static_cast<float>(st[c] >> kCountShift);
+        std::vector<std::uint32_t> words(uw);
+        for (std::size_t y = static_cast<std::size_t>(y0); y < static_cast<std::size_t>(y1); ++y) {
+            float* row = a + y * uw;
+            std::memcpy(words.data(), row, uw * sizeof(std::uint32_t));
+            for (std::size_t x = 0; x < uw; ++x) // vector code
+                row[x] = static_cast<float>(words[x] >> kCountShift);
+        }
     });
     return acc;
 }
@@ -504,15 +552,13 @@ Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int t
     const int w = f.down.width(), h = f.down.height();
     const std::size_t n = f.down.size();
     if (!rain && n <= (std::size_t{1} << 24)) return count_upstream(f.down, threads);
-    Grid<float> acc = Grid<float>::uninitialised(w, h);
+    return accumulate_rain(f, rain ? *rain : Grid<float>(w, h, 1.0f));
+}
+
+Grid<float> accumulate_rain(const FlowField& f, Grid<float> acc) {
+    const int w = f.down.width(), h = f.down.height();
+    const std::size_t n = f.down.size();
     float* a = acc.cells().data();
-    if (rain) {
-        const float* r = rain->cells().data();
-        for (std::size_t i = 0; i < n; ++i)
-            a[i] = r[i];
-    } else {
-        std::fill_n(a, n, 1.0f);
-    }
     const std::uint8_t* down = f.down.cells().data();
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
     Grid<std::uint8_t> indeg_grid(w, h, 0);

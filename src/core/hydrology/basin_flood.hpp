@@ -60,8 +60,9 @@ using BasinPairs = GridCells<BasinPair>;
 BasinPairs basin_pairs(const Grid<std::uint16_t>& level, const Grid<std::uint32_t>& basin);
 
 // The whole flood. The FlowField also gets each basin's water level, depression (the lowest
-// basin of its group, see step 5) and pit.
-FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1);
+// basin of its group, see step 5) and pit. Without `with_filled`, `filled` is left empty (a
+// map-sized grid less: the filled level of a cell is max(level, water[basin])).
+FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1, bool with_filled = true);
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into
 // it. Without rain on maps of at most 2^24 cells every sum is a whole number below 2^24 (exact in
@@ -69,6 +70,10 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1);
 // visited by in-degree (a cell once all cells draining into it are), in walks down from the cells
 // nothing drains into, taken in reading order, so the float sums are the same every run.
 Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int threads = 1);
+
+// flow_accumulation's walks in reading order over a rain grid given by value (the same size as
+// f.down), summed in its own cells: no second map-sized grid.
+Grid<float> accumulate_rain(const FlowField& f, Grid<float> rain);
 
 // The number of cells draining through each cell (itself included) of a drainage grid (Drain
 // values, no pits), as whole numbers in floats; at most 2^25 - 1 cells.

@@ -26,12 +26,12 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     const int w = f.level.width(), h = f.level.height();
     const std::size_t basins = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
-    const std::uint16_t* fi = f.filled.cells().data();
+    const std::uint16_t* water = f.water.data();
     const std::uint32_t* basin = f.basin.cells().data();
     const std::uint32_t* group = f.depression.data();
     const std::uint8_t* into = out.into.cells().data();
     const std::size_t uw = static_cast<std::size_t>(w);
-    auto raised = [&](std::size_t c) { return fi[c] > lv[c]; };
+    // Raised (filled > level) cells of basin b: filled = max(level, water[b]).
     // A depression whose raised cells hold or touch an `into` cell (sea, lakes of water) is no
     // lake: its water is that sea's, and a lake there would be a sliver along the shore.
     // Only interior cells are flooded (the edge cells are all of basin 0): their 4-neighbours
@@ -53,7 +53,8 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     std::vector<Flooded> flooded;
     for (std::uint32_t b = 1; b < basins; ++b) {
         const std::uint32_t g = group[b], pit = f.pit[b];
-        if (group_wet[g] || !raised(pit)) continue;
+        const std::uint16_t wb = water[b];
+        if (group_wet[g] || !(wb > lv[pit])) continue;
         const std::size_t begin = cells.size();
         cells.push_back(pit);
         mask[pit] = 1;
@@ -65,7 +66,7 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
                 break;
             }
             auto visit = [&](std::size_t q) {
-                if (!mask[q] && basin[q] == b && raised(q)) {
+                if (!mask[q] && basin[q] == b && wb > lv[q]) {
                     mask[q] = 1;
                     cells.push_back(static_cast<std::uint32_t>(q));
                 }
@@ -293,9 +294,11 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    FlowField f = flood_basins(quantise_heights(heights, threads), threads);
+    FlowField f = flood_basins(quantise_heights(heights, threads), threads, false);
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
-    f.basin = Grid<std::uint32_t>(); // no longer needed: its memory serves the accumulation
+    // Only the drainage is read from here on: the rest's memory serves the accumulation.
+    f.basin = Grid<std::uint32_t>();
+    f.level = Grid<std::uint16_t>();
     const bool lakes = !out.lake_mask.empty();
     auto is_lake = [&](std::int64_t c) {
         return lakes && out.lake_mask.cells()[static_cast<std::size_t>(c)] != 0;
@@ -313,7 +316,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
         float* wv = weights.cells().data();
         for (std::size_t i = 0; i < n; ++i)
             wv[i] = std::max(rv[i], 0.0f) * scale;
-        acc_grid = flow_accumulation(f, &weights);
+        acc_grid = accumulate_rain(f, std::move(weights));
     } else {
         acc_grid = flow_accumulation(f, nullptr, threads);
     }
@@ -419,7 +422,7 @@ HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rai
         // Lakes as method "flow" finds them (agents climb from the coast, so they never enter
         // one: a lake's rim lies above it and it never touches an `into` cell).
         if (settings.lake_min_area > 0)
-            find_lakes(flood_basins(quantise_heights(heights, threads), threads),
+            find_lakes(flood_basins(quantise_heights(heights, threads), threads, false),
                        settings.lake_min_area, out);
         agent_rivers(heights, settings, seed, out);
     } else

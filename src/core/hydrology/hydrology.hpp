@@ -30,7 +30,9 @@
 // rest single-threaded: identical on every run and at any thread count;
 // along every stem and from each bank cell to the cell it drains into, the carved height never
 // rises; stems are 4-connected and disjoint; widths never shrink downstream.
-// Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells.
+// Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells. Memory: at
+// most 15 bytes per cell of map-sized temporaries at once (during the pairs' sort,
+// basin_flood.hpp).
 #pragma once
 
 #include <cstdint>

@@ -176,6 +176,14 @@ TEST_CASE("basin flood: the same flood as the plain version, depressions as a fl
         for (std::size_t c = 0; c < level.size(); ++c)
             CHECK(fast.filled.cells()[c] ==
                   std::max(level.cells()[c], fast.water[fast.basin.cells()[c]]));
+        // Without the filled grid (what run_hydrology asks for): the same flood otherwise.
+        const FlowField bare = flood_basins(level, 1, false);
+        CHECK(bare.filled.empty());
+        CHECK(bare.down == fast.down);
+        CHECK(bare.basin == fast.basin);
+        CHECK(bare.water == fast.water);
+        CHECK(bare.depression == fast.depression);
+        CHECK(bare.pit == fast.pit);
         // Raised cells: 4-connected pieces by a flood fill; each piece one depression group, and
         // different pieces different groups.
         Grid<int> piece(w, h, -1);
