@@ -189,20 +189,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             const auto [key, c] = queue.pop();
             // The next entry's cells, fetched while this one is expanded (a hint).
             if (const std::uint32_t next = queue.ahead(0); next != kInf) {
-                __builtin_prefetch(dist + next);
                 __builtin_prefetch(label + next);
-                __builtin_prefetch(cost + next);
-                __builtin_prefetch(span + next);
-                if (next >= static_cast<std::uint32_t>(w)) {
-                    __builtin_prefetch(dist + next - w);
-                    __builtin_prefetch(cost + next - w);
-                    __builtin_prefetch(span + next - w);
-                }
-                if (next + static_cast<std::size_t>(w) < n) {
-                    __builtin_prefetch(dist + next + w);
-                    __builtin_prefetch(cost + next + w);
-                    __builtin_prefetch(span + next + w);
-                }
+                prefetch_cell_and_rows(next, w, n, dist, cost, span);
             }
             const auto d = static_cast<std::uint32_t>(key);
             if (key != dist[c]) continue; // stale entry

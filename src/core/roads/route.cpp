@@ -130,21 +130,8 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         const auto [key, c] = queue_.pop();
         // The next entry's cells, fetched while this one is expanded (a hint: the queue's order
         // over the whole frontier makes each expansion read cold cells).
-        if (const std::uint32_t next = queue_.ahead(0); next != kInfinite) {
-            __builtin_prefetch(dist + next);
-            __builtin_prefetch(cost + next);
-            __builtin_prefetch(span + next);
-            if (next >= static_cast<std::uint32_t>(w)) {
-                __builtin_prefetch(dist + next - w);
-                __builtin_prefetch(cost + next - w);
-                __builtin_prefetch(span + next - w);
-            }
-            if (next + static_cast<std::size_t>(w) < n) {
-                __builtin_prefetch(dist + next + w);
-                __builtin_prefetch(cost + next + w);
-                __builtin_prefetch(span + next + w);
-            }
-        }
+        if (const std::uint32_t next = queue_.ahead(0); next != kInfinite)
+            prefetch_cell_and_rows(next, w, n, dist, cost, span);
         const std::uint32_t d = dist[c];
         const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
         const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));

@@ -101,6 +101,16 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid);
 inline constexpr int kRouteDx[4] = {1, -1, 0, 0};
 inline constexpr int kRouteDy[4] = {0, 0, 1, -1};
 
+// A hint for a grid search: fetch the lines of cell `c` and of the cells above and below it (its
+// left and right share those lines) in each of the per-cell arrays given, while the current cell
+// is expanded. `w` cells per row, `n` cells in all.
+template <class... Cells>
+inline void prefetch_cell_and_rows(std::uint32_t c, int w, std::size_t n, const Cells*... cells) {
+    (__builtin_prefetch(cells + c), ...);
+    if (c >= static_cast<std::uint32_t>(w)) (__builtin_prefetch(cells + c - w), ...);
+    if (c + static_cast<std::size_t>(w) < n) (__builtin_prefetch(cells + c + w), ...);
+}
+
 // One move of the Moves above from cell (x, y) in direction `dir`: the cell it lands on and the
 // cells it bridges (0 for a step). Nothing when the move leaves the map, starts on water and would
 // cross water, spans more than max_bridge cells or lands on water. Whether the landing cell is
