@@ -81,9 +81,9 @@ int run_bench(const Args& args) {
     std::size_t tmx_bytes = 0, png_bytes = 0;
     for (int run = 0; run <= repeat; ++run) {
         GenerateResult result = generate_map(*project, options);
-        // The pipeline's stages, then the writer, timed by the same runner.
-        // Total: the pipeline's own wall time (its stages and whatever runs between them, failed
-        // tries included), then the writers.
+        // The pipeline's stages, then the writers, timed by the same runner. Total: the pipeline's
+        // own wall time (its stages and whatever runs between them, failed tries included), then
+        // the writers.
         std::vector<StageTiming> timings;
         double pipeline_ms = 0;
         for (const auto& t : result.timings)

@@ -742,7 +742,7 @@ std::vector<std::string> density_maps_needed(const Run& run) {
     return needed;
 }
 
-// noise: every map the run needs, over the whole map.
+// noise: every map maps_needed names, over the whole map.
 bool computes_maps(const Run& run) {
     return !maps_needed(run).empty();
 }

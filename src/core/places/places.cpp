@@ -115,7 +115,8 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
         };
         // Bands of bucket rows on the threads: each band writes only its own buckets, and a
         // bucket keeps the least (score, index) whatever order its candidates come in.
-        const auto scan = [&](int by0, int by1, std::vector<std::uint16_t>& rows) {
+        parallel_for(bh, threads, [&](int by0, int by1) {
+            std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer
             for_each_covered_anchor(
                 w, h, fw, fh, by0 * side, std::min(h, by1 * side), rows, covered,
                 [&](int x, int y) {
@@ -138,10 +139,6 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                     Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
                     if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
                 });
-        };
-        parallel_for(bh, threads, [&](int by0, int by1) {
-            std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer
-            scan(by0, by1, rows);
         });
         std::vector<Candidate> kept;
         for (const Candidate& c : best)
