@@ -626,6 +626,10 @@ std::vector<PlaceRule> place_rules_at_size(const Recipe& recipe, int width, int 
     return rules;
 }
 
+bool has_roads(const Run& run);
+bool has_reachability(const Run& run);
+void drop_spent_maps(Run& run, bool places_done);
+
 void make_places(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
@@ -638,6 +642,8 @@ void make_places(Run& run) {
     r.places = place_places(r.classes, heights ? *heights : Grid<float>{}, run.place_rules, r.seed,
                             heights ? &run.slope : nullptr, run.options.threads)
                    .places;
+    drop_spent_maps(run, true);
+    if (!has_roads(run)) run.slope = Grid<float>(); // only the roads read it
 }
 
 // roads: [roads] between the places, written as overlay terrains (roads.hpp).
@@ -650,6 +656,8 @@ void make_roads(Run& run) {
     if (run.options.keep_details) r.classes_before_roads = r.classes;
     r.roads = build_roads(r.classes, run.slope, r.places, run.place_rules, *recipe.places.roads,
                           walkable_table(recipe), r.seed, run.router);
+    run.slope = Grid<float>();                         // read by the roads only
+    if (!has_reachability(run)) run.router = Router(); // its buffers back to the pool
     write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
     r.class_fractions =
         class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);
@@ -669,6 +677,7 @@ void make_reachable_stage(Run& run) {
     r.reach = make_reachable(r.classes, walkable_table(recipe), run_start_cells(run),
                              *recipe.places.constraints, roads,
                              place_mask(run.width, run.height, r.places), run.router);
+    run.router = Router(); // the last search: its buffers back to the pool
     r.class_fractions =
         class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);
 }
@@ -740,6 +749,22 @@ std::vector<std::string> density_maps_needed(const Run& run) {
         if (density && !computed) needed.push_back(def.name);
     }
     return needed;
+}
+
+// Frees the maps no later stage reads (their blocks go back to the grid pool for the stages
+// after): once the classes are cut, every map but the first class map while `places` has still to
+// read it (its heights and slope) and the objects' density maps; with keep_details (explain, the
+// viewer) every map stays.
+void drop_spent_maps(Run& run, bool places_done) {
+    if (run.options.keep_details) return;
+    const Recipe& recipe = run.project.recipe;
+    const std::string heights = class_maps(recipe).front();
+    std::erase_if(run.result.maps, [&](const auto& m) {
+        if (!places_done && !run.project.recipe.places.places.empty() && m.first == heights)
+            return false;
+        return std::none_of(recipe.objects.begin(), recipe.objects.end(),
+                            [&](const ObjectRule& o) { return o.density == m.first; });
+    });
 }
 
 // noise: every map maps_needed names, over the whole map.
@@ -1008,12 +1033,14 @@ void cut_classes(Run& run) {
         r.class_fractions =
             class_fractions(r.classes, static_cast<int>(class_count), run.options.threads);
         r.classified_fractions = r.class_fractions;
+        drop_spent_maps(run, false);
         return;
     }
     r.classes =
         classes_from_maps(run.project.recipe, r.maps, r.thresholds, run.options.threads, &counts);
     r.class_fractions = fractions_of_counts(counts, r.classes.size());
     r.classified_fractions = r.class_fractions;
+    drop_spent_maps(run, false);
 }
 
 // class_passes: the rule files' [classes] sections rewrite the class grid, in order.

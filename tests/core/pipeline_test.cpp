@@ -235,3 +235,33 @@ TEST_CASE("class_change_lines: classified, each pass, the clean-up, legalise and
         CHECK(changed > 0);
     }
 }
+
+TEST_CASE("keep_details keeps more of a run, never changes the map") {
+    // Without details the stages free the maps, the slope and the search buffers as soon as no
+    // later stage reads them (their grid-pool blocks serve the stages after); the map must not
+    // notice: the overworld (places, roads, reachability, rivers, a density map) both ways.
+    auto overworld = sample("overworld.toml");
+    REQUIRE(overworld);
+    for (std::uint64_t seed : {3u, 11u}) {
+        CAPTURE(seed);
+        GenerateOptions kept;
+        kept.width = 192;
+        kept.height = 144;
+        kept.seed = seed;
+        GenerateOptions lean = kept;
+        lean.keep_details = false;
+        const GenerateResult a = generate_map(*overworld, kept);
+        const GenerateResult b = generate_map(*overworld, lean);
+        REQUIRE(!a.roads.roads.empty());
+        REQUIRE(!a.objects.empty());
+        CHECK(a.seed == b.seed);
+        CHECK(a.classes.cells() == b.classes.cells());
+        CHECK(a.places == b.places);
+        CHECK(a.objects == b.objects);
+        REQUIRE(a.roads.roads.size() == b.roads.roads.size());
+        for (std::size_t i = 0; i < a.roads.roads.size(); ++i)
+            CHECK(a.roads.roads[i].cells == b.roads.roads[i].cells);
+        CHECK(!a.maps.empty());
+        CHECK(b.maps.empty());
+    }
+}
