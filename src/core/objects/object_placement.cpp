@@ -5,10 +5,12 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <thread>
 
+#include "core/grid.hpp"
 #include "core/hash.hpp"
 #include "core/objects/placement_bits.hpp"
 #include "core/parallel.hpp"
@@ -211,6 +213,41 @@ constexpr int kRounds = 8;
 
 constexpr std::uint8_t kLive = 1, kPlaced = 2, kOut = 0;
 
+// Lists, one per block row, each made once by any thread, stored one after another in blocks that
+// grow to 4 MiB and more, so a large rule's candidates and rivals come from the grid pool
+// (grid.hpp: pages earlier stages left kept) instead of fresh malloc pages; a row is built in a
+// scratch vector and copied in at its exact size.
+template <class T> class RowLists {
+  public:
+    explicit RowLists(std::size_t rows) : rows_(rows) {}
+    std::size_t size() const { return rows_.size(); }
+    std::span<const T> operator[](std::size_t r) const { return rows_[r]; }
+    // Row r's list becomes a copy of `items` (once per row, from any thread).
+    void set(std::size_t r, std::span<const T> items) {
+        if (items.empty()) return;
+        T* at = nullptr;
+        {
+            std::lock_guard lock(mutex_);
+            if (free_ < items.size()) {
+                next_block_ = std::max(next_block_ * 2, items.size());
+                blocks_.emplace_back(next_block_); // uninitialised (GridCells)
+                free_ = next_block_;
+            }
+            at = blocks_.back().data() + (blocks_.back().size() - free_);
+            free_ -= items.size();
+        }
+        std::copy(items.begin(), items.end(), at);
+        rows_[r] = std::span<const T>(at, items.size());
+    }
+
+  private:
+    std::mutex mutex_;
+    std::vector<GridCells<T>> blocks_; // moving one keeps its cells where they are
+    std::size_t free_ = 0;             // cells left at the end of the last block
+    std::size_t next_block_ = 2048;    // doubles with every block
+    std::vector<std::span<const T>> rows_;
+};
+
 // An attempt that may become an object: it passed every test but its rule's own spacing and
 // overlaps, which the rounds decide.
 struct Candidate {
@@ -304,16 +341,19 @@ struct Placer {
     // Candidates of the current rule: attempts that passed every test but the rule's own spacing
     // and overlaps, by block row, each row in block order.
     struct Candidates {
-        std::vector<std::vector<Candidate>> rows;    // per block row
-        std::vector<std::vector<std::uint8_t>> mark; // per block row: scratch of a round's pass
+        explicit Candidates(int block_rows)
+            : rows(static_cast<std::size_t>(block_rows)),
+              rivals(static_cast<std::size_t>(block_rows)),
+              rival_start(static_cast<std::size_t>(block_rows)) {}
+        RowLists<Candidate> rows; // per block row
         // Candidate i of block row r is number offset[r] + i of all rows (state, rivals).
         std::vector<std::uint32_t> offset;
-        std::vector<std::uint8_t> state; // per candidate: kLive, kPlaced, kOut
+        GridCells<std::uint8_t> state; // per candidate: kLive, kPlaced, kOut
         // Per block row: the rivals of each of its candidates, the candidates it conflicts with
         // that outrank it, as numbers (candidate i's at rival_start[i] .. rival_start[i + 1] -
         // 1); fixed once the candidates are known.
-        std::vector<std::vector<std::uint32_t>> rivals;
-        std::vector<std::vector<std::uint32_t>> rival_start;
+        RowLists<std::uint32_t> rivals;
+        RowLists<std::uint32_t> rival_start;
     };
 
     // The rivals of block row r's candidates: for each, the candidates whose block lies within the
@@ -321,10 +361,8 @@ struct Placer {
     // order, so their windows only move right: per neighbouring block row, a pointer to its first
     // candidate not left of the window only advances (no per-block index).
     void rivals_of_row(const RulePlan& rp, const Layout& l, int r, Candidates& cs) const {
-        const auto& row = cs.rows[static_cast<std::size_t>(r)];
-        auto& list = cs.rivals[static_cast<std::size_t>(r)];
-        auto& start = cs.rival_start[static_cast<std::size_t>(r)];
-        start.assign(row.size() + 1, 0);
+        const std::span<const Candidate> row = cs.rows[static_cast<std::size_t>(r)];
+        std::vector<std::uint32_t> list, start(row.size() + 1, 0);
         list.reserve(row.size() * 2);
         const int range = rp.geometry.range();
         const int reach = range / l.block + 1; // block rows r - reach .. r + reach
@@ -337,7 +375,7 @@ struct Placer {
             const int lby0 = l.block_y(std::max(0, c.y - range)),
                       lby1 = l.block_y(std::min(l.h - 1, c.y + range));
             for (int by = lby0; by <= lby1; ++by) {
-                const auto& other = cs.rows[static_cast<std::size_t>(by)];
+                const std::span<const Candidate> other = cs.rows[static_cast<std::size_t>(by)];
                 const std::uint32_t offset = cs.offset[static_cast<std::size_t>(by)];
                 // Block numbers of row `by` are row_start + its block column.
                 const std::uint32_t row_start =
@@ -352,12 +390,14 @@ struct Placer {
             }
         }
         start[row.size()] = static_cast<std::uint32_t>(list.size());
+        cs.rivals.set(static_cast<std::size_t>(r), list);
+        cs.rival_start.set(static_cast<std::size_t>(r), start);
     }
 
     // Every attempt of block row lby that stands on allowed, unoccupied cells, passes its
     // acceptance test and whose sprite's footprint fits.
     void candidates_of_row(const RulePlan& rp, const Layout& l, int lby, Candidates& c) const {
-        std::vector<Candidate>& row = c.rows[static_cast<std::size_t>(lby)];
+        std::vector<Candidate> row;
         row.reserve(static_cast<std::size_t>(l.nbx) / 4);
         const long long by = l.by0 + lby;
         const int gy0 = std::max(0, l.oy + lby * l.block),
@@ -384,6 +424,7 @@ struct Placer {
                 block_candidates(rp, l, l.bx0 + b, by, b, lby, row);
             }
         }
+        c.rows.set(static_cast<std::size_t>(lby), row);
     }
 
     // Block (bx, by) (world; lbx, lby in the grid): its two attempts at hashed cells of it, in
@@ -431,20 +472,25 @@ struct Placer {
     // the last round are out too.
     static void run_rounds(Candidates& cs, int threads) {
         const int rows = static_cast<int>(cs.rows.size());
-        // Per block row: its live candidates (indices into the row), shrinking every round.
-        std::vector<std::vector<std::uint32_t>> live(static_cast<std::size_t>(rows));
+        const std::size_t total = cs.state.size();
+        // Per block row r: its live candidates (indices into the row), shrinking every round:
+        // live[offset[r] ..  offset[r] + live_count[r] - 1]; mark: scratch of a round's pass, at
+        // the same places.
+        GridCells<std::uint32_t> live(total);
+        GridCells<std::uint8_t> mark(total);
+        std::vector<std::uint32_t> live_count(static_cast<std::size_t>(rows));
         for (int r = 0; r < rows; ++r) {
-            auto& l_r = live[static_cast<std::size_t>(r)];
-            l_r.resize(cs.rows[static_cast<std::size_t>(r)].size());
-            for (std::size_t i = 0; i < l_r.size(); ++i)
-                l_r[i] = static_cast<std::uint32_t>(i);
+            const auto ru = static_cast<std::size_t>(r);
+            live_count[ru] = static_cast<std::uint32_t>(cs.rows[ru].size());
+            for (std::uint32_t i = 0; i < live_count[ru]; ++i)
+                live[cs.offset[ru] + i] = i;
         }
         const std::uint8_t* state = cs.state.data();
         auto rivals = [&](int r, std::uint32_t i) {
-            const auto& list = cs.rivals[static_cast<std::size_t>(r)];
-            const auto& start = cs.rival_start[static_cast<std::size_t>(r)];
-            return std::span<const std::uint32_t>(list.data() + start[i],
-                                                  list.data() + start[i + 1]);
+            const std::span<const std::uint32_t> list = cs.rivals[static_cast<std::size_t>(r)];
+            const std::span<const std::uint32_t> start =
+                cs.rival_start[static_cast<std::size_t>(r)];
+            return list.subspan(start[i], start[i + 1] - start[i]);
         };
         // Marks what `test` says of each live candidate's rivals (reading any row), then, once
         // every row is marked, sets the marked ones to `to` and keeps the others live.
@@ -452,27 +498,28 @@ struct Placer {
             std::atomic<bool> any_live{false};
             parallel_for(rows, threads, [&](int r0, int r1) {
                 for (int r = r0; r < r1; ++r) {
-                    const auto& l_r = live[static_cast<std::size_t>(r)];
-                    auto& mark = cs.mark[static_cast<std::size_t>(r)];
-                    mark.resize(l_r.size());
-                    for (std::size_t j = 0; j < l_r.size(); ++j)
-                        mark[j] = test(rivals(r, l_r[j]));
+                    const std::uint32_t at = cs.offset[static_cast<std::size_t>(r)];
+                    const std::uint32_t* l_r = live.data() + at;
+                    std::uint8_t* m = mark.data() + at;
+                    for (std::uint32_t j = 0; j < live_count[static_cast<std::size_t>(r)]; ++j)
+                        m[j] = test(rivals(r, l_r[j]));
                 }
             });
             parallel_for(rows, threads, [&](int r0, int r1) {
                 bool left = false;
                 for (int r = r0; r < r1; ++r) {
-                    auto& l_r = live[static_cast<std::size_t>(r)];
-                    const auto& mark = cs.mark[static_cast<std::size_t>(r)];
                     const std::uint32_t offset = cs.offset[static_cast<std::size_t>(r)];
-                    std::size_t kept = 0;
-                    for (std::size_t j = 0; j < l_r.size(); ++j) {
-                        if (mark[j])
+                    std::uint32_t* l_r = live.data() + offset;
+                    const std::uint8_t* m = mark.data() + offset;
+                    std::uint32_t& count = live_count[static_cast<std::size_t>(r)];
+                    std::uint32_t kept = 0;
+                    for (std::uint32_t j = 0; j < count; ++j) {
+                        if (m[j])
                             cs.state[offset + l_r[j]] = to;
                         else
                             l_r[kept++] = l_r[j];
                     }
-                    l_r.resize(kept);
+                    count = kept;
                     left |= kept > 0;
                 }
                 if (left) any_live = true;
@@ -498,9 +545,11 @@ struct Placer {
             if (!still) return;
         }
         // Undecided after the last round: not placed.
-        for (int r = 0; r < rows; ++r)
-            for (std::uint32_t i : live[static_cast<std::size_t>(r)])
-                cs.state[cs.offset[static_cast<std::size_t>(r)] + i] = kOut;
+        for (int r = 0; r < rows; ++r) {
+            const std::uint32_t offset = cs.offset[static_cast<std::size_t>(r)];
+            for (std::uint32_t j = 0; j < live_count[static_cast<std::size_t>(r)]; ++j)
+                cs.state[offset + live[offset + j]] = kOut;
+        }
     }
 
     // One rule: its allowed cells, its candidates, the rounds; the placed ones become objects and
@@ -508,11 +557,7 @@ struct Placer {
     void place_rule(const RulePlan& rp, int threads, std::vector<PlacedObject>& out) {
         allowed_cells(rp, threads);
         const Layout l(w, h, frame, rp.geometry);
-        Candidates cs;
-        cs.rows.resize(static_cast<std::size_t>(l.nby));
-        cs.mark.resize(static_cast<std::size_t>(l.nby));
-        cs.rivals.resize(static_cast<std::size_t>(l.nby));
-        cs.rival_start.resize(static_cast<std::size_t>(l.nby));
+        Candidates cs(l.nby);
         for_each_item(l.nby, threads, [&](int lby) { candidates_of_row(rp, l, lby, cs); });
         cs.offset.resize(static_cast<std::size_t>(l.nby));
         std::size_t total = 0;
