@@ -71,11 +71,12 @@ template <class F> void for_each_run(const ClassId* row, int w, F&& f) {
 // set is its smallest label, so the run holding the set's first cell in reading order; sizes (in
 // cells, saturating) and classes are kept at the roots. A cell's label is found by a binary search
 // among its row's runs; it stays valid when cells change class (the sets then follow the merges).
+// Per run, from the grid pool (grid.hpp: millions of runs on a large map).
 struct RunSets {
-    std::vector<std::uint32_t> parent;
-    std::vector<std::uint32_t> size;
-    std::vector<std::uint16_t> x0;       // the run's first column (widths are at most 65536)
-    std::vector<ClassId> cls;            // the set's class (valid at roots)
+    GridCells<std::uint32_t> parent;
+    GridCells<std::uint32_t> size;
+    GridCells<std::uint16_t> x0;         // the run's first column (widths are at most 65536)
+    GridCells<ClassId> cls;              // the set's class (valid at roots)
     std::vector<std::uint32_t> row_runs; // label of each row's first run, and the run count last
 
     std::uint32_t find(std::uint32_t a) {
