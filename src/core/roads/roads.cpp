@@ -53,11 +53,8 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<bool>& walkable,
                         std::span<const std::uint8_t> discounted) {
     CostGrid g;
-    g.width = classes.width();
-    g.height = classes.height();
+    g.reset(classes.width(), classes.height());
     const std::size_t n = classes.size();
-    g.cost.assign(n, kBlocked);
-    g.span.assign(n, 0);
     g.max_bridge = settings.max_bridge;
     g.bridge_cost = units(settings.bridge_cost);
     const CellCost cell_cost(classes, slope, settings, walkable);
@@ -66,13 +63,13 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
         const ClassId c = cells[i];
         if (settings.avoid >> c & 1u) continue;
         if (settings.bridge_over >> c & 1u) {
-            g.span[i] = settings.max_bridge > 0 ? 1 : 0;
+            g.span(i) = settings.max_bridge > 0 ? 1 : 0;
             continue;
         }
         double cost = cell_cost(i);
         if (cost < 0) continue;
         if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
-        g.cost[i] = units(cost);
+        g.cost(i) = units(cost);
     }
     std::vector<bool> connect_rule(64, settings.connect.empty());
     for (int r : settings.connect)
@@ -82,8 +79,8 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
         for (int y = p.y; y < p.y + p.h; ++y)
             for (int x = p.x; x < p.x + p.w; ++x) {
                 const std::size_t i = static_cast<std::size_t>(y) * g.width + x;
-                g.cost[i] = joins ? units(1) : kBlocked;
-                g.span[i] = 0;
+                g.cost(i) = joins ? units(1) : kBlocked;
+                g.span(i) = 0;
             }
     }
     std::tie(g.min_cost, g.max_cost) = cost_bounds(g);
@@ -169,8 +166,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             road_cell[c] = 1;
             if (r.bridged[i]) { // no later bridge crosses this one
                 bridge_cell[c] = 1;
-                grid.span[c] = 0;
-                grid.cost[c] = kBlocked;
+                grid.span(c) = 0;
+                grid.cost(c) = kBlocked;
             } else {
                 sources.push_back(c);
                 owner[c] = reached;
@@ -207,11 +204,11 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         const auto patch = [&](std::uint32_t c) {
             if (fp[c]) return; // footprints keep their cost
             if (bridge_cell[c]) {
-                looped.span[c] = 0;
-                looped.cost[c] = kBlocked;
+                looped.span(c) = 0;
+                looped.cost(c) = kBlocked;
             } else {
-                looped.cost[c] = units(cell_cost(c) * settings.road_discount);
-                road_min = std::min(road_min, looped.cost[c]);
+                looped.cost(c) = units(cell_cost(c) * settings.road_discount);
+                road_min = std::min(road_min, looped.cost(c));
             }
         };
         for (std::size_t c = 0; c < n; ++c)
@@ -233,7 +230,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                 const bool neighbour = tree_edges.count({std::min(from, m), std::max(from, m)});
                 footprint(m, [&](std::uint32_t c) {
                     if (neighbour)
-                        looped.cost[c] = kBlocked;
+                        looped.cost(c) = kBlocked;
                     else
                         target[c] = 1;
                 });
@@ -243,7 +240,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             const auto unblock = [&] { // the neighbours' footprints cost what a member's does again
                 for (int m : order)
                     if (m != from)
-                        footprint(m, [&](std::uint32_t c) { looped.cost[c] = units(1); });
+                        footprint(m, [&](std::uint32_t c) { looped.cost(c) = units(1); });
             };
             if (!any) {
                 unblock();
