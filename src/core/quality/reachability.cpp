@@ -133,8 +133,11 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         for (std::size_t i = 0; i < n; ++i) {
             const ClassId c = cells[i];
             if (!protect.empty() && protect[i]) continue;
-            if (walk(c))
-                g.cost(i) = big(static_cast<std::size_t>(regions.label[i])) ? kBlocked : one;
+            if (walk(c) && big(static_cast<std::size_t>(regions.label[i]))) {
+                g.cost(i) = kBlocked;
+                g.span(i) = kSpanMark; // popped only on the border of a region not joined yet
+            } else if (walk(c))
+                g.cost(i) = one;
             else if (roads.avoid >> c & 1u)
                 continue;
             else if (roads.bridge_over >> c & 1u)
@@ -179,14 +182,13 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         while (big_left > 0 && !queue.empty()) {
             const auto [key, c] = queue.pop();
             // The next entry's cells, fetched while this one is expanded (a hint).
-            if (const std::uint32_t next = queue.ahead(0); next != kUnreached) {
-                __builtin_prefetch(label + next);
+            if (const std::uint32_t next = queue.ahead(0); next != kUnreached)
                 prefetch_cell_and_rows(next, w, n, cell_of);
-            }
             const auto d = static_cast<std::uint32_t>(key);
             if (key != cell_of[c].dist) continue; // stale entry
-            const std::int32_t l = label[c];
-            if (l >= 0 && !merged[l] && big(l)) {
+            // A cell of a big region (marked: no label read for the others) not joined yet.
+            const std::int32_t l = (cell_of[c].span & kSpanMark) ? label[c] : -1;
+            if (l >= 0 && !merged[l]) {
                 // Carve the route back to a joined cell.
                 std::uint32_t k = c;
                 while (cell_of[k].parent != kRoot) {
@@ -217,13 +219,13 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 continue;
             }
             const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
-            const bool from_water = cell_of[c].span != 0;
+            const bool from_water = (cell_of[c].span & kSpanWater) != 0;
             for (int dir = 0; dir < 4; ++dir) {
                 const int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
                 if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
                 auto nc = static_cast<std::uint32_t>(ny * w + nx);
                 int k = 0;
-                if (cell_of[nc].span) { // a bridge: the general move
+                if (cell_of[nc].span & kSpanWater) { // a bridge: the general move
                     const std::optional<RouteMove> move = route_move(g, x, y, dir, from_water);
                     if (!move) continue;
                     nc = move->cell;

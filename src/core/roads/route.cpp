@@ -136,14 +136,14 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
             found = c;
             break;
         }
-        const bool from_water = cells[c].span != 0;
+        const bool from_water = (cells[c].span & kSpanWater) != 0;
         for (int dir = 0; dir < 4; ++dir) {
             std::uint32_t nc = 0;
             int k = 0;
             int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
             if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
             nc = static_cast<std::uint32_t>(ny * w + nx);
-            if (cells[nc].span) { // a bridge (rare): the general move
+            if (cells[nc].span & kSpanWater) { // a bridge (rare): the general move
                 const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
                 if (!move) continue;
                 nc = move->cell;

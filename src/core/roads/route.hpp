@@ -36,6 +36,8 @@ namespace tilegen {
 
 inline constexpr std::uint16_t kBlocked = 0xFFFF;
 inline constexpr std::uint32_t kUnreached = 0xFFFFFFFFu; // SearchCell::dist of a cell not reached
+inline constexpr std::uint8_t kSpanWater = 1; // SearchCell::span bit: water a bridge may span
+inline constexpr std::uint8_t kSpanMark = 2;  // SearchCell::span bit: a search's own mark
 
 // One cell of a grid search: its input (the cost of entering it, whether a bridge may span it) and
 // the search's state (cost so far, the move that reached it) in one 8-byte record, so the one cache
@@ -45,9 +47,10 @@ inline constexpr std::uint32_t kUnreached = 0xFFFFFFFFu; // SearchCell::dist of 
 struct SearchCell {
     std::uint32_t dist = kUnreached; // cost so far; the router sets bit 31 once expanded (closed)
     std::uint16_t cost = kBlocked;   // cost of entering by a step; kBlocked: never
-    std::uint8_t span = 0;           // 1 = water a bridge may span (never stepped on); 0 else
-    std::uint8_t parent = 0xFF;      // bits 0-1: direction back to the parent; 2-7: jump length;
-                                     // 0xFF: a source
+    std::uint8_t span = 0; // kSpanWater: water a bridge may span (never stepped on); kSpanMark:
+                           // a caller's mark that moves ignore (reachability: a big region's cell)
+    std::uint8_t parent = 0xFF; // bits 0-1: direction back to the parent; 2-7: jump length;
+                                // 0xFF: a source
 };
 static_assert(sizeof(SearchCell) == 8);
 
@@ -155,16 +158,16 @@ inline std::optional<RouteMove> route_move(const CostGrid& grid, int x, int y, i
     if (!inside(nx, ny)) return std::nullopt;
     auto nc = static_cast<std::uint32_t>(ny * w + nx);
     int k = 0;
-    if (grid.span(nc)) { // a bridge: straight over water to the next land cell
+    if (grid.span(nc) & kSpanWater) { // a bridge: straight over water to the next land cell
         if (from_water) return std::nullopt;
-        while (k < grid.max_bridge && grid.span(nc)) {
+        while (k < grid.max_bridge && (grid.span(nc) & kSpanWater)) {
             ++k;
             nx += kRouteDx[dir];
             ny += kRouteDy[dir];
             if (!inside(nx, ny)) return std::nullopt;
             nc = static_cast<std::uint32_t>(ny * w + nx);
         }
-        if (grid.span(nc)) return std::nullopt;
+        if (grid.span(nc) & kSpanWater) return std::nullopt;
     }
     return RouteMove{nc, k};
 }
