@@ -123,27 +123,31 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
 
     if (settings.policy == ReachPolicy::connect) {
         CostGrid g; // its cells also hold the search's costs so far and parents (SearchCell)
-        g.reset(w, h);
+        g.reset_unset(w, h); // every cell written below
         g.max_bridge = roads.max_bridge;
         g.bridge_cost = units(roads.bridge_cost);
         const std::uint16_t pass = units(settings.pass_cost), one = units(1);
         // The cells of big regions are blocked but for the borders of those not joined yet: the
         // search enters a region only through its border (a step from outside, or a bridge, lands
         // next to a blocker), reaching a big region's border joins it, and joining blocks it.
+        SearchCell* out = g.cells.data();
         for (std::size_t i = 0; i < n; ++i) {
+            SearchCell cell = kFreshCell; // blocked
             const ClassId c = cells[i];
-            if (!protect.empty() && protect[i]) continue;
-            if (walk(c) && big(static_cast<std::size_t>(regions.label[i]))) {
-                g.cost(i) = kBlocked;
-                g.span(i) = kSpanMark; // popped only on the border of a region not joined yet
-            } else if (walk(c))
-                g.cost(i) = one;
-            else if (roads.avoid >> c & 1u)
-                continue;
-            else if (roads.bridge_over >> c & 1u)
-                g.span(i) = roads.max_bridge > 0 ? 1 : 0;
-            else
-                g.cost(i) = pass;
+            if (!protect.empty() && protect[i]) {
+                // blocked
+            } else if (walk(c) && big(static_cast<std::size_t>(regions.label[i]))) {
+                cell.span = kSpanMark; // popped only on the border of a region not joined yet
+            } else if (walk(c)) {
+                cell.cost = one;
+            } else if (roads.avoid >> c & 1u) {
+                // blocked
+            } else if (roads.bridge_over >> c & 1u) {
+                cell.span = roads.max_bridge > 0 ? kSpanWater : 0;
+            } else {
+                cell.cost = pass;
+            }
+            out[i] = cell;
         }
         for (std::size_t r = 0; r < count; ++r)
             if (big(r) && static_cast<std::int32_t>(r) != main)

@@ -53,37 +53,56 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<bool>& walkable,
                         std::span<const std::uint8_t> discounted) {
     CostGrid g;
-    g.reset(classes.width(), classes.height());
+    g.reset_unset(classes.width(), classes.height()); // every cell written below
     const std::size_t n = classes.size();
     g.max_bridge = settings.max_bridge;
     g.bridge_cost = units(settings.bridge_cost);
     const CellCost cell_cost(classes, slope, settings, walkable);
     const ClassId* cells = classes.cells().data();
+    SearchCell* out = g.cells.data();
+    std::uint16_t lo = kBlocked, hi = 0; // the bounds of the costs written (cost_bounds)
     for (std::size_t i = 0; i < n; ++i) {
+        SearchCell cell = kFreshCell;
         const ClassId c = cells[i];
-        if (settings.avoid >> c & 1u) continue;
-        if (settings.bridge_over >> c & 1u) {
-            g.span(i) = settings.max_bridge > 0 ? 1 : 0;
-            continue;
+        if (settings.avoid >> c & 1u) {
+            // blocked
+        } else if (settings.bridge_over >> c & 1u) {
+            cell.span = settings.max_bridge > 0 ? kSpanWater : 0;
+        } else if (double cost = cell_cost(i); cost >= 0) {
+            if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
+            cell.cost = units(cost);
+            lo = std::min(lo, cell.cost);
+            hi = std::max(hi, cell.cost);
         }
-        double cost = cell_cost(i);
-        if (cost < 0) continue;
-        if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
-        g.cost(i) = units(cost);
+        out[i] = cell;
     }
     std::vector<bool> connect_rule(64, settings.connect.empty());
     for (int r : settings.connect)
         if (r >= 0 && r < 64) connect_rule[r] = true;
+    // The footprints replace their cells' costs: the bounds above hold for the other cells unless
+    // a footprint covers a cell at either bound (then the grid is scanned: cost_bounds).
+    bool rescan = false, any_joins = false;
     for (const Place& p : places) {
         const bool joins = p.rule < 64 && connect_rule[p.rule];
+        any_joins = any_joins || joins;
         for (int y = p.y; y < p.y + p.h; ++y)
             for (int x = p.x; x < p.x + p.w; ++x) {
                 const std::size_t i = static_cast<std::size_t>(y) * g.width + x;
+                rescan = rescan || g.cost(i) == lo || g.cost(i) == hi;
                 g.cost(i) = joins ? units(1) : kBlocked;
                 g.span(i) = 0;
             }
     }
-    std::tie(g.min_cost, g.max_cost) = cost_bounds(g);
+    if (any_joins) {
+        lo = std::min(lo, units(1));
+        hi = std::max(hi, units(1));
+    }
+    if (rescan)
+        std::tie(g.min_cost, g.max_cost) = cost_bounds(g);
+    else if (hi == 0) // no cell open (cost_bounds' answer)
+        g.min_cost = g.max_cost = 1;
+    else
+        std::tie(g.min_cost, g.max_cost) = std::pair{lo, hi};
     return g;
 }
 

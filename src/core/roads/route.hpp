@@ -45,13 +45,16 @@ inline constexpr std::uint8_t kSpanMark = 2;  // SearchCell::span bit: a search'
 // not 3 rows per array). The same 8 bytes per cell as four separate arrays. Between searches every
 // dist is kUnreached (a search sets back what it reached); parent is unspecified until reached.
 struct SearchCell {
-    std::uint32_t dist = kUnreached; // cost so far; the router sets bit 31 once expanded (closed)
-    std::uint16_t cost = kBlocked;   // cost of entering by a step; kBlocked: never
-    std::uint8_t span = 0; // kSpanWater: water a bridge may span (never stepped on); kSpanMark:
-                           // a caller's mark that moves ignore (reachability: a big region's cell)
-    std::uint8_t parent = 0xFF; // bits 0-1: direction back to the parent; 2-7: jump length;
-                                // 0xFF: a source
+    std::uint32_t dist;  // cost so far (kUnreached: not reached); the router sets bit 31 once
+                         // expanded (closed)
+    std::uint16_t cost;  // cost of entering by a step; kBlocked: never
+    std::uint8_t span;   // kSpanWater: water a bridge may span (never stepped on); kSpanMark: a
+                         // caller's mark that moves ignore (reachability: a big region's cell)
+    std::uint8_t parent; // bits 0-1: direction back to the parent; 2-7: jump length; 0xFF: a source
 };
+// A cell before any search: blocked, not spannable, unreached. (SearchCell has no default member
+// values, so a builder that writes every cell can allocate the grid without filling it first.)
+inline constexpr SearchCell kFreshCell{kUnreached, kBlocked, 0, 0xFF};
 static_assert(sizeof(SearchCell) == 8);
 
 struct CostGrid {
@@ -65,11 +68,18 @@ struct CostGrid {
     // more cells keeps them valid).
     std::uint16_t min_cost = 0, max_cost = 0;
 
-    // width x height cells, every one blocked, not spannable and unreached.
+    // width x height cells, every one kFreshCell (blocked, not spannable, unreached).
     void reset(int w, int h) {
         width = w;
         height = h;
-        cells.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), SearchCell{});
+        cells.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), kFreshCell);
+    }
+    // width x height cells left unset: for a builder that writes every cell (one pass over the
+    // map's 8 bytes per cell instead of a fill and then a rewrite).
+    void reset_unset(int w, int h) {
+        width = w;
+        height = h;
+        cells = GridCells<SearchCell>(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
     }
     std::size_t size() const { return cells.size(); }
     std::uint16_t& cost(std::size_t i) { return cells[i].cost; }

@@ -716,3 +716,41 @@ TEST_CASE("BucketQueue: least key first, last in first out within a key, keys be
         }
     }
 }
+
+TEST_CASE("road_cost_grid: min_cost and max_cost are the least and dearest open cell's cost, "
+          "against a plain scan") {
+    // The grid's bounds come from its one building pass (footprints replace some cells after
+    // it): varied costs so the cheapest or dearest cell is sometimes under a footprint, sometimes
+    // a footprint itself, sometimes elsewhere.
+    const double grass[] = {0.5, 1, 2}, forest[] = {0.25, 3, 1};
+    for (std::uint64_t seed = 1; seed <= 36; ++seed) {
+        RoadCase rc = road_case(seed);
+        rc.roads.costs[0] = grass[seed % 3];
+        rc.roads.costs[1] = forest[seed / 3 % 3];
+        if (seed % 3 == 0) { // the footprints' grass between the cheapest and dearest class
+            rc.roads.costs = {1, 0.25, -1, 5, 1, 1};
+            rc.roads.avoid = 0;
+        }
+        if (seed % 4 == 0) rc.roads.connect = {1}; // the start's footprint blocked
+        rc.roads.road_discount = 0.5;
+        std::vector<std::uint8_t> discounted(rc.classes.size(), 0);
+        for (std::size_t i = 0; i < discounted.size(); ++i)
+            discounted[i] = seed % 2 == 0 && hash_values(seed, i, 5) % 9 == 0 ? 1 : 0;
+        if (seed % 2 == 1 && !rc.places.places.empty()) {
+            // The one cheapest (or dearest) cell before the footprints: under a footprint.
+            const Place& p = rc.places.places.front();
+            discounted[static_cast<std::size_t>(p.y) * rc.classes.width() + p.x] = 1;
+            rc.roads.road_discount = seed % 4 == 1 ? 0.5 : 3;
+        }
+        const CostGrid g =
+            road_cost_grid(rc.classes, {}, rc.places.places, rc.roads, rc.walkable, discounted);
+        std::uint16_t lo = kBlocked, hi = 0;
+        for (std::size_t i = 0; i < g.size(); ++i)
+            if (g.cost(i) != kBlocked) {
+                lo = std::min(lo, g.cost(i));
+                hi = std::max(hi, g.cost(i));
+            }
+        CHECK(g.min_cost == lo);
+        CHECK(g.max_cost == hi);
+    }
+}
