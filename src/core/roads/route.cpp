@@ -16,25 +16,26 @@ void BucketQueue::reset(std::uint64_t first, std::uint64_t span) {
     std::uint64_t size = 1;
     while (size < span + 1)
         size <<= 1;
-    if (ring_.size() < size) ring_.resize(size);
-    for (auto& bucket : ring_)
-        bucket.clear();
-    mask_ = ring_.size() - 1;
+    if (heads_.size() < size) heads_.resize(size);
+    std::fill(heads_.begin(), heads_.end(), kNone);
+    chunks_.clear();
+    free_ = kNone;
+    mask_ = heads_.size() - 1;
     cur_ = first;
     top_ = first;
     size_ = 0;
 }
 
 void BucketQueue::grow(std::uint64_t span) {
-    std::uint64_t size = std::max<std::uint64_t>(ring_.size(), 1);
+    std::uint64_t size = std::max<std::uint64_t>(heads_.size(), 1);
     while (size < span)
         size <<= 1;
-    std::vector<std::vector<std::uint32_t>> ring(size);
-    for (std::uint64_t p = 0; p < ring_.size(); ++p) { // bucket p holds key cur_ + (p - cur_)
+    GridCells<std::uint32_t> heads(size, kNone);
+    for (std::uint64_t p = 0; p < heads_.size(); ++p) { // bucket p holds key cur_ + (p - cur_)
         const std::uint64_t key = cur_ + ((p - cur_) & mask_);
-        ring[key & (size - 1)] = std::move(ring_[p]);
+        heads[key & (size - 1)] = heads_[p];
     }
-    ring_ = std::move(ring);
+    heads_ = std::move(heads);
     mask_ = size - 1;
 }
 

@@ -92,8 +92,11 @@ struct CostGrid {
 // of the least key. Entries of one key come out last in, first out. Built for keys that mostly
 // grow (a search's): the ring holds the keys from the least one queued up to the largest one
 // pushed since reset, and grows (by powers of two, keeping every entry and its order) when a push
-// would leave that span; a key below the current least one is allowed (weighted A*). Buffers are
-// kept between resets.
+// would leave that span; a key below the current least one is allowed (weighted A*).
+// Storage: each bucket is a stack of 64-byte chunks of 14 entries (only its top chunk may be part
+// full) from one pool of chunks (an emptied chunk is the next one taken), so a bucket's entries lie
+// together as in an array and the memory is about the most entries queued at once plus 4 bytes per
+// bucket, kept between resets; large blocks come from the grid pool (grid.hpp).
 class BucketQueue {
   public:
     // Empty, the next key >= `first`; the ring sized for keys up to `first + span`.
@@ -106,30 +109,67 @@ class BucketQueue {
             grow(key - cur_ + 1);
         }
         top_ = std::max(top_, key);
-        ring_[key & mask_].push_back(cell);
+        std::uint32_t& head = heads_[key & mask_];
+        if (head == kNone || chunks_[head].count == kChunkCells) {
+            const std::uint32_t c = take_chunk();
+            chunks_[c].next = head;
+            chunks_[c].count = 0;
+            head = c;
+        }
+        Chunk& chunk = chunks_[head];
+        chunk.cells[chunk.count++] = cell;
         ++size_;
     }
     bool empty() const { return size_ == 0; }
     // The entry of the least key (must not be empty).
     std::pair<std::uint64_t, std::uint32_t> pop() {
-        while (ring_[cur_ & mask_].empty())
+        while (heads_[cur_ & mask_] == kNone)
             ++cur_;
-        auto& bucket = ring_[cur_ & mask_];
-        const std::uint32_t cell = bucket.back();
-        bucket.pop_back();
+        std::uint32_t& head = heads_[cur_ & mask_];
+        Chunk& chunk = chunks_[head];
+        const std::uint32_t cell = chunk.cells[--chunk.count];
+        if (chunk.count == 0) { // back to the pool
+            const std::uint32_t c = head;
+            head = chunk.next;
+            chunk.next = free_;
+            free_ = c;
+        }
         --size_;
         return {cur_, cell};
     }
     // The entry `skip` pops after the next one would return if nothing were pushed meanwhile, when
     // it has the same key; 0xFFFFFFFF otherwise. A hint (for prefetching), never needed.
     std::uint32_t ahead(std::size_t skip) const {
-        const auto& bucket = ring_[cur_ & mask_];
-        return bucket.size() > skip ? bucket[bucket.size() - 1 - skip] : 0xFFFFFFFFu;
+        for (std::uint32_t c = heads_[cur_ & mask_]; c != kNone; c = chunks_[c].next) {
+            const Chunk& chunk = chunks_[c];
+            if (skip < chunk.count) return chunk.cells[chunk.count - 1 - skip];
+            skip -= chunk.count;
+        }
+        return 0xFFFFFFFFu;
     }
 
   private:
-    void grow(std::uint64_t span); // a ring of at least `span` buckets, entries kept
-    std::vector<std::vector<std::uint32_t>> ring_;
+    static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    static constexpr std::uint32_t kChunkCells = 14;
+    struct alignas(64) Chunk {
+        std::uint32_t next;  // the chunk below it in its bucket (or the next free one); kNone: none
+        std::uint32_t count; // entries held, the last pushed at cells[count - 1]
+        std::uint32_t cells[kChunkCells];
+    };
+    static_assert(sizeof(Chunk) == 64);
+    std::uint32_t take_chunk() {
+        if (free_ == kNone) {
+            chunks_.emplace_back();
+            return static_cast<std::uint32_t>(chunks_.size() - 1);
+        }
+        const std::uint32_t c = free_;
+        free_ = chunks_[c].next;
+        return c;
+    }
+    void grow(std::uint64_t span);   // a ring of at least `span` buckets, entries kept
+    GridCells<std::uint32_t> heads_; // per bucket: its top chunk; kNone: empty
+    GridCells<Chunk> chunks_;        // the chunks; those not in a bucket are chained from free_
+    std::uint32_t free_ = kNone;
     std::uint64_t mask_ = 0, cur_ = 0; // cur_: no entry has a smaller key
     std::uint64_t top_ = 0;            // the largest key pushed since reset (or `first`)
     std::size_t size_ = 0;
