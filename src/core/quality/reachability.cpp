@@ -122,45 +122,45 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
     merged[main] = 1;
 
     if (settings.policy == ReachPolicy::connect) {
-        CostGrid g;
-        g.width = w;
-        g.height = h;
-        g.cost.assign(n, kBlocked);
-        g.span.assign(n, 0);
+        CostGrid g; // its cells also hold the search's costs so far and parents (SearchCell)
+        g.reset_unset(w, h); // every cell written below
         g.max_bridge = roads.max_bridge;
         g.bridge_cost = units(roads.bridge_cost);
         const std::uint16_t pass = units(settings.pass_cost), one = units(1);
         // The cells of big regions are blocked but for the borders of those not joined yet: the
         // search enters a region only through its border (a step from outside, or a bridge, lands
         // next to a blocker), reaching a big region's border joins it, and joining blocks it.
+        SearchCell* out = g.cells.data();
         for (std::size_t i = 0; i < n; ++i) {
+            SearchCell cell = kFreshCell; // blocked
             const ClassId c = cells[i];
-            if (!protect.empty() && protect[i]) continue;
-            if (walk(c))
-                g.cost[i] = big(static_cast<std::size_t>(regions.label[i])) ? kBlocked : one;
-            else if (roads.avoid >> c & 1u)
-                continue;
-            else if (roads.bridge_over >> c & 1u)
-                g.span[i] = roads.max_bridge > 0 ? 1 : 0;
-            else
-                g.cost[i] = pass;
+            if (!protect.empty() && protect[i]) {
+                // blocked
+            } else if (walk(c) && big(static_cast<std::size_t>(regions.label[i]))) {
+                cell.span = kSpanMark; // popped only on the border of a region not joined yet
+            } else if (walk(c)) {
+                cell.cost = one;
+            } else if (roads.avoid >> c & 1u) {
+                // blocked
+            } else if (roads.bridge_over >> c & 1u) {
+                cell.span = roads.max_bridge > 0 ? kSpanWater : 0;
+            } else {
+                cell.cost = pass;
+            }
+            out[i] = cell;
         }
         for (std::size_t r = 0; r < count; ++r)
             if (big(r) && static_cast<std::int32_t>(r) != main)
                 for (std::uint32_t c : border[r])
-                    if (protect.empty() || !protect[c]) g.cost[c] = one;
+                    if (protect.empty() || !protect[c]) g.cost(c) = one;
         // One Dijkstra from the main region's border (a bucket queue keyed by distance; entries
         // of one distance last in, first out). Reaching a cell of another big region carves the
         // route back to the regions already joined and joins that region: its border cells enter at
         // the distance it was reached at, so the routes form one tree, and the interior of joined
         // regions is never explored.
-        constexpr std::uint32_t kInf = 0xFFFFFFFFu;
         constexpr std::uint8_t kRoot = 0xFF;
-        // The router's buffers (all unreached): one set of pages per run instead of two.
-        const Router::Lent lent = router.lend(n);
-        std::uint32_t* dist = lent.dist;
-        std::uint8_t* parent = lent.parent;
-        BucketQueue queue;
+        SearchCell* cell_of = g.cells.data();
+        BucketQueue& queue = router.queue(); // the router's buckets: grown once per run
         queue.reset(0, static_cast<std::uint64_t>(std::max(pass, one)) +
                            static_cast<std::uint64_t>(g.max_bridge) * g.bridge_cost + 1);
         const auto push = [&](std::uint32_t d, std::uint32_t c) { queue.push(d, c); };
@@ -169,11 +169,11 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         const auto join = [&](std::int32_t r, std::uint32_t d) {
             merged[r] = 1;
             for (std::uint32_t c : border[r])
-                g.cost[c] = kBlocked;
+                g.cost(c) = kBlocked;
             for (std::uint32_t c : border[r])
-                if (d < dist[c]) {
-                    dist[c] = d;
-                    parent[c] = kRoot;
+                if (d < cell_of[c].dist) {
+                    cell_of[c].dist = d;
+                    cell_of[c].parent = kRoot;
                     push(d, c);
                 }
         };
@@ -183,23 +183,20 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         for (std::size_t r = 0; r < count; ++r)
             big_left += !merged[r] && big(r) ? 1 : 0;
         const std::int32_t* label = regions.label.data();
-        const std::uint16_t* cost = g.cost.data();
-        const std::uint8_t* span = g.span.data();
         while (big_left > 0 && !queue.empty()) {
             const auto [key, c] = queue.pop();
             // The next entry's cells, fetched while this one is expanded (a hint).
-            if (const std::uint32_t next = queue.ahead(0); next != kInf) {
-                __builtin_prefetch(label + next);
-                prefetch_cell_and_rows(next, w, n, dist, cost, span);
-            }
+            if (const std::uint32_t next = queue.ahead(0); next != kUnreached)
+                prefetch_cell_and_rows(next, w, n, cell_of);
             const auto d = static_cast<std::uint32_t>(key);
-            if (key != dist[c]) continue; // stale entry
-            const std::int32_t l = label[c];
-            if (l >= 0 && !merged[l] && big(l)) {
+            if (key != cell_of[c].dist) continue; // stale entry
+            // A cell of a big region (marked: no label read for the others) not joined yet.
+            const std::int32_t l = (cell_of[c].span & kSpanMark) ? label[c] : -1;
+            if (l >= 0 && !merged[l]) {
                 // Carve the route back to a joined cell.
                 std::uint32_t k = c;
-                while (parent[k] != kRoot) {
-                    const int dir = parent[k] & 3, len = parent[k] >> 2;
+                while (cell_of[k].parent != kRoot) {
+                    const int dir = cell_of[k].parent & 3, len = cell_of[k].parent >> 2;
                     int x = static_cast<int>(k % w), y = static_cast<int>(k / w);
                     for (int i = 0; i < len; ++i) {
                         x -= kRouteDx[dir];
@@ -207,8 +204,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                         const auto b = static_cast<std::uint32_t>(y * w + x);
                         if (classes.cells()[b] != roads.bridge_class) {
                             classes.cells()[b] = roads.bridge_class;
-                            g.span[b] = 0;
-                            g.cost[b] = kBlocked;
+                            g.span(b) = 0;
+                            g.cost(b) = kBlocked;
                             ++report.carved;
                         }
                     }
@@ -226,29 +223,29 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 continue;
             }
             const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
-            const bool from_water = span[c] != 0;
+            const bool from_water = (cell_of[c].span & kSpanWater) != 0;
             for (int dir = 0; dir < 4; ++dir) {
                 const int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
                 if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
                 auto nc = static_cast<std::uint32_t>(ny * w + nx);
                 int k = 0;
-                if (span[nc]) { // a bridge: the general move
+                if (cell_of[nc].span & kSpanWater) { // a bridge: the general move
                     const std::optional<RouteMove> move = route_move(g, x, y, dir, from_water);
                     if (!move) continue;
                     nc = move->cell;
                     k = move->bridged;
                 }
                 const std::uint32_t extra = static_cast<std::uint32_t>(k) * g.bridge_cost;
-                if (cost[nc] == kBlocked) continue; // blocked, or a joined region's cell
-                const std::uint32_t nd = d + extra + cost[nc];
-                if (nd < dist[nc]) {
-                    dist[nc] = nd;
-                    parent[nc] = static_cast<std::uint8_t>(dir | (k << 2));
+                SearchCell& next = cell_of[nc];
+                if (next.cost == kBlocked) continue; // blocked, or a joined region's cell
+                const std::uint32_t nd = d + extra + next.cost;
+                if (nd < next.dist) {
+                    next.dist = nd;
+                    next.parent = static_cast<std::uint8_t>(dir | (k << 2));
                     push(nd, nc);
                 }
             }
         }
-        std::fill(dist, dist + n, kInf); // unreached again for the router's next call
     }
     // Fill: under connect the big regions left; under fill every other region.
     if (settings.policy != ReachPolicy::reseed) {

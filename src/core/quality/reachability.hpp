@@ -59,7 +59,8 @@ struct ReachReport {
     bool start_found = true;          // a start cell is walkable
 };
 
-// `router`: its buffers hold the connect search's costs and parents (Router::lend).
+// `router`: its queue holds the connect search's entries (Router::queue: one set of buckets per
+// run).
 ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,

@@ -53,40 +53,56 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<bool>& walkable,
                         std::span<const std::uint8_t> discounted) {
     CostGrid g;
-    g.width = classes.width();
-    g.height = classes.height();
+    g.reset_unset(classes.width(), classes.height()); // every cell written below
     const std::size_t n = classes.size();
-    g.cost.assign(n, kBlocked);
-    g.span.assign(n, 0);
     g.max_bridge = settings.max_bridge;
     g.bridge_cost = units(settings.bridge_cost);
     const CellCost cell_cost(classes, slope, settings, walkable);
     const ClassId* cells = classes.cells().data();
+    SearchCell* out = g.cells.data();
+    std::uint16_t lo = kBlocked, hi = 0; // the bounds of the costs written (cost_bounds)
     for (std::size_t i = 0; i < n; ++i) {
+        SearchCell cell = kFreshCell;
         const ClassId c = cells[i];
-        if (settings.avoid >> c & 1u) continue;
-        if (settings.bridge_over >> c & 1u) {
-            g.span[i] = settings.max_bridge > 0 ? 1 : 0;
-            continue;
+        if (settings.avoid >> c & 1u) {
+            // blocked
+        } else if (settings.bridge_over >> c & 1u) {
+            cell.span = settings.max_bridge > 0 ? kSpanWater : 0;
+        } else if (double cost = cell_cost(i); cost >= 0) {
+            if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
+            cell.cost = units(cost);
+            lo = std::min(lo, cell.cost);
+            hi = std::max(hi, cell.cost);
         }
-        double cost = cell_cost(i);
-        if (cost < 0) continue;
-        if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
-        g.cost[i] = units(cost);
+        out[i] = cell;
     }
     std::vector<bool> connect_rule(64, settings.connect.empty());
     for (int r : settings.connect)
         if (r >= 0 && r < 64) connect_rule[r] = true;
+    // The footprints replace their cells' costs: the bounds above hold for the other cells unless
+    // a footprint covers a cell at either bound (then the grid is scanned: cost_bounds).
+    bool rescan = false, any_joins = false;
     for (const Place& p : places) {
         const bool joins = p.rule < 64 && connect_rule[p.rule];
+        any_joins = any_joins || joins;
         for (int y = p.y; y < p.y + p.h; ++y)
             for (int x = p.x; x < p.x + p.w; ++x) {
                 const std::size_t i = static_cast<std::size_t>(y) * g.width + x;
-                g.cost[i] = joins ? units(1) : kBlocked;
-                g.span[i] = 0;
+                rescan = rescan || g.cost(i) == lo || g.cost(i) == hi;
+                g.cost(i) = joins ? units(1) : kBlocked;
+                g.span(i) = 0;
             }
     }
-    std::tie(g.min_cost, g.max_cost) = cost_bounds(g);
+    if (any_joins) {
+        lo = std::min(lo, units(1));
+        hi = std::max(hi, units(1));
+    }
+    if (rescan)
+        std::tie(g.min_cost, g.max_cost) = cost_bounds(g);
+    else if (hi == 0) // no cell open (cost_bounds' answer)
+        g.min_cost = g.max_cost = 1;
+    else
+        std::tie(g.min_cost, g.max_cost) = std::pair{lo, hi};
     return g;
 }
 
@@ -169,8 +185,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             road_cell[c] = 1;
             if (r.bridged[i]) { // no later bridge crosses this one
                 bridge_cell[c] = 1;
-                grid.span[c] = 0;
-                grid.cost[c] = kBlocked;
+                grid.span(c) = 0;
+                grid.cost(c) = kBlocked;
             } else {
                 sources.push_back(c);
                 owner[c] = reached;
@@ -207,11 +223,11 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         const auto patch = [&](std::uint32_t c) {
             if (fp[c]) return; // footprints keep their cost
             if (bridge_cell[c]) {
-                looped.span[c] = 0;
-                looped.cost[c] = kBlocked;
+                looped.span(c) = 0;
+                looped.cost(c) = kBlocked;
             } else {
-                looped.cost[c] = units(cell_cost(c) * settings.road_discount);
-                road_min = std::min(road_min, looped.cost[c]);
+                looped.cost(c) = units(cell_cost(c) * settings.road_discount);
+                road_min = std::min(road_min, looped.cost(c));
             }
         };
         for (std::size_t c = 0; c < n; ++c)
@@ -233,7 +249,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                 const bool neighbour = tree_edges.count({std::min(from, m), std::max(from, m)});
                 footprint(m, [&](std::uint32_t c) {
                     if (neighbour)
-                        looped.cost[c] = kBlocked;
+                        looped.cost(c) = kBlocked;
                     else
                         target[c] = 1;
                 });
@@ -243,7 +259,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             const auto unblock = [&] { // the neighbours' footprints cost what a member's does again
                 for (int m : order)
                     if (m != from)
-                        footprint(m, [&](std::uint32_t c) { looped.cost[c] = units(1); });
+                        footprint(m, [&](std::uint32_t c) { looped.cost(c) = units(1); });
             };
             if (!any) {
                 unblock();

@@ -82,7 +82,8 @@ inline std::uint16_t cost_units(double cost) {
 
 // The cost grid roads are routed on: per class as in RoadSettings, plus slope_cost * slope, in
 // units of 1/16, clamped to 1..65534; the footprints of `connect` places cost 16, other places are
-// blocked; cells marked in `discounted` (may be empty) cost road_discount times as much.
+// blocked; cells marked in `discounted` (may be empty) cost road_discount times as much. Its
+// min_cost and max_cost are exactly the least and dearest open cell's cost (cost_bounds).
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const RoadSettings& settings,
                         const std::vector<bool>& walkable,

@@ -8,7 +8,7 @@ namespace tilegen {
 
 namespace {
 constexpr std::uint8_t kSource = 0xFF;
-constexpr std::uint32_t kInfinite = 0xFFFFFFFFu;
+constexpr std::uint32_t kInfinite = kUnreached;
 constexpr std::uint32_t kClosed = 0x80000000u; // dist_ bit: expanded (never reopened)
 } // namespace
 
@@ -16,32 +16,33 @@ void BucketQueue::reset(std::uint64_t first, std::uint64_t span) {
     std::uint64_t size = 1;
     while (size < span + 1)
         size <<= 1;
-    if (ring_.size() < size) ring_.resize(size);
-    for (auto& bucket : ring_)
-        bucket.clear();
-    mask_ = ring_.size() - 1;
+    if (heads_.size() < size) heads_.resize(size);
+    std::fill(heads_.begin(), heads_.end(), kNone);
+    chunks_.clear();
+    free_ = kNone;
+    mask_ = heads_.size() - 1;
     cur_ = first;
     top_ = first;
     size_ = 0;
 }
 
 void BucketQueue::grow(std::uint64_t span) {
-    std::uint64_t size = std::max<std::uint64_t>(ring_.size(), 1);
+    std::uint64_t size = std::max<std::uint64_t>(heads_.size(), 1);
     while (size < span)
         size <<= 1;
-    std::vector<std::vector<std::uint32_t>> ring(size);
-    for (std::uint64_t p = 0; p < ring_.size(); ++p) { // bucket p holds key cur_ + (p - cur_)
+    GridCells<std::uint32_t> heads(size, kNone);
+    for (std::uint64_t p = 0; p < heads_.size(); ++p) { // bucket p holds key cur_ + (p - cur_)
         const std::uint64_t key = cur_ + ((p - cur_) & mask_);
-        ring[key & (size - 1)] = std::move(ring_[p]);
+        heads[key & (size - 1)] = heads_[p];
     }
-    ring_ = std::move(ring);
+    heads_ = std::move(heads);
     mask_ = size - 1;
 }
 
 std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
     std::uint16_t lo = kBlocked, hi = 0;
-    for (std::size_t i = 0; i < grid.cost.size(); ++i) {
-        const std::uint16_t c = grid.cost[i];
+    for (const SearchCell& cell : grid.cells) {
+        const std::uint16_t c = cell.cost;
         if (c == kBlocked) continue;
         lo = std::min(lo, c);
         hi = std::max(hi, c);
@@ -50,23 +51,10 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
     return {lo, hi};
 }
 
-Router::Lent Router::lend(std::size_t cells) {
-    if (dist_.size() != cells) {
-        dist_.assign(cells, kInfinite);
-        parent_.assign(cells, kSource);
-    }
-    return {dist_.data(), parent_.data()};
-}
-
-Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
+Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     std::span<const std::uint8_t> target, const std::vector<Box>& boxes,
                     RouteWeight weight) {
-    const std::size_t n = static_cast<std::size_t>(grid.width) * grid.height;
-    if (dist_.size() != n) {
-        dist_.assign(n, kInfinite);
-        parent_.assign(n, kSource);
-    }
-    touched_.clear();
+    const std::size_t n = grid.cells.size();
     explored_ = 0;
     std::uint16_t lo = grid.min_cost, hi = grid.max_cost;
     if (lo == 0 || hi == 0) std::tie(lo, hi) = cost_bounds(grid);
@@ -108,31 +96,32 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
     }
     if (sources.empty()) first = last = 0;
     queue_.reset(first, last - first + max_move + 2);
-    std::uint32_t* dist = dist_.data();
-    std::uint8_t* parent = parent_.data();
-    // Sets a cell's cost so far (remembering the cells to reset after the call).
-    const auto reach = [&](std::uint32_t c, std::uint32_t d, std::uint8_t from) {
-        if (dist[c] == kInfinite) touched_.push_back(c);
-        dist[c] = d;
-        parent[c] = from;
+    reached_rows_.assign(static_cast<std::size_t>(h), {w, 0});
+    SearchCell* cells = grid.cells.data();
+    // Sets a cell's cost so far (widening its row's span of cells to set back after the call).
+    const auto reach = [&](std::uint32_t c, int x, int y, std::uint32_t d, std::uint8_t from) {
+        auto& [x0, x1] = reached_rows_[static_cast<std::size_t>(y)];
+        x0 = std::min(x0, x);
+        x1 = std::max(x1, x + 1);
+        cells[c].dist = d;
+        cells[c].parent = from;
     };
     for (std::uint32_t s : sources) {
-        if (dist[s] == 0) continue;
-        reach(s, 0, kSource);
+        if (cells[s].dist == 0) continue;
+        reach(s, static_cast<int>(s % static_cast<std::uint32_t>(w)),
+              static_cast<int>(s / static_cast<std::uint32_t>(w)), 0, kSource);
         queue_.push(heuristic_of(s), s);
     }
     Route r;
     std::uint32_t found = kInfinite;
-    const std::uint16_t* cost = grid.cost.data();
-    const std::uint8_t* span = grid.span.data();
     const std::uint8_t* is_target = target.data();
     while (!queue_.empty()) {
         const auto [key, c] = queue_.pop();
         // The next entry's cells, fetched while this one is expanded (a hint: the queue's order
         // over the whole frontier makes each expansion read cold cells).
         if (const std::uint32_t next = queue_.ahead(0); next != kInfinite)
-            prefetch_cell_and_rows(next, w, n, dist, cost, span);
-        const std::uint32_t d = dist[c];
+            prefetch_cell_and_rows(next, w, n, cells);
+        const std::uint32_t d = cells[c].dist;
         const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
         const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
         // A cell's entries have strictly falling keys: the one whose key is its cost so far plus
@@ -140,7 +129,7 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         // expanded cell's cost has the closed bit, which no key matches).
         const std::uint64_t hc = heuristic(x, y);
         if (key != d + hc) continue;
-        dist[c] = d | kClosed;
+        cells[c].dist = d | kClosed;
         ++explored_;
         // Every target lies in a box, where the heuristic is 0 (Dijkstra: 0 everywhere): outside
         // the boxes the target grid need not be read.
@@ -148,42 +137,43 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
             found = c;
             break;
         }
-        const bool from_water = span[c] != 0;
+        const bool from_water = (cells[c].span & kSpanWater) != 0;
         for (int dir = 0; dir < 4; ++dir) {
             std::uint32_t nc = 0;
             int k = 0;
-            const int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
+            int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
             if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
             nc = static_cast<std::uint32_t>(ny * w + nx);
-            if (span[nc]) { // a bridge (rare): the general move
+            if (cells[nc].span & kSpanWater) { // a bridge (rare): the general move
                 const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
                 if (!move) continue;
                 nc = move->cell;
                 k = move->bridged;
+                nx += kRouteDx[dir] * k;
+                ny += kRouteDy[dir] * k;
             }
-            const std::uint16_t step = cost[nc];
-            if (step == kBlocked) continue;
+            const SearchCell& next = cells[nc];
+            if (next.cost == kBlocked) continue;
             const std::uint64_t nd64 =
-                std::uint64_t{d} + std::uint64_t{grid.bridge_cost} * k + step;
+                std::uint64_t{d} + std::uint64_t{grid.bridge_cost} * k + next.cost;
             if (nd64 >= kClosed) continue; // dearer than any route is allowed to be
             const auto nd = static_cast<std::uint32_t>(nd64);
-            const std::uint32_t old = dist[nc];
+            const std::uint32_t old = next.dist;
             // Reached as cheaply before, or expanded (closed: never reopened; with weight 1 it
             // was expanded at its least cost).
             if (nd >= old || (old != kInfinite && (old & kClosed) != 0)) continue;
-            reach(nc, nd, static_cast<std::uint8_t>(dir | (k << 2)));
-            const int len = k + 1;
-            queue_.push(nd + heuristic(x + kRouteDx[dir] * len, y + kRouteDy[dir] * len), nc);
+            reach(nc, nx, ny, nd, static_cast<std::uint8_t>(dir | (k << 2)));
+            queue_.push(nd + heuristic(nx, ny), nc);
         }
     }
     if (found != kInfinite) {
         r.found = true;
-        r.cost = dist[found] & ~kClosed;
+        r.cost = cells[found].dist & ~kClosed;
         std::uint32_t c = found;
         while (true) { // back along the parents
             r.cells.push_back(c);
             r.bridged.push_back(0);
-            const std::uint8_t p = parent[c];
+            const std::uint8_t p = cells[c].parent;
             if (p == kSource) break;
             const int dir = p & 3, k = p >> 2;
             int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
@@ -201,8 +191,12 @@ Route Router::route(const CostGrid& grid, const std::vector<std::uint32_t>& sour
         std::reverse(r.cells.begin(), r.cells.end());
         std::reverse(r.bridged.begin(), r.bridged.end());
     }
-    for (std::uint32_t c : touched_) // untouched again for the next call
-        dist[c] = kInfinite;
+    for (int y = 0; y < h; ++y) { // unreached again for the next call
+        const auto [x0, x1] = reached_rows_[static_cast<std::size_t>(y)];
+        SearchCell* row = cells + static_cast<std::size_t>(y) * static_cast<std::size_t>(w);
+        for (int x = x0; x < x1; ++x)
+            row[x].dist = kUnreached;
+    }
     return r;
 }
 

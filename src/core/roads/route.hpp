@@ -1,6 +1,7 @@
 // Least-cost routes over a grid of integer step costs, with straight bridge jumps.
-// Input: a CostGrid (per cell: the cost of entering it by a 4-neighbour step, or kBlocked; whether
-// it is spannable water; the longest bridge and the cost per bridged cell), source cells (distance
+// Input: a CostGrid (per cell, a SearchCell: the cost of entering it by a 4-neighbour step, or
+// kBlocked; whether it is spannable water; the longest bridge and the cost per bridged cell; the
+// cells also hold the search's own state, set back after each call), source cells (distance
 // 0), a target mask and a weight w = RouteWeight (1 by default; range 1..1.2 for roads).
 // Output: a cheap route from any source to a target: its cells in order (source first, target
 // last), which of them are bridged, its total cost.
@@ -16,9 +17,10 @@
 // weighted A* with a consistent heuristic); w * heuristic is a whole number per cell of distance
 // (RouteWeight::per_cell), so keys are exact. Both over a bucket queue (entries of one key come
 // out last in, first out; a cell's parent is the first that reached it at its final cost), so the
-// result is a pure function of the inputs; the Router's buffers are reused between calls (the
-// cells a call reached are reset at its end), so a call costs what it explores, not the map's
-// size. Costs so far stay below 2^31 (a route dearer than that is not found).
+// result is a pure function of the inputs; the grid's search state and the Router's queue are
+// reused between calls (the rows' spans a call reached are reset at its end), so a call costs
+// what it explores, not the map's size. Costs so far stay below 2^31 (a route dearer than that is
+// not found).
 #pragma once
 
 #include <algorithm>
@@ -33,26 +35,68 @@
 namespace tilegen {
 
 inline constexpr std::uint16_t kBlocked = 0xFFFF;
+inline constexpr std::uint32_t kUnreached = 0xFFFFFFFFu; // SearchCell::dist of a cell not reached
+inline constexpr std::uint8_t kSpanWater = 1; // SearchCell::span bit: water a bridge may span
+inline constexpr std::uint8_t kSpanMark = 2;  // SearchCell::span bit: a search's own mark
+
+// One cell of a grid search: its input (the cost of entering it, whether a bridge may span it) and
+// the search's state (cost so far, the move that reached it) in one 8-byte record, so the one cache
+// line that holds a cell serves both (a popped cell and its 4 neighbours touch the lines of 3 rows,
+// not 3 rows per array). The same 8 bytes per cell as four separate arrays. Between searches every
+// dist is kUnreached (a search sets back what it reached); parent is unspecified until reached.
+struct SearchCell {
+    std::uint32_t dist;  // cost so far (kUnreached: not reached); the router sets bit 31 once
+                         // expanded (closed)
+    std::uint16_t cost;  // cost of entering by a step; kBlocked: never
+    std::uint8_t span;   // kSpanWater: water a bridge may span (never stepped on); kSpanMark: a
+                         // caller's mark that moves ignore (reachability: a big region's cell)
+    std::uint8_t parent; // bits 0-1: direction back to the parent; 2-7: jump length; 0xFF: a source
+};
+// A cell before any search: blocked, not spannable, unreached. (SearchCell has no default member
+// values, so a builder that writes every cell can allocate the grid without filling it first.)
+inline constexpr SearchCell kFreshCell{kUnreached, kBlocked, 0, 0xFF};
+static_assert(sizeof(SearchCell) == 8);
 
 struct CostGrid {
     int width = 0, height = 0;
     // Map-sized, so from the grid pool (grid.hpp: reused between stages, not paged in afresh).
-    GridCells<std::uint16_t> cost;  // per cell: cost of entering by a step; kBlocked: never
-    GridCells<std::uint8_t> span;   // per cell: 1 = water a bridge may span (never stepped on)
+    GridCells<SearchCell> cells;    // row-major; the cost and span read and written below
     int max_bridge = 0;             // longest span in cells; 0: no bridges; range 0..32
     std::uint32_t bridge_cost = 16; // per spanned cell
     // Bounds on the costs of the cells that are not blocked: 0 = not known (the router scans the
     // grid). min_cost must not exceed, max_cost not fall below, any such cell's cost (blocking
     // more cells keeps them valid).
     std::uint16_t min_cost = 0, max_cost = 0;
+
+    // width x height cells, every one kFreshCell (blocked, not spannable, unreached).
+    void reset(int w, int h) {
+        width = w;
+        height = h;
+        cells.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), kFreshCell);
+    }
+    // width x height cells left unset: for a builder that writes every cell (one pass over the
+    // map's 8 bytes per cell instead of a fill and then a rewrite).
+    void reset_unset(int w, int h) {
+        width = w;
+        height = h;
+        cells = GridCells<SearchCell>(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+    }
+    std::size_t size() const { return cells.size(); }
+    std::uint16_t& cost(std::size_t i) { return cells[i].cost; }
+    std::uint16_t cost(std::size_t i) const { return cells[i].cost; }
+    std::uint8_t& span(std::size_t i) { return cells[i].span; }
+    std::uint8_t span(std::size_t i) const { return cells[i].span; }
 };
 
 // A priority queue of cells keyed by whole numbers (Dial's buckets in a ring): pop gives an entry
 // of the least key. Entries of one key come out last in, first out. Built for keys that mostly
 // grow (a search's): the ring holds the keys from the least one queued up to the largest one
 // pushed since reset, and grows (by powers of two, keeping every entry and its order) when a push
-// would leave that span; a key below the current least one is allowed (weighted A*). Buffers are
-// kept between resets.
+// would leave that span; a key below the current least one is allowed (weighted A*).
+// Storage: each bucket is a stack of 64-byte chunks of 14 entries (only its top chunk may be part
+// full) from one pool of chunks (an emptied chunk is the next one taken), so a bucket's entries lie
+// together as in an array and the memory is about the most entries queued at once plus 4 bytes per
+// bucket, kept between resets; large blocks come from the grid pool (grid.hpp).
 class BucketQueue {
   public:
     // Empty, the next key >= `first`; the ring sized for keys up to `first + span`.
@@ -65,30 +109,67 @@ class BucketQueue {
             grow(key - cur_ + 1);
         }
         top_ = std::max(top_, key);
-        ring_[key & mask_].push_back(cell);
+        std::uint32_t& head = heads_[key & mask_];
+        if (head == kNone || chunks_[head].count == kChunkCells) {
+            const std::uint32_t c = take_chunk();
+            chunks_[c].next = head;
+            chunks_[c].count = 0;
+            head = c;
+        }
+        Chunk& chunk = chunks_[head];
+        chunk.cells[chunk.count++] = cell;
         ++size_;
     }
     bool empty() const { return size_ == 0; }
     // The entry of the least key (must not be empty).
     std::pair<std::uint64_t, std::uint32_t> pop() {
-        while (ring_[cur_ & mask_].empty())
+        while (heads_[cur_ & mask_] == kNone)
             ++cur_;
-        auto& bucket = ring_[cur_ & mask_];
-        const std::uint32_t cell = bucket.back();
-        bucket.pop_back();
+        std::uint32_t& head = heads_[cur_ & mask_];
+        Chunk& chunk = chunks_[head];
+        const std::uint32_t cell = chunk.cells[--chunk.count];
+        if (chunk.count == 0) { // back to the pool
+            const std::uint32_t c = head;
+            head = chunk.next;
+            chunk.next = free_;
+            free_ = c;
+        }
         --size_;
         return {cur_, cell};
     }
     // The entry `skip` pops after the next one would return if nothing were pushed meanwhile, when
     // it has the same key; 0xFFFFFFFF otherwise. A hint (for prefetching), never needed.
     std::uint32_t ahead(std::size_t skip) const {
-        const auto& bucket = ring_[cur_ & mask_];
-        return bucket.size() > skip ? bucket[bucket.size() - 1 - skip] : 0xFFFFFFFFu;
+        for (std::uint32_t c = heads_[cur_ & mask_]; c != kNone; c = chunks_[c].next) {
+            const Chunk& chunk = chunks_[c];
+            if (skip < chunk.count) return chunk.cells[chunk.count - 1 - skip];
+            skip -= chunk.count;
+        }
+        return 0xFFFFFFFFu;
     }
 
   private:
-    void grow(std::uint64_t span); // a ring of at least `span` buckets, entries kept
-    std::vector<std::vector<std::uint32_t>> ring_;
+    static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    static constexpr std::uint32_t kChunkCells = 14;
+    struct alignas(64) Chunk {
+        std::uint32_t next;  // the chunk below it in its bucket (or the next free one); kNone: none
+        std::uint32_t count; // entries held, the last pushed at cells[count - 1]
+        std::uint32_t cells[kChunkCells];
+    };
+    static_assert(sizeof(Chunk) == 64);
+    std::uint32_t take_chunk() {
+        if (free_ == kNone) {
+            chunks_.emplace_back();
+            return static_cast<std::uint32_t>(chunks_.size() - 1);
+        }
+        const std::uint32_t c = free_;
+        free_ = chunks_[c].next;
+        return c;
+    }
+    void grow(std::uint64_t span);   // a ring of at least `span` buckets, entries kept
+    GridCells<std::uint32_t> heads_; // per bucket: its top chunk; kNone: empty
+    GridCells<Chunk> chunks_;        // the chunks; those not in a bucket are chained from free_
+    std::uint32_t free_ = kNone;
     std::uint64_t mask_ = 0, cur_ = 0; // cur_: no entry has a smaller key
     std::uint64_t top_ = 0;            // the largest key pushed since reset (or `first`)
     std::size_t size_ = 0;
@@ -127,16 +208,16 @@ inline std::optional<RouteMove> route_move(const CostGrid& grid, int x, int y, i
     if (!inside(nx, ny)) return std::nullopt;
     auto nc = static_cast<std::uint32_t>(ny * w + nx);
     int k = 0;
-    if (grid.span[nc]) { // a bridge: straight over water to the next land cell
+    if (grid.span(nc) & kSpanWater) { // a bridge: straight over water to the next land cell
         if (from_water) return std::nullopt;
-        while (k < grid.max_bridge && grid.span[nc]) {
+        while (k < grid.max_bridge && (grid.span(nc) & kSpanWater)) {
             ++k;
             nx += kRouteDx[dir];
             ny += kRouteDy[dir];
             if (!inside(nx, ny)) return std::nullopt;
             nc = static_cast<std::uint32_t>(ny * w + nx);
         }
-        if (grid.span[nc]) return std::nullopt;
+        if (grid.span(nc) & kSpanWater) return std::nullopt;
     }
     return RouteMove{nc, k};
 }
@@ -163,31 +244,26 @@ class Router {
     // target gives the route of that one cell.
     // `boxes` (may be empty: Dijkstra): rectangles [x0, x1) x [y0, y1) holding every target cell;
     // with at most 64 of them the search is A* towards them.
+    // The search's state lives in `grid`'s cells (SearchCell: every dist kUnreached before, and
+    // again after, the call); their cost and span are only read.
     struct Box {
         int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     };
-    [[nodiscard]] Route route(const CostGrid& grid, const std::vector<std::uint32_t>& sources,
+    [[nodiscard]] Route route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                               std::span<const std::uint8_t> target,
                               const std::vector<Box>& boxes = {}, RouteWeight weight = {});
 
-    // The buffers route() uses, lent to a search of its own (reachability's connect search) so a
-    // run faults in and zeroes one set: per cell a cost so far, every entry 0xFFFFFFFF when lent,
-    // and a parent byte (unspecified). The borrower sets every cost back to 0xFFFFFFFF before the
-    // next route() call.
-    struct Lent {
-        std::uint32_t* dist = nullptr;
-        std::uint8_t* parent = nullptr;
-    };
-    [[nodiscard]] Lent lend(std::size_t cells);
+    // The queue route() uses, lent to a search of its own (reachability's connect search) so a
+    // run grows one set of buckets. The borrower resets it before use.
+    BucketQueue& queue() { return queue_; }
 
     // Cells explored (popped) by the last call: for benchmarks and tests.
     std::uint64_t explored() const { return explored_; }
 
   private:
-    GridCells<std::uint32_t> dist_;  // per cell: cost so far, bit 31 set once expanded (closed);
-                                     // 0xFFFFFFFF: not reached
-    GridCells<std::uint8_t> parent_; // bits 0-1: direction back to the parent; 2-7: jump length
-    std::vector<std::uint32_t> touched_; // cells reached by the call (reset to unreached after it)
+    // Per row of the last call's grid: the columns [first, end) holding every cell it reached, so
+    // the call sets back only those rows' spans (no list of the cells reached).
+    std::vector<std::pair<int, int>> reached_rows_;
     BucketQueue queue_;
     std::uint64_t explored_ = 0;
 };

@@ -43,26 +43,26 @@ std::uint64_t reference_cost(const CostGrid& g, const std::vector<std::uint32_t>
             int nx = x + dx[k], ny = y + dy[k];
             if (nx >= 0 && ny >= 0 && nx < w && ny < h) {
                 const std::uint32_t nc = ny * w + nx;
-                if (!g.span[nc] && g.cost[nc] != kBlocked && dist + g.cost[nc] < d[nc]) {
+                if (!g.span(nc) && g.cost(nc) != kBlocked && dist + g.cost(nc) < d[nc]) {
                     open.erase({d[nc], nc});
-                    d[nc] = dist + g.cost[nc];
+                    d[nc] = dist + g.cost(nc);
                     open.insert({d[nc], nc});
                 }
             }
             // jumps over 1..max_bridge water cells, from land only
-            if (g.span[c]) continue;
+            if (g.span(c)) continue;
             for (int len = 1; len <= g.max_bridge; ++len) {
                 bool water = true;
                 for (int i = 1; i <= len; ++i) {
                     const int wx = x + dx[k] * i, wy = y + dy[k] * i;
-                    if (wx < 0 || wy < 0 || wx >= w || wy >= h || !g.span[wy * w + wx])
+                    if (wx < 0 || wy < 0 || wx >= w || wy >= h || !g.span(wy * w + wx))
                         water = false;
                 }
                 const int lx = x + dx[k] * (len + 1), ly = y + dy[k] * (len + 1);
                 if (!water || lx < 0 || ly < 0 || lx >= w || ly >= h) continue;
                 const std::uint32_t lc = ly * w + lx;
-                if (g.span[lc] || g.cost[lc] == kBlocked) continue;
-                const std::uint64_t nd = dist + len * g.bridge_cost + g.cost[lc];
+                if (g.span(lc) || g.cost(lc) == kBlocked) continue;
+                const std::uint64_t nd = dist + len * g.bridge_cost + g.cost(lc);
                 if (nd < d[lc]) {
                     open.erase({d[lc], lc});
                     d[lc] = nd;
@@ -104,15 +104,16 @@ int check_routes(RouteWeight weight, std::uint16_t least_cost) {
         g.height = h;
         g.max_bridge = static_cast<int>(seed % 5);
         g.bridge_cost = static_cast<std::uint32_t>(1 + seed % 40);
+        g.reset(w, h);
         for (int i = 0; i < w * h; ++i) {
             const std::uint64_t r = hash_values(seed, i);
             const int kind = static_cast<int>(r % 10);
-            g.span.push_back(kind < 3 ? 1 : 0);
-            g.cost.push_back(kind == 3 ? kBlocked
-                                       : static_cast<std::uint16_t>(least_cost + (r >> 8) % 50));
+            g.span(i) = kind < 3 ? 1 : 0;
+            g.cost(i) =
+                kind == 3 ? kBlocked : static_cast<std::uint16_t>(least_cost + (r >> 8) % 50);
         }
         std::vector<std::uint32_t> sources = {static_cast<std::uint32_t>(seed % (w * h))};
-        g.span[sources[0]] = 0;
+        g.span(sources[0]) = 0;
         std::vector<std::uint8_t> target(w * h, 0);
         const std::uint32_t t = static_cast<std::uint32_t>((seed * 7919) % (w * h));
         target[t] = 1;
@@ -146,14 +147,14 @@ int check_routes(RouteWeight weight, std::uint16_t least_cost) {
             const int bx = r.cells[i] % w, by = r.cells[i] / w;
             CHECK(std::abs(ax - bx) + std::abs(ay - by) == 1); // 4-connected
             if (r.bridged[i]) {
-                CHECK(g.span[r.cells[i]] == 1);
+                CHECK(g.span(r.cells[i]) == 1);
                 cost += g.bridge_cost;
                 ++span;
                 CHECK(span <= g.max_bridge);
             } else {
-                CHECK(g.span[r.cells[i]] == 0);
-                CHECK(g.cost[r.cells[i]] != kBlocked);
-                cost += g.cost[r.cells[i]];
+                CHECK(g.span(r.cells[i]) == 0);
+                CHECK(g.cost(r.cells[i]) != kBlocked);
+                cost += g.cost(r.cells[i]);
                 span = 0;
             }
         }
@@ -325,10 +326,10 @@ std::vector<Road> loops_on_fresh_grids(const RoadCase& rc, const RoadsResult& re
     for (int from : order) {
         if (made >= rc.roads.extra_links) break;
         CostGrid g = road_cost_grid(rc.classes, {}, places, rc.roads, rc.walkable, road);
-        for (std::size_t c = 0; c < g.cost.size(); ++c)
+        for (std::size_t c = 0; c < g.size(); ++c)
             if (bridge[c]) {
-                g.span[c] = 0;
-                g.cost[c] = kBlocked;
+                g.span(c) = 0;
+                g.cost(c) = kBlocked;
             }
         std::vector<std::uint8_t> target(rc.classes.size(), 0);
         std::vector<Router::Box> boxes;
@@ -337,7 +338,7 @@ std::vector<Road> loops_on_fresh_grids(const RoadCase& rc, const RoadsResult& re
             const bool neighbour = edges.count({std::min(from, m), std::max(from, m)}) > 0;
             cells_of(m, [&](std::uint32_t c) {
                 if (neighbour)
-                    g.cost[c] = kBlocked;
+                    g.cost(c) = kBlocked;
                 else
                     target[c] = 1;
             });
@@ -399,10 +400,10 @@ TEST_CASE("roads: a least-cost network touching every place, bridges over water 
             CostGrid g = road_cost_grid(rc.classes, {}, rc.places.places, rc.roads, rc.walkable,
                                         road.loop ? built : std::vector<std::uint8_t>{});
             // What a road may not cross: earlier bridges, and places other than its two ends.
-            for (std::size_t c = 0; c < g.cost.size(); ++c)
+            for (std::size_t c = 0; c < g.size(); ++c)
                 if (built_bridge[c]) {
-                    g.span[c] = 0;
-                    g.cost[c] = kBlocked;
+                    g.span(c) = 0;
+                    g.cost(c) = kBlocked;
                 }
             for (const Place& p : rc.places.places) {
                 const auto inside = [&](std::uint32_t c) {
@@ -412,7 +413,7 @@ TEST_CASE("roads: a least-cost network touching every place, bridges over water 
                 if (inside(road.cells.front()) || inside(road.cells.back())) continue;
                 for (int y = p.y; y < p.y + p.h; ++y)
                     for (int x = p.x; x < p.x + p.w; ++x)
-                        g.cost[y * w + x] = kBlocked;
+                        g.cost(y * w + x) = kBlocked;
             }
             if (road.loop) {
                 // A loop reaches the cheapest place that is not yet its neighbour: from its
@@ -420,10 +421,10 @@ TEST_CASE("roads: a least-cost network touching every place, bridges over water 
                 // neighbours' footprints are blocked and the others are targets.
                 CostGrid lg =
                     road_cost_grid(rc.classes, {}, rc.places.places, rc.roads, rc.walkable, built);
-                for (std::size_t c = 0; c < lg.cost.size(); ++c)
+                for (std::size_t c = 0; c < lg.size(); ++c)
                     if (built_bridge[c]) {
-                        lg.span[c] = 0;
-                        lg.cost[c] = kBlocked;
+                        lg.span(c) = 0;
+                        lg.cost(c) = kBlocked;
                     }
                 std::vector<std::uint32_t> from;
                 std::vector<std::uint8_t> targets(rc.classes.size(), 0);
@@ -440,7 +441,7 @@ TEST_CASE("roads: a least-cost network touching every place, bridges over water 
                             if (pi == road.from_place)
                                 from.push_back(c);
                             else if (neighbour)
-                                lg.cost[c] = kBlocked;
+                                lg.cost(c) = kBlocked;
                             else
                                 targets[c] = 1;
                         }
@@ -595,17 +596,17 @@ TEST_CASE("route: many sources far apart (a grown network) still give the least 
         g.height = h;
         g.max_bridge = static_cast<int>(seed % 3);
         g.bridge_cost = 20;
+        g.reset(w, h);
         for (int i = 0; i < w * h; ++i) {
             const std::uint64_t r = hash_values(seed, i, 3);
-            g.span.push_back(r % 13 == 0 ? 1 : 0);
-            g.cost.push_back(r % 11 == 0 ? kBlocked
-                                         : static_cast<std::uint16_t>(16 + (r >> 8) % 9));
+            g.span(i) = r % 13 == 0 ? 1 : 0;
+            g.cost(i) = (r % 11 == 0 ? kBlocked : static_cast<std::uint16_t>(16 + (r >> 8) % 9));
         }
         // A long diagonal line of sources (a road built before) and a target box at one end.
         std::vector<std::uint32_t> sources;
         for (int x = 4; x < w - 8; x += 3) {
             const auto c = static_cast<std::uint32_t>((4 + x * (h - 10) / w) * w + x);
-            g.span[c] = 0;
+            g.span(c) = 0;
             sources.push_back(c);
         }
         std::vector<std::uint8_t> target(static_cast<std::size_t>(w) * h, 0);
@@ -713,5 +714,43 @@ TEST_CASE("BucketQueue: least key first, last in first out within a key, keys be
             }
             CHECK(q.empty() == (ref_size == 0));
         }
+    }
+}
+
+TEST_CASE("road_cost_grid: min_cost and max_cost are the least and dearest open cell's cost, "
+          "against a plain scan") {
+    // The grid's bounds come from its one building pass (footprints replace some cells after
+    // it): varied costs so the cheapest or dearest cell is sometimes under a footprint, sometimes
+    // a footprint itself, sometimes elsewhere.
+    const double grass[] = {0.5, 1, 2}, forest[] = {0.25, 3, 1};
+    for (std::uint64_t seed = 1; seed <= 36; ++seed) {
+        RoadCase rc = road_case(seed);
+        rc.roads.costs[0] = grass[seed % 3];
+        rc.roads.costs[1] = forest[seed / 3 % 3];
+        if (seed % 3 == 0) { // the footprints' grass between the cheapest and dearest class
+            rc.roads.costs = {1, 0.25, -1, 5, 1, 1};
+            rc.roads.avoid = 0;
+        }
+        if (seed % 4 == 0) rc.roads.connect = {1}; // the start's footprint blocked
+        rc.roads.road_discount = 0.5;
+        std::vector<std::uint8_t> discounted(rc.classes.size(), 0);
+        for (std::size_t i = 0; i < discounted.size(); ++i)
+            discounted[i] = seed % 2 == 0 && hash_values(seed, i, 5) % 9 == 0 ? 1 : 0;
+        if (seed % 2 == 1 && !rc.places.places.empty()) {
+            // The one cheapest (or dearest) cell before the footprints: under a footprint.
+            const Place& p = rc.places.places.front();
+            discounted[static_cast<std::size_t>(p.y) * rc.classes.width() + p.x] = 1;
+            rc.roads.road_discount = seed % 4 == 1 ? 0.5 : 3;
+        }
+        const CostGrid g =
+            road_cost_grid(rc.classes, {}, rc.places.places, rc.roads, rc.walkable, discounted);
+        std::uint16_t lo = kBlocked, hi = 0;
+        for (std::size_t i = 0; i < g.size(); ++i)
+            if (g.cost(i) != kBlocked) {
+                lo = std::min(lo, g.cost(i));
+                hi = std::max(hi, g.cost(i));
+            }
+        CHECK(g.min_cost == lo);
+        CHECK(g.max_cost == hi);
     }
 }
