@@ -67,16 +67,16 @@ struct LastPair {
 };
 
 // The pairs in buckets by the high byte of their cost, each bucket in the order its pairs came
-// (scan order), in chunks of kChunk pairs taken from one arena as a bucket fills: the one
-// map-sized buffer of the pairs (its first size 4 bytes per cell, like the stage's 32-bit grids,
-// whose blocks it reuses; doubled, its chunks copied, in the rare map that needs more).
+// (scan order), in chunks of kChunk pairs handed out in turn from segments of `segment` pairs
+// (from the grid pool), a segment more whenever they are used up: the pairs' memory grows with
+// their number (about 2.7 M pairs in 3 segments of 16 MiB at 4096 x 4096), nothing is copied.
 // for_each sorts one bucket at a time by the low byte (a stable counting sort into a buffer of
 // the bucket's size), so the pairs come in Kruskal's order without a second buffer of them all.
 class PairBuckets {
   public:
     static constexpr std::size_t kChunk = 512;
-    explicit PairBuckets(std::size_t room)
-        : arena_(std::max<std::size_t>(room / kChunk, 16) * kChunk) {
+    explicit PairBuckets(std::size_t segment)
+        : segment_chunks_(std::max<std::size_t>(segment / kChunk, 16)) {
         cur_.fill(nullptr);
         end_.fill(nullptr);
     }
@@ -97,7 +97,7 @@ class PairBuckets {
             if (chunks.empty()) continue;
             auto each = [&](auto&& body) {
                 for (std::uint32_t k : chunks) {
-                    const BasinPair* begin = arena_.data() + std::size_t{k} * kChunk;
+                    const BasinPair* begin = chunk(k);
                     const BasinPair* end = k == chunks.back() ? cur_[hi] : begin + kChunk;
                     for (const BasinPair* e = begin; e != end; ++e)
                         body(*e);
@@ -116,23 +116,22 @@ class PairBuckets {
     }
 
   private:
+    BasinPair* chunk(std::size_t k) {
+        return segments_[k / segment_chunks_].data() + k % segment_chunks_ * kChunk;
+    }
+    const BasinPair* chunk(std::size_t k) const {
+        return segments_[k / segment_chunks_].data() + k % segment_chunks_ * kChunk;
+    }
     [[gnu::noinline]] void new_chunk(unsigned hi) {
-        if ((next_ + 1) * kChunk > arena_.size()) { // full: twice the size, chunks kept
-            GridCells<BasinPair> bigger(2 * arena_.size());
-            std::copy_n(arena_.data(), next_ * kChunk, bigger.data());
-            for (unsigned b = 0; b < 256; ++b)
-                if (cur_[b]) {
-                    cur_[b] = bigger.data() + (cur_[b] - arena_.data());
-                    end_[b] = bigger.data() + (end_[b] - arena_.data());
-                }
-            arena_.swap(bigger);
-        }
+        if (next_ == segments_.size() * segment_chunks_)
+            segments_.emplace_back(segment_chunks_ * kChunk);
         chunks_[hi].push_back(static_cast<std::uint32_t>(next_));
-        cur_[hi] = arena_.data() + next_ * kChunk;
+        cur_[hi] = chunk(next_);
         end_[hi] = cur_[hi] + kChunk;
         ++next_;
     }
-    GridCells<BasinPair> arena_;
+    std::size_t segment_chunks_;
+    std::vector<GridCells<BasinPair>> segments_;
     std::size_t next_ = 0;                                 // chunks handed out
     std::array<std::vector<std::uint32_t>, 256> chunks_{}; // per bucket its chunks, in order
     std::array<BasinPair*, 256> cur_, end_;                // per bucket: its next slot, chunk end
@@ -322,7 +321,7 @@ PairBuckets bucket_pairs(const Grid<std::uint16_t>& level_grid,
     const std::uint32_t h = static_cast<std::uint32_t>(level_grid.height());
     const std::uint16_t* lv = level_grid.cells().data();
     const std::uint32_t* basin = basin_grid.cells().data();
-    PairBuckets pairs(level_grid.size() / 4);
+    PairBuckets pairs(level_grid.size() / 16);
     // A pair is left out when the last pair kept for the same two basins (along the row for
     // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
     // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.

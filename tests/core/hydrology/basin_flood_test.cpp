@@ -113,7 +113,7 @@ TEST_CASE("basin flood: descent and basins against their definitions") {
 TEST_CASE("basin flood: pairs in Kruskal's order, none needed left out") {
     std::mt19937 rng(32);
     // 300 small grids, then 2 of 90 x 90 cells: buckets of several chunks (PairBuckets::kChunk
-    // pairs) and an arena that grows.
+    // pairs) and pairs in more than one segment.
     for (int trial = 0; trial < 302; ++trial) {
         Grid<std::uint16_t> level = random_levels(rng, trial);
         if (trial >= 300) {
