@@ -364,9 +364,11 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
 
     // 1. Descent, 2. basins.
     f.down = descend(level, threads);
-    std::uint8_t* down = f.down.cells().data();
     const std::uint32_t basins = label_basins(f.down, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
+    // The descent is not read while the pairs are listed and joined: its memory serves them, and
+    // it is made again afterwards (the same grid; a pass cheaper than the pairs' list).
+    f.down = Grid<std::uint8_t>();
 
     // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
     // The pairs (the stage's largest temporary) are freed as soon as the tree is known.
@@ -408,6 +410,8 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
             return true;
         });
     }
+    f.down = descend(level, threads);
+    std::uint8_t* down = f.down.cells().data();
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
     std::vector<std::uint32_t> degree(static_cast<std::size_t>(basins) + 1, 0);
     for (const BasinPair& e : tree) {
