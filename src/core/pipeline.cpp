@@ -560,10 +560,11 @@ struct Run {
     bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
     Grid<float> slope;            // places -> roads: slope_of the classes' first map
     Router router;                // roads -> reachability: buffers reused
-    std::vector<PlaceRule> place_rules;   // places -> roads, constraints: at the run's size
-    std::optional<HydrologyResult> hydro; // hydrology -> classes
-    ClassGrid predicted; // hydrology -> classes: the uncarved classes after the clean-up
-    ClassGrid uncarved;  // hydrology -> classes: the uncarved classes (before the clean-up)
+    std::vector<PlaceRule> place_rules; // places -> roads, constraints: at the run's size
+    // hydrology -> classes; its `into` grid holds the uncarved classes after the clean-up where
+    // they are of an `into` class (that class + 1; 0 elsewhere)
+    std::optional<HydrologyResult> hydro;
+    ClassGrid uncarved; // hydrology -> classes: the uncarved classes (before the clean-up)
     // classes -> cleanup, legalise: each river's end cell and the `into` class predicted there
     std::vector<std::pair<std::uint32_t, ClassId>> river_ends;
 
@@ -578,7 +579,6 @@ struct Run {
         layers_resolved = from.layers_resolved;
         slope = from.slope;
         hydro = from.hydro;
-        predicted = from.predicted;
         uncarved = from.uncarved;
         river_ends = from.river_ends;
     }
@@ -809,29 +809,32 @@ void route_water(Run& run) {
     GenerateResult& r = run.result;
     r.thresholds = thresholds_of_maps(recipe, r.maps, run.options.threads);
     // Where rivers may end: the `into` classes of the uncarved maps after the clean-up (a puddle
-    // the clean-up removes ends no river).
+    // the clean-up removes ends no river), turned in place into the `into` grid: that class + 1
+    // on those cells, 0 elsewhere (write_overlay reads the class at the rivers' ends).
     const std::uint32_t into = class_mask(recipe, settings.into);
     ClassGrid predicted =
         classes_with_thresholds(recipe, r.maps, r.thresholds, run.options.threads);
     run.uncarved = predicted;
     if (cleanup_wanted(recipe))
         (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
-    Grid<std::uint8_t> into_mask =
-        Grid<std::uint8_t>::uninitialised(predicted.width(), predicted.height());
     parallel_for(predicted.height(), run.options.threads, [&](int y0, int y1) {
         for (int y = y0; y < y1; ++y) {
-            const ClassId* src = predicted.row(y);
-            std::uint8_t* dst = into_mask.row(y);
-            for (int x = 0; x < predicted.width(); ++x)
-                dst[x] = static_cast<std::uint8_t>((into >> src[x]) & 1u);
+            ClassId* row = predicted.row(y);
+            for (int x = 0; x < predicted.width(); ++x) // class ids < 32 (class_mask)
+                row[x] = static_cast<ClassId>((into >> row[x]) & 1u ? row[x] + 1 : 0);
         }
     });
-    run.predicted = std::move(predicted);
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
-    run.hydro = run_hydrology(heights, rain, settings, r.seed, std::move(into_mask),
+    Grid<float> rain_copy; // the rain map is the class map: read after that one moved away
+    if (rain == &heights) {
+        rain_copy = heights;
+        rain = &rain_copy;
+    }
+    // The map is carved in place (run_hydrology takes it and hands it back as `carved`).
+    run.hydro = run_hydrology(std::move(heights), rain, settings, r.seed, std::move(predicted),
                               run.options.keep_details, run.options.threads);
-    std::swap(heights, run.hydro->carved); // the map now carved; hydro keeps the uncarved one
+    heights = std::move(run.hydro->carved);
     if (run.options.keep_details) r.heights = heights;
     r.flow = std::move(run.hydro->flow);
 }
@@ -894,14 +897,14 @@ void write_overlay(Run& run) {
         row_cuts > 0 ? r.thresholds[row_cuts - 1] : std::numeric_limits<float>::infinity();
     const Grid<float>& carved = grid_named(r.maps, class_maps(recipe).front());
     r.hydrology = write_rivers(r.classes, *run.hydro, carved, ids);
-    run.hydro.reset();
+    const std::uint8_t* predicted_into = run.hydro->into.cells().data();
     for (const RiverReport& river : r.hydrology->rivers)
         if (river.end >= 0) {
             const auto cell = static_cast<std::uint32_t>(river.end);
-            const ClassId c = run.predicted.cells()[cell];
-            if ((class_mask(recipe, s.into) >> c) & 1u) run.river_ends.push_back({cell, c});
+            if (predicted_into[cell])
+                run.river_ends.push_back({cell, static_cast<ClassId>(predicted_into[cell] - 1)});
         }
-    run.predicted = ClassGrid();
+    run.hydro.reset();
 }
 
 // The cells of the 4-connected region of class `c` holding `from` that are not yet in `seen`, up

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <utility>
 
 #include "core/parallel.hpp"
 
@@ -60,55 +61,101 @@ template <class Parents> struct LabelForest {
     }
 };
 
-// Least significant digit radix sort of the pairs by cost (two passes of 8 bits): stable, so
-// pairs of equal cost stay in scan order. `hist` holds the counts of each byte of the costs.
-void sort_by_cost(BasinPairs& pairs, const std::array<std::array<std::uint32_t, 256>, 2>& hist,
-                  std::size_t room) {
-    BasinPairs tmp(std::max(pairs.size(), room));
-    const std::size_t count = pairs.size();
-    for (int pass = 0; pass < 2; ++pass) {
-        BasinPairs& from = pass == 0 ? pairs : tmp;
-        BasinPairs& to = pass == 0 ? tmp : pairs;
-        std::array<std::uint32_t, 256> at{};
-        std::uint32_t sum = 0;
-        for (int v = 0; v < 256; ++v) {
-            at[static_cast<std::size_t>(v)] = sum;
-            sum += hist[static_cast<std::size_t>(pass)][static_cast<std::size_t>(v)];
-        }
-        const int shift = pass * 8;
-        for (std::size_t i = 0; i < count; ++i) {
-            const BasinPair& e = from[i];
-            to[at[static_cast<std::size_t>((e.cost >> shift) & 0xff)]++] = e;
-        }
-    }
-}
-
 // The last pair kept for two basins, at a column (horizontal pairs) or along a row (vertical ones).
 struct LastPair {
     std::uint32_t a = kNone, b = kNone, cost = 0;
 };
 
-// Writes the pair (a, b) of cell p at `out` and returns 1 when it is kept after `last` (see
-// basin_pairs: unless the last kept pair of the same basins cost no more), updating `last`; else
-// returns 0 (the pair written there is then overwritten). Branch-free: whether a pair is kept
-// follows no pattern a branch could learn.
-inline std::uint32_t keep_pair(LastPair& last, std::uint32_t a, std::uint32_t b, std::uint32_t p,
-                               std::uint16_t cost, std::uint8_t vertical, BasinPair* out) {
-    *out = {a, b, p, cost, vertical, 0};
+// The pairs in buckets by the high byte of their cost, each bucket in the order its pairs came
+// (scan order), in chunks of kChunk pairs handed out in turn from segments of `segment` pairs
+// (from the grid pool), a segment more whenever they are used up: the pairs' memory grows with
+// their number (about 2.7 M pairs in 3 segments of 16 MiB at 4096 x 4096), nothing is copied.
+// for_each sorts one bucket at a time by the low byte (a stable counting sort into a buffer of
+// the bucket's size), so the pairs come in Kruskal's order without a second buffer of them all.
+class PairBuckets {
+  public:
+    static constexpr std::size_t kChunk = 512;
+    explicit PairBuckets(std::size_t segment)
+        : segment_chunks_(std::max<std::size_t>(segment / kChunk, 16)) {
+        cur_.fill(nullptr);
+        end_.fill(nullptr);
+    }
+    // Where the next pair of cost `cost` is written; it stays when `advance`d.
+    BasinPair* slot(std::uint16_t cost) {
+        const unsigned hi = cost >> 8u;
+        if (cur_[hi] == end_[hi]) [[unlikely]]
+            new_chunk(hi);
+        return cur_[hi];
+    }
+    void advance(std::uint16_t cost, std::uint32_t keep) { cur_[cost >> 8u] += keep; }
+    // Calls visit(pair) on every pair by cost, then in the order they came, until it returns
+    // false.
+    template <class Visit> void for_each(Visit&& visit) const {
+        std::vector<BasinPair> sorted;
+        for (unsigned hi = 0; hi < 256; ++hi) {
+            const std::vector<std::uint32_t>& chunks = chunks_[hi];
+            if (chunks.empty()) continue;
+            auto each = [&](auto&& body) {
+                for (std::uint32_t k : chunks) {
+                    const BasinPair* begin = chunk(k);
+                    const BasinPair* end = k == chunks.back() ? cur_[hi] : begin + kChunk;
+                    for (const BasinPair* e = begin; e != end; ++e)
+                        body(*e);
+                }
+            };
+            std::array<std::uint32_t, 256> at{};
+            each([&](const BasinPair& e) { ++at[e.cost & 0xffu]; });
+            std::uint32_t sum = 0;
+            for (std::uint32_t& a : at)
+                sum += std::exchange(a, sum);
+            sorted.resize(sum);
+            each([&](const BasinPair& e) { sorted[at[e.cost & 0xffu]++] = e; });
+            for (const BasinPair& e : sorted)
+                if (!visit(e)) return;
+        }
+    }
+
+  private:
+    BasinPair* chunk(std::size_t k) {
+        return segments_[k / segment_chunks_].data() + k % segment_chunks_ * kChunk;
+    }
+    const BasinPair* chunk(std::size_t k) const {
+        return segments_[k / segment_chunks_].data() + k % segment_chunks_ * kChunk;
+    }
+    [[gnu::noinline]] void new_chunk(unsigned hi) {
+        if (next_ == segments_.size() * segment_chunks_)
+            segments_.emplace_back(segment_chunks_ * kChunk);
+        chunks_[hi].push_back(static_cast<std::uint32_t>(next_));
+        cur_[hi] = chunk(next_);
+        end_[hi] = cur_[hi] + kChunk;
+        ++next_;
+    }
+    std::size_t segment_chunks_;
+    std::vector<GridCells<BasinPair>> segments_;
+    std::size_t next_ = 0;                                 // chunks handed out
+    std::array<std::vector<std::uint32_t>, 256> chunks_{}; // per bucket its chunks, in order
+    std::array<BasinPair*, 256> cur_, end_;                // per bucket: its next slot, chunk end
+};
+
+// Writes the pair (a, b) of cell p into its bucket and keeps it (advances the bucket) when it is
+// kept after `last` (see basin_pairs: unless the last kept pair of the same basins cost no more),
+// updating `last`; else the next pair of the bucket overwrites it. Branch-free: whether a pair is
+// kept follows no pattern a branch could learn.
+inline void keep_pair(LastPair& last, std::uint32_t a, std::uint32_t b, std::uint32_t p,
+                      std::uint16_t cost, std::uint8_t vertical, PairBuckets& out) {
+    *out.slot(cost) = {a, b, p, cost, vertical, 0};
     const bool keep = (a != b) & ((last.a != a) | (last.b != b) | (cost < last.cost));
     last.a = keep ? a : last.a;
     last.b = keep ? b : last.b;
     last.cost = keep ? cost : last.cost;
-    return keep ? 1u : 0u;
+    out.advance(cost, keep ? 1u : 0u);
 }
 
 // The pairs of the row starting at cell `row` (w cells; with `Below`, the vertical pairs to the
-// next row too) written from `out` in scan order; returns how many. `column`: per column its
-// LastPair.
+// next row too), in scan order. `column`: per column its LastPair.
 template <bool Below>
-std::size_t row_pairs(const std::uint32_t* basin, const std::uint16_t* lv, std::size_t row,
-                      std::uint32_t w, LastPair* column, BasinPair* out) {
-    std::size_t kept = 0;
+void row_pairs(const std::uint32_t* basin, const std::uint16_t* lv, std::size_t row,
+               std::uint32_t w, LastPair* column, PairBuckets& out) {
     LastPair along; // the row's last vertical pair
     for (std::uint32_t x = 0; x + 1 < w; ++x) {
         const std::size_t c = row + x;
@@ -116,16 +163,14 @@ std::size_t row_pairs(const std::uint32_t* basin, const std::uint16_t* lv, std::
         const std::uint32_t a = basin[c], east = basin[c + 1];
         const std::uint32_t south = Below ? basin[c + w] : a;
         if (a == east && a == south) continue; // most cells: no pair
-        kept += keep_pair(column[x], a, east, p, std::max(lv[c], lv[c + 1]), 0, out + kept);
-        if constexpr (Below)
-            kept += keep_pair(along, a, south, p, std::max(lv[c], lv[c + w]), 1, out + kept);
+        keep_pair(column[x], a, east, p, std::max(lv[c], lv[c + 1]), 0, out);
+        if constexpr (Below) keep_pair(along, a, south, p, std::max(lv[c], lv[c + w]), 1, out);
     }
     if constexpr (Below) { // the last column: no horizontal pair
         const std::size_t c = row + w - 1;
-        kept += keep_pair(along, basin[c], basin[c + w], static_cast<std::uint32_t>(c),
-                          std::max(lv[c], lv[c + w]), 1, out + kept);
+        keep_pair(along, basin[c], basin[c + w], static_cast<std::uint32_t>(c),
+                  std::max(lv[c], lv[c + w]), 1, out);
     }
-    return kept;
 }
 
 // The in-degree of each cell of row `mid` (w cells) from the drain codes of the row and the rows
@@ -176,14 +221,6 @@ class SourceBits {
     std::uint64_t bits_;
 };
 
-// Grows `pairs` (its first `used` entries kept) when fewer than `more` entries are left.
-void make_room(BasinPairs& pairs, std::size_t used, std::size_t more) {
-    if (used + more <= pairs.size()) return;
-    BasinPairs bigger(2 * pairs.size() + more);
-    std::copy_n(pairs.begin(), used, bigger.begin());
-    pairs.swap(bigger);
-}
-
 } // namespace
 
 Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads) {
@@ -217,15 +254,17 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
     const std::uint8_t* down = down_grid.cells().data();
     // Pass 1: provisional labels. A cell joins its west and north neighbours when either drains
     // into the other; without such a link it starts a label. The edge cells are label 0.
-    // At most one label per interior cell (a flat is all pits), + label 0: at most n, room for all
-    // (a grid's size: a block the grid pool keeps), touched only as used.
+    // At most one label per interior cell (a flat is all pits), + label 0; maps of noise have
+    // about one per 10 cells: room for n / 8 (from the grid pool), grown (doubled) before a row
+    // that might not fit.
     LabelForest<GridCells<std::uint32_t>> forest;
     GridCells<std::uint32_t>& parent = forest.parent;
-    parent = GridCells<std::uint32_t>(n);
+    parent = GridCells<std::uint32_t>(std::max(n / 8, 2 * uw));
     parent[0] = 0;
     std::uint32_t next = 1;
     std::fill_n(lab, uw, 0u);
     for (std::size_t y = 1; y + 1 < static_cast<std::size_t>(h); ++y) {
+        if (next + uw > parent.size()) parent.resize(std::max(2 * parent.size(), next + uw));
         const std::size_t row = y * uw;
         const std::uint8_t* d_up = down + row - uw;
         const std::uint32_t* l_up = lab + row - uw;
@@ -273,38 +312,41 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
     return basins;
 }
 
-BasinPairs basin_pairs(const Grid<std::uint16_t>& level_grid,
-                       const Grid<std::uint32_t>& basin_grid) {
+namespace {
+
+// The pairs (basin_pairs) in their buckets.
+PairBuckets bucket_pairs(const Grid<std::uint16_t>& level_grid,
+                         const Grid<std::uint32_t>& basin_grid) {
     const std::uint32_t uw = static_cast<std::uint32_t>(level_grid.width());
     const std::uint32_t h = static_cast<std::uint32_t>(level_grid.height());
     const std::uint16_t* lv = level_grid.cells().data();
     const std::uint32_t* basin = basin_grid.cells().data();
-    if (level_grid.empty()) return {};
-    // Buffers of at least 4 bytes per cell, the size of the stage's 32-bit grids: freed, they
-    // serve those grids (and the next run's pairs) without fresh pages (grid.hpp). A row adds at
-    // most 2 * width pairs: the buffer grows before a row that might not fit (make_room).
-    const std::size_t room = level_grid.size() / 4;
-    BasinPairs pairs(std::max<std::size_t>(room, 2 * std::size_t{uw}));
-    std::size_t kept = 0;
+    PairBuckets pairs(level_grid.size() / 16);
     // A pair is left out when the last pair kept for the same two basins (along the row for
     // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
     // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.
     std::vector<LastPair> column(uw);
     for (std::uint32_t y = 0; y < h; ++y) {
-        make_room(pairs, kept, 2 * std::size_t{uw});
         const std::size_t row = static_cast<std::size_t>(y) * uw;
-        BasinPair* out = &pairs[kept];
-        kept += y + 1 < h ? row_pairs<true>(basin, lv, row, uw, column.data(), out)
-                          : row_pairs<false>(basin, lv, row, uw, column.data(), out);
+        if (y + 1 < h)
+            row_pairs<true>(basin, lv, row, uw, column.data(), pairs);
+        else
+            row_pairs<false>(basin, lv, row, uw, column.data(), pairs);
     }
-    std::array<std::array<std::uint32_t, 256>, 2> hist{};
-    for (std::size_t i = 0; i < kept; ++i) {
-        ++hist[0][pairs[i].cost & 0xff];
-        ++hist[1][pairs[i].cost >> 8];
-    }
-    pairs.resize(kept);
-    sort_by_cost(pairs, hist, room);
     return pairs;
+}
+
+} // namespace
+
+std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
+                                   const Grid<std::uint32_t>& basin) {
+    std::vector<BasinPair> out;
+    if (level.empty()) return out;
+    bucket_pairs(level, basin).for_each([&](const BasinPair& e) {
+        out.push_back(e);
+        return true;
+    });
+    return out;
 }
 
 FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled) {
@@ -322,9 +364,11 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
 
     // 1. Descent, 2. basins.
     f.down = descend(level, threads);
-    std::uint8_t* down = f.down.cells().data();
     const std::uint32_t basins = label_basins(f.down, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
+    // The descent is not read while the pairs are listed and joined: its memory serves them, and
+    // it is made again afterwards (the same grid; a pass cheaper than the pairs' list).
+    f.down = Grid<std::uint8_t>();
 
     // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
     // The pairs (the stage's largest temporary) are freed as soon as the tree is known.
@@ -332,7 +376,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
     tree.reserve(basins);
     std::vector<std::uint16_t> water(basins, 0);
     {
-        const BasinPairs pairs = basin_pairs(level, f.basin);
+        const PairBuckets pairs = bucket_pairs(level, f.basin);
         std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
             last_member(basins);
         for (std::uint32_t b = 0; b < basins; ++b) {
@@ -347,10 +391,10 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
             return b;
         };
         std::uint32_t ocean = 0;
-        for (std::size_t i = 0; i < pairs.size() && tree.size() + 1 < basins; ++i) {
-            const BasinPair& e = pairs[i];
+        pairs.for_each([&](const BasinPair& e) {
+            if (tree.size() + 1 >= basins) return false;
             const std::uint32_t a = find(e.a), b = find(e.b);
-            if (a == b) continue;
+            if (a == b) return true;
             tree.push_back(e);
             if (a == ocean || b == ocean)
                 for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
@@ -363,8 +407,11 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
             next_member[last_member[big]] = small;
             last_member[big] = last_member[small];
             if (small == ocean) ocean = big;
-        }
+            return true;
+        });
     }
+    f.down = descend(level, threads);
+    std::uint8_t* down = f.down.cells().data();
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
     std::vector<std::uint32_t> degree(static_cast<std::size_t>(basins) + 1, 0);
     for (const BasinPair& e : tree) {

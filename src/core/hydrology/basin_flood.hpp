@@ -56,8 +56,11 @@ struct BasinPair {
     std::uint8_t down;  // 1: q = p + width, 0: q = p + 1
     std::uint8_t unused;
 };
-using BasinPairs = GridCells<BasinPair>;
-BasinPairs basin_pairs(const Grid<std::uint16_t>& level, const Grid<std::uint32_t>& basin);
+// flood_basins takes them straight from buckets by the high byte of their cost (PairBuckets in
+// basin_flood.cpp, each bucket sorted by the low byte as Kruskal's algorithm reaches it: no copy
+// of all the pairs); this gives the same pairs in the same order as one list.
+std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
+                                   const Grid<std::uint32_t>& basin);
 
 // The whole flood. The FlowField also gets each basin's water level, depression (the lowest
 // basin of its group, see step 5) and pit. Without `with_filled`, `filled` is left empty (a

@@ -109,15 +109,16 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
               });
 }
 
-// The carving and banks shared by both methods: rivers' stems are set; fills carved and banks.
-void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, HydrologyResult& out) {
+// The carving and banks shared by both methods: rivers' stems are set; carves `heights` in place
+// (each cell written at most once before it is read: a stem cell's own height is read just before
+// it is lowered, and the valley's cells are lowered once each, after the rivers') and fills banks.
+void carve_and_widen(Grid<float>& heights, const RiverSettings& s, HydrologyResult& out) {
     const std::uint8_t* into = out.into.cells().data();
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::uint32_t uw = static_cast<std::uint32_t>(w);
-    out.carved = heights;
-    float* carved = out.carved.cells().data();
-    const float* raw = heights.cells().data();
+    float* carved = heights.cells().data();
+    const float* raw = carved; // a cell's height until it is carved
     const float depth = static_cast<float>(s.carve);
     const float slope = s.method == RiverMethod::agents ? static_cast<float>(s.agent_slope) : 0.0f;
     const bool lakes = !out.lake_mask.empty();
@@ -190,9 +191,10 @@ void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, Hydrolo
             r.banks.push_back({p, down, sc.index});
         }
     }
-    // The valley: cells beside the river lowered by carve / 2.
+    // The valley: cells beside the river (none of them carved yet) lowered by carve / 2, once.
     if (depth > 0) {
         const float half = depth * 0.5f;
+        std::vector<std::uint32_t> valley;
         for (const auto& [c, ri] : owner) {
             (void)ri;
             const int x = static_cast<int>(c % uw), y = static_cast<int>(c / uw);
@@ -203,10 +205,15 @@ void carve_and_widen(const Grid<float>& heights, const RiverSettings& s, Hydrolo
                     const std::uint32_t p =
                         static_cast<std::uint32_t>(py) * uw + static_cast<std::uint32_t>(px);
                     if (owner.count(p) || is_into(p)) continue;
-                    carved[p] = std::min(carved[p], raw[p] - half);
+                    valley.push_back(p);
                 }
         }
+        std::sort(valley.begin(), valley.end());
+        valley.erase(std::unique(valley.begin(), valley.end()), valley.end());
+        for (std::uint32_t p : valley)
+            carved[p] = std::min(carved[p], raw[p] - half);
     }
+    out.carved = std::move(heights);
 }
 
 std::uint8_t width_of(float flow, double threshold, double largest, const RiverSettings& s) {
@@ -412,7 +419,7 @@ void agent_rivers(const Grid<float>& heights, const RiverSettings& s, std::uint6
 
 } // namespace
 
-HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
+HydrologyResult run_hydrology(Grid<float> heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
                               Grid<std::uint8_t> into, bool keep_flow, int threads) {
     HydrologyResult out;

@@ -31,8 +31,9 @@
 // along every stem and from each bank cell to the cell it drains into, the carved height never
 // rises; stems are 4-connected and disjoint; widths never shrink downstream.
 // Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells. Memory: at
-// most 15 bytes per cell of map-sized temporaries at once (during the pairs' sort,
-// basin_flood.hpp).
+// most about 9 bytes per cell of map-sized temporaries at once (levels 2, basins 4 and the pairs'
+// buckets about 3, the descent being made again after them, basin_flood.hpp); the heights are
+// carved in place.
 #pragma once
 
 #include <cstdint>
@@ -70,8 +71,9 @@ struct HydrologyResult {
     Grid<std::uint8_t> into; // the `into` mask given
 };
 
-// `into`: 1 where a cell (y * width + x) will be of an `into` class, else 0; kept in the result.
-HydrologyResult run_hydrology(const Grid<float>& heights, const Grid<float>* rain,
+// `into`: not 0 where a cell (y * width + x) will be of an `into` class (the pipeline stores that
+// class + 1), else 0; kept in the result. `heights` is carved in place: it becomes `carved`.
+HydrologyResult run_hydrology(Grid<float> heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
                               Grid<std::uint8_t> into, bool keep_flow = false, int threads = 1);
 

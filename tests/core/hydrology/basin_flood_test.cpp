@@ -112,13 +112,20 @@ TEST_CASE("basin flood: descent and basins against their definitions") {
 
 TEST_CASE("basin flood: pairs in Kruskal's order, none needed left out") {
     std::mt19937 rng(32);
-    for (int trial = 0; trial < 300; ++trial) {
-        const Grid<std::uint16_t> level = random_levels(rng, trial);
+    // 300 small grids, then 2 of 90 x 90 cells: buckets of several chunks (PairBuckets::kChunk
+    // pairs) and pairs in more than one segment.
+    for (int trial = 0; trial < 302; ++trial) {
+        Grid<std::uint16_t> level = random_levels(rng, trial);
+        if (trial >= 300) {
+            level = Grid<std::uint16_t>(90, 90);
+            for (auto& v : level.cells())
+                v = static_cast<std::uint16_t>(rng() % (trial % 2 ? 3 : 65536));
+        }
         const auto w = static_cast<std::uint32_t>(level.width());
         CAPTURE(trial);
         Grid<std::uint32_t> basin;
         (void)label_basins(descend(level), basin);
-        const BasinPairs pairs = basin_pairs(level, basin);
+        const std::vector<BasinPair> pairs = basin_pairs(level, basin);
         const auto& lv = level.cells();
         const auto& b = basin.cells();
         // Every pair of neighbours in different basins, in scan order (horizontal first).
