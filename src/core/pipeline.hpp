@@ -70,7 +70,8 @@ struct GenerateOptions {
     int threads = 1; // worker threads for the heavy stages; the output never depends on it
     bool keep_details =
         true; // keep heights, maps and per-cell decisions in the result (viewer, explain);
-              // without them memory is about 6 bytes per cell less per map and layer
+              // without them each map is freed once no later stage reads it (the grid pool
+              // hands its memory to the next stages) and the run keeps no decision grids
     // Called with one line per search try that missed a constraint ("try 2/5 seed N: <what>");
     // empty: quiet.
     std::function<void(const std::string&)> progress;
