@@ -11,9 +11,9 @@
 // backward over pending literals 8 at a time), and matches longer than 258 bytes are sent as
 // several. Blocks of at most kBlockSymbols symbols each get their own Huffman codes (length-limited
 // to 15 bits, code-length codes to 7), or are stored when that is smaller (random pixels); symbols
-// are kept with their distance codes, so writing a block takes no branch per symbol. Invariants: the
-// output depends only on the input, stride and unit (integer arithmetic only: the same bytes with
-// every compiler, thread count and processor); inflate gives back the input.
+// are kept with their distance codes, so writing a block takes no branch per symbol. Invariants:
+// the output depends only on the input, stride and unit (integer arithmetic only: the same bytes
+// with every compiler, thread count and processor); inflate gives back the input.
 #pragma once
 
 #include <cstddef>
