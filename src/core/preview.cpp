@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <type_traits>
 
 namespace tilegen {
 
@@ -342,43 +343,73 @@ void PreviewRenderer::render_cells(int y0, int y1, std::uint8_t* out, std::size_
     const std::size_t tile_row_bytes = static_cast<std::size_t>(tw) * bpp;
     const std::uint8_t* transparent = index_transparent_.data();
 
-    // Tile layers, first to last.
-    for (const TileLayer& layer : map_.layers) {
-        const Gid* cells = layer.tiles.cells().data();
-        for (int cy = y0 / th; cy <= (y1 - 1) / th; ++cy) {
-            const int v0 = std::max(y0, cy * th) - cy * th,
-                      v1 = std::min(y1, cy * th + th) - cy * th;
-            const Gid* row = cells + static_cast<std::size_t>(cy) * map_.width;
-            for (int cx = 0; cx < map_.width; ++cx) {
-                const int vi = variant_of(row[cx]);
-                if (vi < 0) continue;
-                const Variant& var = variants_[static_cast<std::size_t>(vi)];
-                const std::uint8_t* values = variant_values_.data() + var.values * bpp;
-                const std::uint8_t* kinds = variant_kinds_.data() + var.kinds;
-                for (int v = v0; v < v1; ++v) {
-                    std::uint8_t* dst =
-                        out + static_cast<std::size_t>(cy * th + v - y0) * pitch +
-                        static_cast<std::size_t>(cx) * static_cast<std::size_t>(tw) * bpp;
-                    const std::uint8_t* src = values + static_cast<std::size_t>(v) * tile_row_bytes;
-                    const std::uint8_t* kind = kinds + static_cast<std::size_t>(v) * tw;
-                    if (var.opaque_rows[static_cast<std::size_t>(v)]) {
-                        copy_row(dst, src, tile_row_bytes);
-                    } else if (indexed) {
-                        for (int u = 0; u < tw; ++u)
-                            if (kind[u] == 1 || (kind[u] == 2 && transparent[dst[u]]))
-                                dst[u] = src[u];
-                    } else {
-                        for (int u = 0; u < tw; ++u) {
-                            if (kind[u] == 1)
-                                std::memcpy(dst + u * 4, src + u * 4, 4);
-                            else if (kind[u] == 2)
-                                store(dst + u * 4,
-                                      blend_over(load(src + u * 4), load(dst + u * 4)));
+    // Tile layers, first to last; `fixed` is tile_row_bytes when it is 4, 8 or 16 (the copies of
+    // opaque rows then take no call), else 0.
+    auto draw_layers = [&](auto fixed) {
+        for (const TileLayer& layer : map_.layers) {
+            const Gid* cells = layer.tiles.cells().data();
+            for (int cy = y0 / th; cy <= (y1 - 1) / th; ++cy) {
+                const int v0 = std::max(y0, cy * th) - cy * th,
+                          v1 = std::min(y1, cy * th + th) - cy * th;
+                const Gid* row = cells + static_cast<std::size_t>(cy) * map_.width;
+                std::uint8_t* const band =
+                    out + static_cast<std::size_t>(cy * th + v0 - y0) * pitch;
+                for (int cx = 0; cx < map_.width; ++cx) {
+                    const int vi = variant_of(row[cx]);
+                    if (vi < 0) continue;
+                    const Variant& var = variants_[static_cast<std::size_t>(vi)];
+                    const std::uint8_t* values = variant_values_.data() + var.values * bpp;
+                    std::uint8_t* const cell = band + static_cast<std::size_t>(cx) * tile_row_bytes;
+                    if (var.opaque) { // every row copied whole
+                        for (int v = v0; v < v1; ++v) {
+                            std::uint8_t* dst = cell + static_cast<std::size_t>(v - v0) * pitch;
+                            const std::uint8_t* src =
+                                values + static_cast<std::size_t>(v) * tile_row_bytes;
+                            if constexpr (decltype(fixed)::value != 0)
+                                std::memcpy(dst, src, decltype(fixed)::value);
+                            else
+                                copy_row(dst, src, tile_row_bytes);
+                        }
+                        continue;
+                    }
+                    const std::uint8_t* kinds = variant_kinds_.data() + var.kinds;
+                    for (int v = v0; v < v1; ++v) {
+                        std::uint8_t* dst = cell + static_cast<std::size_t>(v - v0) * pitch;
+                        const std::uint8_t* src =
+                            values + static_cast<std::size_t>(v) * tile_row_bytes;
+                        const std::uint8_t* kind = kinds + static_cast<std::size_t>(v) * tw;
+                        if (var.opaque_rows[static_cast<std::size_t>(v)]) {
+                            copy_row(dst, src, tile_row_bytes);
+                        } else if (indexed) {
+                            for (int u = 0; u < tw; ++u)
+                                if (kind[u] == 1 || (kind[u] == 2 && transparent[dst[u]]))
+                                    dst[u] = src[u];
+                        } else {
+                            for (int u = 0; u < tw; ++u) {
+                                if (kind[u] == 1)
+                                    std::memcpy(dst + u * 4, src + u * 4, 4);
+                                else if (kind[u] == 2)
+                                    store(dst + u * 4,
+                                          blend_over(load(src + u * 4), load(dst + u * 4)));
+                            }
                         }
                     }
                 }
             }
         }
+    };
+    switch (tile_row_bytes) {
+    case 4:
+        draw_layers(std::integral_constant<std::size_t, 4>{});
+        break;
+    case 8:
+        draw_layers(std::integral_constant<std::size_t, 8>{});
+        break;
+    case 16:
+        draw_layers(std::integral_constant<std::size_t, 16>{});
+        break;
+    default:
+        draw_layers(std::integral_constant<std::size_t, 0>{});
     }
 
     // Objects, in drawing order, each band of rows on its own (a pixel lies in one band, so it

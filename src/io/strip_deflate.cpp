@@ -57,6 +57,47 @@ inline int dist_code(unsigned d) {
     return 2 * l + static_cast<int>((x >> (l - 1)) & 1);
 }
 
+// The number of bytes a[i] == b[i] from i = 0 on, at most `limit`: 16 bytes a step (SSE2) or 8.
+inline std::size_t equal_after(const std::uint8_t* a, const std::uint8_t* b, std::size_t limit) {
+    std::size_t k = 0;
+#if defined(__SSE2__)
+    for (; k + 16 <= limit; k += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + k));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k));
+        const unsigned differ = ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)));
+        if (differ & 0xffff) return k + static_cast<std::size_t>(__builtin_ctz(differ));
+    }
+#endif
+    for (; k + 8 <= limit; k += 8) {
+        std::uint64_t x, y;
+        std::memcpy(&x, a + k, 8);
+        std::memcpy(&y, b + k, 8);
+        if (x != y) return k + static_cast<std::size_t>(__builtin_ctzll(x ^ y) >> 3);
+    }
+    while (k < limit && a[k] == b[k])
+        ++k;
+    return k;
+}
+
+// The number of bytes in[at - 1 - i] == in[at - 1 - i - dist] from i = 0 on, at most `limit`
+// (at >= dist + limit): the 8 bytes before `at` in one comparison when they lie in the input.
+inline std::size_t equal_before(const std::uint8_t* in, std::size_t at, std::size_t dist,
+                                std::size_t limit) {
+    std::size_t k = 0;
+    while (at >= dist + k + 8) {
+        std::uint64_t x, y;
+        std::memcpy(&x, in + at - k - 8, 8);
+        std::memcpy(&y, in + at - k - 8 - dist, 8);
+        if (x != y)
+            return std::min(limit, k + static_cast<std::size_t>(__builtin_clzll(x ^ y) >> 3));
+        k += 8;
+        if (k >= limit) return limit;
+    }
+    while (k < limit && in[at - 1 - k] == in[at - 1 - k - dist])
+        ++k;
+    return k;
+}
+
 // Huffman code lengths for freq[0, n), none above `limit`: a Huffman tree (two queues over the
 // symbols sorted by frequency, ties by symbol); while it is too deep, the frequencies are halved
 // (rounding up, so used symbols stay used) and the tree rebuilt. At least two symbols get codes
@@ -165,18 +206,22 @@ struct BitWriter {
 } // namespace
 
 StripDeflater::StripDeflater() : table_(std::size_t{2} << kHashBits) {
-    symbols_.reserve(kBlockSymbols + 2 * kMaxMatch);
+    symbols_.resize(kBlockSymbols + 2 * kMaxMatch);
 }
 
 inline void StripDeflater::literal(std::uint8_t b) {
-    symbols_.push_back({b, 0});
+    symbols_[count_++] = {b, 0, kNoDist};
     ++litlen_freq_[b];
 }
 
 inline void StripDeflater::match(unsigned length, unsigned dist) {
-    symbols_.push_back({static_cast<std::uint16_t>(length), static_cast<std::uint16_t>(dist)});
+    const int d = dist_code(dist);
+    symbols_[count_++] = {static_cast<std::uint16_t>(256 + length),
+                          static_cast<std::uint16_t>(
+                              dist - static_cast<unsigned>(kDistBase[static_cast<std::size_t>(d)])),
+                          static_cast<std::uint8_t>(d)};
     ++litlen_freq_[257 + kTables.length_code[length]];
-    ++dist_freq_[dist_code(dist)];
+    ++dist_freq_[d];
 }
 
 std::uint8_t* StripDeflater::room(std::vector<std::uint8_t>& out, std::size_t bytes) {
@@ -190,7 +235,7 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
     stride = std::max<std::size_t>(stride, 1);
     unit = std::max<std::size_t>(unit, 1);
     const bool pow2_unit = (unit & (unit - 1)) == 0; // the usual 1, 4, 8, 16, ...: no division
-    symbols_.clear();
+    count_ = 0;
     std::fill(std::begin(litlen_freq_), std::end(litlen_freq_), 0);
     std::fill(std::begin(dist_freq_), std::end(dist_freq_), 0);
     std::fill(table_.begin(), table_.end(), 0);
@@ -227,16 +272,7 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
     // else 0.
     auto match_end = [&](std::size_t at, std::uint64_t v, std::uint32_t c1) -> std::size_t {
         if (c1 == 0 || at - (c1 - 1) > kWindow || load64(c1 - 1) != v) return 0;
-        const std::size_t dist = at - (c1 - 1);
-        std::size_t e = at + 8;
-        while (e + 8 <= n) {
-            const std::uint64_t x = load64(e) ^ load64(e - dist);
-            if (x) return e + static_cast<std::size_t>(__builtin_ctzll(x) >> 3);
-            e += 8;
-        }
-        while (e < n && in[e] == in[e - dist])
-            ++e;
-        return e;
+        return at + 8 + equal_after(in + at + 8, in + (c1 - 1) + 8, n - at - 8);
     };
     while (n >= 8 && q <= n - 8) {
         const std::uint64_t v = load64(q);
@@ -248,9 +284,8 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
         if (e0 != 0 || e1 != 0) {
             // The longer match (the nearer on a tie).
             const std::size_t dist = q - ((e0 >= e1 ? c0 : c1) - 1), e = std::max(e0, e1);
-            std::size_t s = q;
-            while (s > pos && s > dist && in[s - 1] == in[s - 1 - dist])
-                --s;
+            const std::size_t s = q - equal_before(in, q, dist, q - std::max(pos, dist));
+            symbol_room((s - pos) + (e - s) / (kMaxMatch - 2) + 1);
             for (std::size_t i = pos; i < s; ++i)
                 literal(in[i]);
             std::size_t length = e - s;
@@ -264,7 +299,7 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
             }
             pos = e;
             q = next_probe(e);
-            if (symbols_.size() >= kBlockSymbols) {
+            if (count_ >= kBlockSymbols) {
                 flush_block(in, block_start, pos, false, out);
                 block_start = pos;
             }
@@ -272,8 +307,9 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
         }
         q += unit;
         if (q >= row_start + stride) q = next_probe(q);
-        if (symbols_.size() + (q - pos) >= kBlockSymbols) {
+        if (count_ + (q - pos) >= kBlockSymbols) {
             const std::size_t to = std::min(q, n);
+            symbol_room(to - pos);
             for (std::size_t i = pos; i < to; ++i)
                 literal(in[i]);
             pos = to;
@@ -281,6 +317,7 @@ std::size_t StripDeflater::compress(const std::uint8_t* in, std::size_t n, std::
             block_start = pos;
         }
     }
+    symbol_room(n - pos);
     for (std::size_t i = pos; i < n; ++i)
         literal(in[i]);
     flush_block(in, block_start, n, last, out);
@@ -423,30 +460,37 @@ void StripDeflater::flush_block(const std::uint8_t* in, std::size_t block_start,
             if (extra) w.put(rle_extra[static_cast<std::size_t>(i)], extra);
             w.flush();
         }
-        // Per match length: its code and extra bits as one field.
-        std::array<std::uint32_t, kMaxMatch + 1> length_bits{};
-        std::array<std::uint8_t, kMaxMatch + 1> length_count{};
+        // Per Symbol::litlen (a literal, or 256 + a match length): its code and extra bits as
+        // one field; per distance code: its code and how many bits go before the extra bits.
+        std::array<std::uint32_t, 256 + kMaxMatch + 1> litlen_bits{};
+        std::array<std::uint8_t, 256 + kMaxMatch + 1> litlen_count{};
+        for (std::size_t b = 0; b < 256; ++b) {
+            litlen_bits[b] = litlen_codes[b];
+            litlen_count[b] = lengths[b];
+        }
         for (int l = 3; l <= kMaxMatch; ++l) {
             const std::size_t c = kTables.length_code[static_cast<std::size_t>(l)];
             const int code_len = lengths[257 + c];
-            length_bits[static_cast<std::size_t>(l)] =
+            litlen_bits[256 + static_cast<std::size_t>(l)] =
                 litlen_codes[257 + c] |
                 (static_cast<std::uint32_t>(l - kLengthBase[c]) << code_len);
-            length_count[static_cast<std::size_t>(l)] =
+            litlen_count[256 + static_cast<std::size_t>(l)] =
                 static_cast<std::uint8_t>(code_len + kLengthExtra[c]);
         }
-        for (const Symbol& s : symbols_) {
-            if (!s.dist) {
-                w.put(litlen_codes[s.length], lengths[s.length]);
-            } else {
-                w.put(length_bits[s.length], length_count[s.length]);
-                const int d = dist_code(s.dist);
-                const std::size_t du = static_cast<std::size_t>(d);
-                w.put(dist_codes[du] |
-                          (static_cast<std::uint64_t>(s.dist - static_cast<unsigned>(kDistBase[du]))
-                           << dist_lengths[d]),
-                      dist_lengths[d] + kDistExtra[du]);
-            }
+        std::array<std::uint32_t, kNoDist + 1> dist_bits{};
+        std::array<std::uint8_t, kNoDist + 1> dist_shift{}, dist_count{}; // kNoDist: 0 bits
+        for (std::size_t d = 0; d < kNoDist; ++d) {
+            dist_bits[d] = dist_codes[d];
+            dist_shift[d] = dist_lengths[d];
+            dist_count[d] = static_cast<std::uint8_t>(dist_lengths[d] + kDistExtra[d]);
+        }
+        // At most 15 + 5 + 15 + 13 bits a symbol, after at most 7 pending: one flush each.
+        for (std::size_t i = 0; i < count_; ++i) {
+            const Symbol s = symbols_[i];
+            w.put(litlen_bits[s.litlen], litlen_count[s.litlen]);
+            w.put(dist_bits[s.dist_code] |
+                      (static_cast<std::uint64_t>(s.dist_extra) << dist_shift[s.dist_code]),
+                  dist_count[s.dist_code]);
             w.flush();
         }
         w.put(litlen_codes[256], lengths[256]);
@@ -455,7 +499,7 @@ void StripDeflater::flush_block(const std::uint8_t* in, std::size_t block_start,
     bits_ = w.bits;
     bit_count_ = w.count;
     written_ = static_cast<std::size_t>(w.p - out.data());
-    symbols_.clear();
+    count_ = 0;
     std::fill(std::begin(litlen_freq_), std::end(litlen_freq_), 0);
     std::fill(std::begin(dist_freq_), std::end(dist_freq_), 0);
 }
