@@ -17,7 +17,8 @@
 
 // How it runs (the header gives the semantics). Per rule: a bitset of the grid's cells the rule
 // may stand on (its classes, inside the world's bounds); the candidates, block row by block row in
-// parallel (a block with no allowed and unoccupied cell is skipped before any hashing; occupancy
+// parallel (a block with no allowed, unoccupied cell whose density passes the threshold is skipped
+// before any hashing; one-cell blocks test a cell's density once for both attempts; occupancy
 // of the earlier rules is a bitset, one bit per cell); each candidate's conflicts, found once from
 // the block rows within its reach (candidates of a row are in block order, so one sweep per row
 // finds them);
@@ -92,6 +93,9 @@ struct RulePlan {
     std::vector<int> pick; // weight k -> index into sprite_index
     const Grid<float>* density = nullptr;
     double threshold = 0, chance = 1, spacing2 = 0;
+    // The largest float at most the threshold: a density d <= floor has probability 0, so its
+    // cell accepts nothing.
+    float density_floor = 0;
     std::uint64_t chance_limit = 0; // u / 2^32 < chance <=> u < chance_limit (32-bit u)
     RuleGeometry geometry;
     std::uint64_t jitter_stream = 0, accept_stream = 0, priority_stream = 0;
@@ -169,6 +173,10 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
         }
     }
     rp.threshold = rule.threshold;
+    rp.density_floor = static_cast<float>(rule.threshold);
+    if (static_cast<double>(rp.density_floor) > rule.threshold)
+        rp.density_floor =
+            std::nextafter(rp.density_floor, -std::numeric_limits<float>::infinity());
     rp.chance = rule.chance;
     rp.spacing2 = rule.spacing * rule.spacing;
     rp.chance_limit = rule.chance <= 0 ? 0
@@ -192,9 +200,11 @@ struct Layout {
     long long bx0 = 0, by0 = 0; // the world block of grid cell (0, 0)
     int ox = 0, oy = 0;         // grid cell where block bx0 (by0) starts (<= 0)
     int nbx = 0, nby = 0;       // blocks meeting the grid
+    DivideBy per_block;         // / block, by a multiply (grid offsets are below 2^17)
 
     Layout(int width, int height, const PlacementFrame& frame, const RuleGeometry& g)
-        : w(width), h(height), words((width + 63) / 64), fx(frame.x), fy(frame.y), block(g.block) {
+        : w(width), h(height), words((width + 63) / 64), fx(frame.x), fy(frame.y), block(g.block),
+          per_block(g.block) {
         bx0 = floor_div(fx, block);
         by0 = floor_div(fy, block);
         ox = static_cast<int>(bx0 * block - fx);
@@ -203,8 +213,8 @@ struct Layout {
         nby = static_cast<int>(floor_div(fy + h - 1, block) - by0 + 1);
     }
     // The grid's block column (row) of grid cell gx (gy), 0..nbx-1.
-    int block_x(int gx) const { return (gx - ox) / block; }
-    int block_y(int gy) const { return (gy - oy) / block; }
+    int block_x(int gx) const { return per_block(static_cast<std::uint64_t>(gx - ox)); }
+    int block_y(int gy) const { return per_block(static_cast<std::uint64_t>(gy - oy)); }
 };
 
 // Rounds of placement per rule (see object_placement.hpp): almost every candidate is decided after
@@ -394,6 +404,14 @@ struct Placer {
         cs.rival_start.set(static_cast<std::size_t>(r), start);
     }
 
+    // Bit j (j < n <= 64): !(d[j] <= t), as floats_above.
+    static std::uint64_t densities_above(const float* d, int n, float t) {
+        std::uint64_t m = 0;
+        for (int j = 0; j < n; j += 16)
+            m |= floats_above(d + j, std::min(16, n - j), t) << j;
+        return m;
+    }
+
     // Every attempt of block row lby that stands on allowed, unoccupied cells, passes its
     // acceptance test and whose sprite's footprint fits.
     void candidates_of_row(const RulePlan& rp, const Layout& l, int lby, Candidates& c) const {
@@ -407,8 +425,14 @@ struct Placer {
         for (int gy = gy0; gy < gy1; ++gy) {
             const std::uint64_t* a = allowed.row(gy);
             const std::uint64_t* o = occupied.row(gy);
-            for (int i = 0; i < words; ++i)
-                any[static_cast<std::size_t>(i)] |= a[i] & ~o[i];
+            const float* d = rp.density ? rp.density->row(gy) : nullptr;
+            for (int i = 0; i < words; ++i) {
+                std::uint64_t free = a[i] & ~o[i];
+                // A cell of density at most the threshold accepts nothing (probability 0).
+                if (d && free)
+                    free &= densities_above(d + i * 64, std::min(64, w - i * 64), rp.density_floor);
+                any[static_cast<std::size_t>(i)] |= free;
+            }
         }
         int lbx = 0; // blocks before it are done
         for (int i = 0; i < words; ++i) {
@@ -436,6 +460,8 @@ struct Placer {
         if (!attempts) return;
         // (A block of one cell has no jitter.)
         const std::uint64_t hj = l.block > 1 ? hash_position(rp.jitter_stream, bx, by) : 0;
+        int dx = -1, dy = -1;     // the cell whose density `passed` holds (a one-cell block's
+        std::uint32_t passed = 0; // attempts share it): the attempts that pass it
         for (int a = 0; a < 2; ++a) {
             if (!((attempts >> a) & 1u)) continue;
             // Jitter inside the block: 16 bits per coordinate and attempt.
@@ -444,9 +470,14 @@ struct Placer {
                       y = l.oy + lby * l.block + scale16(jit >> 16, l.block);
             if (x < 0 || y < 0 || x >= w || y >= h) continue;
             if (!allowed.test(x, y) || occupied.test(x, y)) continue;
-            if (rp.density &&
-                !((attempts_below(hu, probability(rp, (*rp.density)(x, y))) >> a) & 1u))
-                continue;
+            if (rp.density) {
+                if (x != dx || y != dy) {
+                    passed = attempts_below(hu, probability(rp, (*rp.density)(x, y)));
+                    dx = x;
+                    dy = y;
+                }
+                if (!((passed >> a) & 1u)) continue;
+            }
             const int k = pick_sprite(rp, mix64(hu ^ kPickSalt[static_cast<std::size_t>(a)]));
             if (!footprint_fits(rp, k, x, y)) continue;
             const auto priority =

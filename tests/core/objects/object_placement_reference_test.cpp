@@ -445,3 +445,22 @@ TEST_CASE("objects: a window placed with object_margin around it has the whole m
     CHECK(compared > 20000);
     CHECK(cut_cases > 80);
 }
+
+TEST_CASE("objects: densities just above a threshold that is no float still place objects") {
+    // place_objects skips blocks whose densities are all at most the threshold before any hashing;
+    // as floats, the threshold must be rounded down for that. 1 - 2^-30 rounds up to 1.0f, and a
+    // density of 1 lies above it: probability 1, an object on every block the spacing leaves.
+    SpriteSheet sheet;
+    sheet.sprites = {{"rock", 0, 1, 1}};
+    const int w = 70, h = 9;
+    Case c{ClassGrid(w, h, 0), NamedMaps{{"d", Grid<float>(w, h, 1.0f)}}, sheet, {}};
+    ObjectRule rocks;
+    rocks.sprites = {"rock"};
+    rocks.weights = {1};
+    rocks.on = 1;
+    rocks.spacing = 1;
+    rocks.density = "d";
+    rocks.threshold = 1 - std::ldexp(1.0, -30);
+    c.rules.push_back(rocks);
+    CHECK(compare_with_reference(c, 5) == w * h);
+}
