@@ -736,14 +736,18 @@ std::vector<std::string> maps_needed(const Run& run) {
     return needed;
 }
 
+// Whether an [[objects]] rule reads map `name` as its density.
+bool is_density_map(const Recipe& recipe, const std::string& name) {
+    return std::any_of(recipe.objects.begin(), recipe.objects.end(),
+                       [&](const ObjectRule& o) { return o.density == name; });
+}
+
 // The objects' density maps the run has not computed yet, in recipe order.
 std::vector<std::string> density_maps_needed(const Run& run) {
     const Recipe& recipe = run.project.recipe;
     std::vector<std::string> needed;
     for (const MapDefinition& def : recipe.maps) {
-        const bool density =
-            std::any_of(recipe.objects.begin(), recipe.objects.end(),
-                        [&](const ObjectRule& o) { return o.density == def.name; });
+        const bool density = is_density_map(recipe, def.name);
         const bool computed = std::any_of(run.result.maps.begin(), run.result.maps.end(),
                                           [&](const auto& m) { return m.first == def.name; });
         if (density && !computed) needed.push_back(def.name);
@@ -760,10 +764,8 @@ void drop_spent_maps(Run& run, bool places_done) {
     const Recipe& recipe = run.project.recipe;
     const std::string heights = class_maps(recipe).front();
     std::erase_if(run.result.maps, [&](const auto& m) {
-        if (!places_done && !run.project.recipe.places.places.empty() && m.first == heights)
-            return false;
-        return std::none_of(recipe.objects.begin(), recipe.objects.end(),
-                            [&](const ObjectRule& o) { return o.density == m.first; });
+        if (!places_done && has_places(run) && m.first == heights) return false;
+        return !is_density_map(recipe, m.first);
     });
 }
 
