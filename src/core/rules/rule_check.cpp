@@ -29,11 +29,70 @@ bool matches(const Descriptor& pattern, const Neighbourhood& n) {
 
 namespace {
 
-int first_match_in(std::span<const Rule> ordered, const Neighbourhood& n) {
-    for (std::size_t i = 0; i < ordered.size(); ++i)
-        if (matches(ordered[i].pattern, n)) return static_cast<int>(i);
-    return kNoRule;
-}
+// A set of rules of one list, as bits (bit i: the list's rule i).
+class RuleSet {
+  public:
+    RuleSet() = default;
+    explicit RuleSet(std::size_t rules) : words_((rules + 63) / 64, 0) {}
+    void insert(std::size_t i) { words_[i / 64] |= std::uint64_t{1} << (i % 64); }
+    bool contains(std::size_t i) const { return (words_[i / 64] >> (i % 64)) & 1u; }
+    void intersect(const RuleSet& other) {
+        for (std::size_t w = 0; w < words_.size(); ++w)
+            words_[w] &= other.words_[w];
+    }
+    // The lowest rule in the set (the first match, the rules being in the order they are tried),
+    // or kNoRule.
+    int first() const { return from(0); }
+    // The lowest rule in the set after rule i, or kNoRule.
+    int next(int i) const { return from(static_cast<std::size_t>(i) + 1); }
+
+  private:
+    int from(std::size_t i) const {
+        for (std::size_t w = i / 64; w < words_.size(); ++w) {
+            std::uint64_t bits = words_[w];
+            if (w == i / 64) bits &= ~std::uint64_t{0} << (i % 64);
+            if (bits)
+                return static_cast<int>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+        }
+        return kNoRule;
+    }
+    std::vector<std::uint64_t> words_;
+};
+
+// Per examined position and class, the rules that accept that class there (a rule accepts every
+// class at a position outside its radius). The rules matching a neighbourhood are the
+// intersection of these sets over the positions: the same answer as trying each rule's pattern
+// (`matches`), as bit operations over all rules at once.
+class RuleSets {
+  public:
+    RuleSets(std::span<const Rule> rules, const std::vector<int>& positions, int side, int radius,
+             int class_count)
+        : class_count_(static_cast<std::size_t>(class_count)), all_(rules.size()) {
+        for (std::size_t r = 0; r < rules.size(); ++r)
+            all_.insert(r);
+        accepting_.assign(positions.size() * class_count_, RuleSet(rules.size()));
+        for (std::size_t i = 0; i < positions.size(); ++i) {
+            const int dx = positions[i] % side - radius, dy = positions[i] / side - radius;
+            for (std::size_t r = 0; r < rules.size(); ++r) {
+                const Descriptor& p = rules[r].pattern;
+                const bool inside = std::abs(dx) <= p.radius() && std::abs(dy) <= p.radius();
+                for (std::size_t k = 0; k < class_count_; ++k)
+                    if (!inside || ((p.at(dx, dy) >> k) & 1u))
+                        accepting_[i * class_count_ + k].insert(r);
+            }
+        }
+    }
+    const RuleSet& all() const { return all_; }
+    // The rules accepting class `cls` at the i-th examined position.
+    const RuleSet& accepting(std::size_t i, ClassId cls) const {
+        return accepting_[i * class_count_ + cls];
+    }
+
+  private:
+    std::size_t class_count_;
+    RuleSet all_;
+    std::vector<RuleSet> accepting_;
+};
 
 // A class rule that matches every neighbourhood and only keeps the class (`?  @keep`).
 bool catch_all_keep(const Rule& rule, const ClassTargets& targets, ClassMask all) {
@@ -131,41 +190,57 @@ void check_list(const RuleList& list, std::size_t li, int class_count,
     cov.exact = combos <= static_cast<double>(limits.exact_limit);
     cov.examined = cov.exact ? static_cast<std::uint64_t>(neighbourhoods) : limits.sample_size;
 
+    const RuleSets sets(rules, relevant, side, radius, class_count);
     std::vector<std::uint64_t> decided(rules.size(), 0);
     Neighbourhood n{side, std::vector<ClassId>(static_cast<std::size_t>(side * side), 0)};
-    // Visits every neighbourhood to examine with its weight (how many neighbourhoods it stands
-    // for).
-    auto visit_all = [&](const std::function<void(std::uint64_t)>& visit) {
+    // Visits every neighbourhood to examine (in `n`) with its weight (how many neighbourhoods it
+    // stands for) and the set of rules that match it.
+    auto visit_all = [&](const std::function<void(std::uint64_t, const RuleSet&)>& visit) {
+        const std::size_t m = relevant.size();
         if (!cov.exact) {
+            RuleSet match = sets.all();
             for (std::uint64_t k = 0; k < limits.sample_size; ++k) {
-                for (int pos : relevant)
-                    n.cells[static_cast<std::size_t>(pos)] =
+                match = sets.all();
+                for (std::size_t i = 0; i < m; ++i) {
+                    const auto cls =
                         static_cast<ClassId>(hash_values(0x636865636bull /* "check" */, k,
-                                                         static_cast<std::uint64_t>(pos)) %
+                                                         static_cast<std::uint64_t>(relevant[i])) %
                                              static_cast<std::uint64_t>(class_count));
-                visit(1);
+                    n.cells[static_cast<std::size_t>(relevant[i])] = cls;
+                    match.intersect(sets.accepting(i, cls));
+                }
+                visit(1, match);
             }
             return;
         }
+        // An odometer over the positions' groups, position 0 turning fastest; `upto[i]` is the set
+        // of rules accepting the classes of positions i .. m-1, so a step that turns positions
+        // 0 .. j recomputes only upto[j] .. upto[0].
+        std::vector<RuleSet> upto(m + 1, sets.all());
         for (const Plan& plan : plans) {
-            std::vector<std::size_t> digit(relevant.size(), 0);
+            std::vector<std::size_t> digit(m, 0);
+            std::size_t turned = m; // positions 0 .. turned - 1 changed since the last visit
             while (true) {
-                std::uint64_t weight = 1;
-                for (std::size_t i = 0; i < relevant.size(); ++i) {
-                    const auto& g = plan.groups[i][digit[i]];
-                    n.cells[static_cast<std::size_t>(relevant[i])] = g.first;
-                    weight *= g.second;
+                for (std::size_t i = turned; i-- > 0;) {
+                    const ClassId cls = plan.groups[i][digit[i]].first;
+                    n.cells[static_cast<std::size_t>(relevant[i])] = cls;
+                    upto[i] = upto[i + 1];
+                    upto[i].intersect(sets.accepting(i, cls));
                 }
-                visit(weight);
+                std::uint64_t weight = 1;
+                for (std::size_t i = 0; i < m; ++i)
+                    weight *= plan.groups[i][digit[i]].second;
+                visit(weight, upto[0]);
                 std::size_t i = 0;
-                while (i < digit.size() && ++digit[i] == plan.groups[i].size())
+                while (i < m && ++digit[i] == plan.groups[i].size())
                     digit[i++] = 0;
-                if (i == digit.size()) break;
+                if (i == m) break;
+                turned = i + 1;
             }
         }
     };
-    visit_all([&](std::uint64_t weight) {
-        const int d = first_match_in(rules, n);
+    visit_all([&](std::uint64_t weight, const RuleSet& match) {
+        const int d = match.first();
         if (d == kNoRule) {
             cov.uncovered += weight;
             if (cov.examples.size() < limits.examples) cov.examples.push_back(n);
@@ -204,10 +279,10 @@ void check_list(const RuleList& list, std::size_t li, int class_count,
         if (safety_net) continue;
         ShadowedRule s{{li, i}, report.coverage.back().exact, true, {}};
         std::map<int, std::uint64_t> by;
-        visit_all([&](std::uint64_t weight) {
-            if (!matches(rules[i].pattern, n)) return;
+        visit_all([&](std::uint64_t weight, const RuleSet& match) {
+            if (!match.contains(i)) return;
             s.matches_nothing = false;
-            by[first_match_in(rules, n)] += weight;
+            by[match.first()] += weight;
         });
         if (!by.empty()) {
             auto best = std::max_element(by.begin(), by.end(), [](const auto& a, const auto& b) {
@@ -239,13 +314,13 @@ void check_list(const RuleList& list, std::size_t li, int class_count,
             return rules[j].file == rules[i].file && rules[j].line == rules[i].line;
         };
         bool useful = false;
-        visit_all([&](std::uint64_t) {
+        visit_all([&](std::uint64_t, const RuleSet& match) {
             if (useful) return;
-            const int d = first_match_in(rules, n);
+            const int d = match.first();
             if (d == kNoRule || !same_line(static_cast<std::size_t>(d))) return;
-            for (std::size_t j = static_cast<std::size_t>(d) + 1; j < rules.size(); ++j) {
-                if (same_line(j) || !matches(rules[j].pattern, n)) continue;
-                useful = !keeps(j, n.cells[centre_index]);
+            for (int j = match.next(d); j != kNoRule; j = match.next(j)) {
+                if (same_line(static_cast<std::size_t>(j))) continue;
+                useful = !keeps(static_cast<std::size_t>(j), n.cells[centre_index]);
                 return;
             }
         });

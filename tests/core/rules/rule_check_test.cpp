@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
+
+#include "core/hash.hpp"
 #include "core/rules/explain.hpp"
 #include "core/rules/rule_check.hpp"
 #include "core/rules/rule_parser.hpp"
@@ -163,18 +167,19 @@ std::vector<ClassPass> passes_of(const char* text, const SymbolTable& symbols) {
 
 // Plain reference: the first rule (in order) whose every cell holds an accepted class (cells beyond
 // a smaller pattern accept anything).
+bool plain_matches(const Rule& rule, const std::vector<ClassId>& cells3x3) {
+    const int r = rule.pattern.radius();
+    for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+            const ClassMask m = rule.pattern.at(dx, dy);
+            const ClassId c = cells3x3[static_cast<std::size_t>((dy + 1) * 3 + dx + 1)];
+            if (((m >> c) & 1u) == 0) return false;
+        }
+    return true;
+}
 int plain_first_match(const std::vector<Rule>& rules, const std::vector<ClassId>& cells3x3) {
-    for (std::size_t i = 0; i < rules.size(); ++i) {
-        bool ok = true;
-        const int r = rules[i].pattern.radius();
-        for (int dy = -r; dy <= r && ok; ++dy)
-            for (int dx = -r; dx <= r && ok; ++dx) {
-                const ClassMask m = rules[i].pattern.at(dx, dy);
-                const ClassId c = cells3x3[static_cast<std::size_t>((dy + 1) * 3 + dx + 1)];
-                ok = ((m >> c) & 1u) != 0;
-            }
-        if (ok) return static_cast<int>(i);
-    }
+    for (std::size_t i = 0; i < rules.size(); ++i)
+        if (plain_matches(rules[i], cells3x3)) return static_cast<int>(i);
     return -1;
 }
 const SymbolTable kWGS{{'w', 0}, {'g', 1}, {'s', 2}};
@@ -250,4 +255,100 @@ TEST_CASE("check class passes: a keep-alike rule that stops a later, changing ru
     CHECK(report.clean());
     // Alone, the same rule changes nothing.
     CHECK(check_class_passes(passes_of("[classes]\n?g? ?g? ???  g\n", kWGS), 3).no_ops.size() == 1);
+}
+
+TEST_CASE("check: coverage and shadowing over random rule lists equal trying every rule on every "
+          "neighbourhood, exactly and sampled") {
+    // Lists of 1..90 rules (past one 64-rule word) over 3 classes, each cell `?` or a random mask
+    // (sometimes none): the report against plain first matches over all 3^9 neighbourhoods.
+    constexpr int kClasses = 3, kAll = 19683;
+    for (std::uint64_t trial = 0; trial < 30; ++trial) {
+        CAPTURE(trial);
+        const std::size_t count = 1 + hash_values(trial, 1) % 90;
+        std::vector<Rule> rules(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            rules[i].pattern = Descriptor(3);
+            rules[i].targets = {Target{}};
+            for (int cell = 0; cell < 9; ++cell) {
+                const std::uint64_t h = hash_values(trial, i, cell);
+                if (h % 8 < 5) // mostly `?`, as in real rules
+                    continue;
+                rules[i].pattern.set_cell(cell % 3, cell / 3, static_cast<ClassMask>(h >> 8) & 7u);
+            }
+            if (i > 0 && hash_values(trial, i) % 10 == 0) rules[i].pattern = rules[i - 1].pattern;
+        }
+        // Plain: every neighbourhood's first match; per rule, who decides what it matches.
+        std::uint64_t uncovered = 0;
+        std::vector<bool> decides(count, false), matches_any(count, false);
+        std::vector<std::map<int, std::uint64_t>> by(count);
+        std::vector<ClassId> cells(9, 0);
+        for (int code = 0; code < kAll; ++code) {
+            int k = code;
+            for (auto& cell : cells) {
+                cell = static_cast<ClassId>(k % kClasses);
+                k /= kClasses;
+            }
+            std::vector<std::size_t> matching;
+            for (std::size_t i = 0; i < count; ++i)
+                if (plain_matches(rules[i], cells)) matching.push_back(i);
+            const int first = matching.empty() ? -1 : static_cast<int>(matching[0]);
+            if (first < 0)
+                ++uncovered;
+            else
+                decides[static_cast<std::size_t>(first)] = true;
+            for (std::size_t i : matching) {
+                matches_any[i] = true;
+                ++by[i][first];
+            }
+        }
+        std::vector<LayerRules> layers{LayerRules{"ground", rules, {}}};
+        const RuleCheckReport report = check_rules(layers, kClasses);
+        REQUIRE(report.coverage.size() == 1);
+        const LayerCoverage& c = report.coverage[0];
+        REQUIRE(c.exact);
+        CHECK(c.uncovered * (kAll / c.examined) == uncovered);
+        for (const Neighbourhood& n : c.examples)
+            CHECK(plain_first_match(rules, n.cells) < 0);
+        std::vector<std::size_t> shadowed;
+        for (std::size_t i = 0; i < count; ++i) {
+            bool duplicate = false;
+            for (std::size_t j = 0; j < i; ++j)
+                duplicate = duplicate || rules[j].pattern == rules[i].pattern;
+            if (!decides[i] && !duplicate) shadowed.push_back(i);
+        }
+        REQUIRE(report.shadowed.size() == shadowed.size());
+        for (std::size_t s = 0; s < shadowed.size(); ++s) {
+            const std::size_t i = shadowed[s];
+            CHECK(report.shadowed[s].rule.index == i);
+            CHECK(report.shadowed[s].matches_nothing == !matches_any[i]);
+            if (!matches_any[i]) continue;
+            auto most = std::max_element(by[i].begin(), by[i].end(),
+                                         [](auto& a, auto& b) { return a.second < b.second; });
+            CHECK(static_cast<int>(report.shadowed[s].by.index) == most->first);
+        }
+
+        // Sampled: the same hashed sample, decided plainly (cells no rule looks at stay 0).
+        std::vector<int> looked;
+        for (int cell = 0; cell < 9; ++cell)
+            for (const Rule& r : rules)
+                if ((r.pattern.at(cell % 3 - 1, cell / 3 - 1) & 7u) != 7u) {
+                    looked.push_back(cell);
+                    break;
+                }
+        RuleCheckLimits limits;
+        limits.exact_limit = 0;
+        limits.sample_size = 500;
+        const RuleCheckReport sampled = check_rules(layers, kClasses, limits);
+        std::uint64_t sampled_uncovered = 0;
+        for (std::uint64_t k = 0; k < limits.sample_size; ++k) {
+            std::fill(cells.begin(), cells.end(), ClassId{0});
+            for (int cell : looked)
+                cells[static_cast<std::size_t>(cell)] = static_cast<ClassId>(
+                    hash_values(0x636865636bull, k, static_cast<std::uint64_t>(cell)) % kClasses);
+            if (plain_first_match(rules, cells) < 0) ++sampled_uncovered;
+        }
+        REQUIRE(sampled.coverage.size() == 1);
+        CHECK_FALSE(sampled.coverage[0].exact);
+        CHECK(sampled.coverage[0].uncovered == sampled_uncovered);
+    }
 }
