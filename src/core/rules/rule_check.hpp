@@ -8,6 +8,9 @@
 // are at most `exact_limit` of them, otherwise a deterministic sample of `sample_size`; the report
 // says which. A class pass need not cover every neighbourhood (an unmatched cell keeps its class):
 // its coverage is information, not a finding (RuleCheckReport::coverage_required is false).
+// Cost: the rules matching a neighbourhood are the intersection of per-position sets of rules (as
+// bits, one set per examined position and class), kept for the positions that have not changed
+// along the enumeration: a few word operations per neighbourhood, whatever the number of rules.
 #pragma once
 
 #include <cstdint>
