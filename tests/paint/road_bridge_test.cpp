@@ -122,7 +122,9 @@ TEST_CASE("paint: bad group and bridge values: message and line:column") {
 
 TEST_CASE("paint: a bridge cell's deck from its 4 neighbours") {
     const int W = 0, B = 1, L = 2; // water, bridge, land
-    const auto tiles = bridge_tiles(Terrain{.name = "bridge"});
+    Terrain bridge;
+    bridge.name = "bridge";
+    const auto tiles = bridge_tiles(bridge);
     auto tile = [&](int n, int e, int s, int w) {
         return tiles[static_cast<std::size_t>(bridge_tile_for(n, e, s, w))].name;
     };
