@@ -125,10 +125,15 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
             return (rule.on >> cls[c] & 1u) && !occupied[c] &&
                    !(flat && slope_cells[c] > rule.flat);
         };
+        std::vector<int> column_bucket(static_cast<std::size_t>(w)); // x / side
+        for (int x = 0; x < w; ++x)
+            column_bucket[static_cast<std::size_t>(x)] = x / side;
         // Bands of bucket rows on the threads: each band writes only its own buckets, and a
         // bucket keeps the least (score, index) whatever order its candidates come in.
         parallel_for(bh, threads, [&](int by0, int by1) {
             std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer
+            int bucket_y = -1;               // the row of the last candidate
+            std::size_t bucket_row = 0;      // (bucket_y / side) * bw
             for_each_covered_anchor(
                 w, h, fw, fh, by0 * side, std::min(h, by1 * side), rows, covered,
                 [&](int x, int y) {
@@ -148,7 +153,13 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                     if (!ok) return;
                     const Candidate c{hash_position(stream, x, y),
                                       static_cast<std::uint32_t>(y * w + x)};
-                    Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
+                    if (y != bucket_y) {
+                        bucket_y = y;
+                        bucket_row = static_cast<std::size_t>(y / side) * bw;
+                    }
+                    Candidate& b =
+                        best[bucket_row +
+                             static_cast<std::size_t>(column_bucket[static_cast<std::size_t>(x)])];
                     if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
                 });
         });

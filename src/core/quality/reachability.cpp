@@ -201,7 +201,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         }
         border_start[count] = at;
     }
-    std::vector<std::uint32_t> border_cells(border_start[count]);
+    GridCells<std::uint32_t> border_cells(border_start[count]); // every cell written below
     parallel_for(static_cast<int>(border_bands.size()), threads, [&](int b0, int b1) {
         for (int b = b0; b < b1; ++b) {
             BorderBand& band = border_bands[static_cast<std::size_t>(b)];
