@@ -655,7 +655,7 @@ void make_roads(Run& run) {
     const Recipe& recipe = run.project.recipe;
     if (run.options.keep_details) r.classes_before_roads = r.classes;
     r.roads = build_roads(r.classes, run.slope, r.places, run.place_rules, *recipe.places.roads,
-                          walkable_table(recipe), r.seed, run.router);
+                          walkable_table(recipe), r.seed, run.router, run.options.threads);
     run.slope = Grid<float>();                         // read by the roads only
     if (!has_reachability(run)) run.router = Router(); // its buffers back to the pool
     write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
@@ -674,9 +674,9 @@ void make_reachable_stage(Run& run) {
     if (run.options.keep_details && r.classes_before_roads.empty())
         r.classes_before_roads = r.classes;
     const RoadSettings roads = recipe.places.roads.value_or(RoadSettings{});
-    r.reach = make_reachable(r.classes, walkable_table(recipe), run_start_cells(run),
-                             *recipe.places.constraints, roads,
-                             place_mask(run.width, run.height, r.places), run.router);
+    r.reach = make_reachable(
+        r.classes, walkable_table(recipe), run_start_cells(run), *recipe.places.constraints, roads,
+        place_mask(run.width, run.height, r.places), run.router, run.options.threads);
     run.router = Router(); // the last search: its buffers back to the pool
     r.class_fractions =
         class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);

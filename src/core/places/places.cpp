@@ -37,44 +37,56 @@ GridCells<std::uint8_t> place_mask(int width, int height, const std::vector<Plac
     return m;
 }
 
-namespace {
-
-// 4-connected steps to the nearest cell whose class is in `mask`, capped at cap + 1. No cell
-// blocks a step, so that is the Manhattan distance: two raster passes (from the left and above,
-// then from the right and below) give it exactly.
-GridCells<std::uint16_t> distance_to(const ClassGrid& classes, std::uint32_t mask, int cap) {
+GridCells<std::uint16_t> class_distance(const ClassGrid& classes, std::uint32_t mask, int cap,
+                                        int threads) {
     const int w = classes.width(), h = classes.height();
     const auto far = static_cast<std::uint16_t>(cap + 1);
-    GridCells<std::uint16_t> d(classes.size(), far);
-    const auto relax = [&](std::uint16_t& cell, std::uint16_t from) {
-        const auto next = static_cast<std::uint16_t>(std::min<int>(from + 1, far));
-        if (next < cell) cell = next;
-    };
-    for (int y = 0; y < h; ++y) {
+    GridCells<std::uint16_t> d(classes.size()); // every cell written below
+    // Row y's distance within the row (capped at far): the nearest class cell to the left and to
+    // the right.
+    const auto row_distance = [&](int y, std::uint16_t* out) {
         const ClassId* cr = classes.row(y);
-        std::uint16_t* row = d.data() + static_cast<std::size_t>(y) * w;
-        const std::uint16_t* above = y > 0 ? row - w : nullptr;
+        int last = -far; // x - last >= far: none within reach
         for (int x = 0; x < w; ++x) {
-            if (mask >> cr[x] & 1u) {
-                row[x] = 0;
-                continue;
-            }
-            if (x > 0) relax(row[x], row[x - 1]);
-            if (above) relax(row[x], above[x]);
+            if (mask >> cr[x] & 1u) last = x;
+            out[x] = static_cast<std::uint16_t>(std::min(x - last, static_cast<int>(far)));
         }
-    }
-    for (int y = h - 1; y >= 0; --y) {
-        std::uint16_t* row = d.data() + static_cast<std::size_t>(y) * w;
-        const std::uint16_t* below = y + 1 < h ? row + w : nullptr;
+        int next = w + far;
         for (int x = w - 1; x >= 0; --x) {
-            if (x + 1 < w) relax(row[x], row[x + 1]);
-            if (below) relax(row[x], below[x]);
+            if (mask >> cr[x] & 1u) next = x;
+            if (next - x < out[x]) out[x] = static_cast<std::uint16_t>(next - x);
         }
-    }
+    };
+    // Then per column: min over rows y' of (row distance at y') + |y - y'|, as a sweep up (rows
+    // below) and a sweep down (rows above) over the band and `cap` rows either side of it (a row
+    // further away is more than cap steps from every cell of the band).
+    parallel_for(h, threads, [&](int y0, int y1) {
+        const int top = std::max(0, y0 - cap), bottom = std::min(h, y1 + cap);
+        // Rows outside the band: in a buffer of the band's own (the neighbours' rows are theirs).
+        std::vector<std::uint16_t> halo(static_cast<std::size_t>(y0 - top + bottom - y1) * w);
+        const auto row = [&](int y) {
+            if (y < y0) return halo.data() + static_cast<std::size_t>(y - top) * w;
+            if (y >= y1) return halo.data() + static_cast<std::size_t>(y0 - top + y - y1) * w;
+            return d.data() + static_cast<std::size_t>(y) * w;
+        };
+        const std::uint16_t* below = nullptr;
+        for (int y = bottom - 1; y >= top; --y) {
+            std::uint16_t* r = row(y);
+            row_distance(y, r);
+            if (below)
+                for (int x = 0; x < w; ++x)
+                    r[x] = std::min(r[x], static_cast<std::uint16_t>(below[x] + 1));
+            below = r;
+        }
+        for (int y = top + 1; y < y1; ++y) {
+            std::uint16_t* r = row(y);
+            const std::uint16_t* above = row(y - 1);
+            for (int x = 0; x < w; ++x)
+                r[x] = std::min(r[x], static_cast<std::uint16_t>(above[x] + 1));
+        }
+    });
     return d;
 }
-
-} // namespace
 
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
@@ -96,7 +108,7 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
         if (rule.count <= 0) continue;
         const int fw = rule.footprint_w, fh = rule.footprint_h;
         GridCells<std::uint16_t> near;
-        if (rule.near) near = distance_to(classes, rule.near, rule.near_distance);
+        if (rule.near) near = class_distance(classes, rule.near, rule.near_distance, threads);
         const std::uint64_t stream = hash_values(seed, 0x706c61636573ull /* "places" */, ri);
         const int side = std::max(8, static_cast<int>(std::ceil(rule.min_distance)));
         const int bw = (w + side - 1) / side, bh = (h + side - 1) / side;
@@ -113,10 +125,15 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
             return (rule.on >> cls[c] & 1u) && !occupied[c] &&
                    !(flat && slope_cells[c] > rule.flat);
         };
+        std::vector<int> column_bucket(static_cast<std::size_t>(w)); // x / side
+        for (int x = 0; x < w; ++x)
+            column_bucket[static_cast<std::size_t>(x)] = x / side;
         // Bands of bucket rows on the threads: each band writes only its own buckets, and a
         // bucket keeps the least (score, index) whatever order its candidates come in.
         parallel_for(bh, threads, [&](int by0, int by1) {
             std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer
+            int bucket_y = -1;               // the row of the last candidate
+            std::size_t bucket_row = 0;      // (bucket_y / side) * bw
             for_each_covered_anchor(
                 w, h, fw, fh, by0 * side, std::min(h, by1 * side), rows, covered,
                 [&](int x, int y) {
@@ -136,7 +153,13 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                     if (!ok) return;
                     const Candidate c{hash_position(stream, x, y),
                                       static_cast<std::uint32_t>(y * w + x)};
-                    Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
+                    if (y != bucket_y) {
+                        bucket_y = y;
+                        bucket_row = static_cast<std::size_t>(y / side) * bw;
+                    }
+                    Candidate& b =
+                        best[bucket_row +
+                             static_cast<std::size_t>(column_bucket[static_cast<std::size_t>(x)])];
                     if (c.score < b.score || (c.score == b.score && c.index < b.index)) b = c;
                 });
         });

@@ -12,8 +12,8 @@
 // Decisions: each candidate anchor gets the score hash(seed, rule, x, y); the map is cut into
 // square buckets of side max(8, min_distance); per bucket the candidate of lowest (score, index)
 // is kept; the kept candidates are taken in order of (score, index) while they keep min_distance.
-// So the result is a pure function of the inputs. Cost: one pass over the map per rule (plus two
-// raster passes of Manhattan distance for `near`).
+// So the result is a pure function of the inputs. Cost: one pass over the map per rule (plus
+// class_distance for `near`), on bands of rows.
 #pragma once
 
 #include <algorithm>
@@ -58,6 +58,13 @@ struct PlacesResult {
 // The slope of a cell: the largest absolute height difference to a 4-neighbour, times 100
 // (percent of the height range per cell). Empty heights: all 0.
 Grid<float> slope_of(const Grid<float>& heights, int threads = 1);
+
+// Per cell: the 4-connected steps to the nearest cell whose class is in `mask` (no cell blocks a
+// step, so the Manhattan distance), capped at cap + 1 (range of cap: 0..65533). A row pass (the
+// nearest class cell left and right), then a sweep up and a sweep down per column, on bands of
+// rows (each reads the `cap` rows beyond its ends): the result never depends on `threads`.
+GridCells<std::uint16_t> class_distance(const ClassGrid& classes, std::uint32_t mask, int cap,
+                                        int threads = 1);
 
 // `slope` (may be null): slope_of(heights), when the caller has it already. `threads`: workers
 // for the anchor scans (bands of bucket rows); the result never depends on it.

@@ -5,21 +5,26 @@
 #include <cmath>
 #include <functional>
 
+#include "core/parallel.hpp"
+
 namespace tilegen {
 
-Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable) {
-    // One raster pass of union-find over provisional labels (a walkable cell joins its left and
-    // upper walkable neighbours), then one pass numbering the roots in order of their first cell:
-    // the same labels as a flood fill from each region's first cell in row-major order.
+Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable, int threads) {
+    // Per band of rows, one raster pass of union-find over provisional labels (a walkable cell
+    // joins its left and upper walkable neighbours in the band; a label's parent is never above
+    // it, so a root is the least label of its set), then the bands' labels are joined across the
+    // seams. Labels are made in row-major order (band after band), so a region's root is the
+    // label made at its first cell: numbering the roots in label order numbers the regions in
+    // order of their first cell, the same labels as a flood fill from each region's first cell
+    // in row-major order. A last pass on the bands writes them and counts the sizes.
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
     Regions r;
-    r.label.assign(n, -1);
+    r.label = GridCells<std::int32_t>(n); // every cell written below
     std::array<bool, 256> walk{};
     for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
         walk[c] = walkable[c];
-    std::vector<std::int32_t> parent; // per provisional label: its parent (roots: itself)
-    const auto find = [&](std::int32_t a) {
+    const auto find = [](std::vector<std::int32_t>& parent, std::int32_t a) {
         while (parent[static_cast<std::size_t>(a)] != a) {
             const std::int32_t up = parent[static_cast<std::size_t>(a)];
             parent[static_cast<std::size_t>(a)] = parent[static_cast<std::size_t>(up)];
@@ -29,39 +34,86 @@ Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walk
     };
     const ClassId* cells = classes.cells().data();
     std::int32_t* label = r.label.data();
-    for (int y = 0; y < h; ++y) {
-        const std::size_t row = static_cast<std::size_t>(y) * w;
-        for (int x = 0; x < w; ++x) {
-            const std::size_t i = row + x;
-            if (!walk[cells[i]]) continue;
-            const std::int32_t left = x > 0 ? label[i - 1] : -1;
-            const std::int32_t up = y > 0 ? label[i - w] : -1;
-            if (left < 0 && up < 0) {
-                label[i] = static_cast<std::int32_t>(parent.size());
-                parent.push_back(label[i]);
-            } else if (up < 0 || left == up) {
-                label[i] = left;
-            } else if (left < 0) {
-                label[i] = up;
-            } else {
-                const std::int32_t a = find(left), b = find(up);
-                if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
-                label[i] = left;
+    struct Band {
+        int y0 = 0, y1 = 0;
+        std::vector<std::int32_t> parent; // per provisional label of the band: its parent
+        std::int32_t offset = 0;          // of its labels among all bands'
+        std::vector<std::uint64_t> size;  // per region: cells in the band
+    };
+    std::vector<Band> bands(static_cast<std::size_t>(std::max(h, 1)));
+    parallel_for(h, threads, [&](int y0, int y1) {
+        Band& band = bands[static_cast<std::size_t>(y0)];
+        band.y0 = y0;
+        band.y1 = y1;
+        std::vector<std::int32_t>& parent = band.parent;
+        for (int y = y0; y < y1; ++y) {
+            const std::size_t row = static_cast<std::size_t>(y) * w;
+            for (int x = 0; x < w; ++x) {
+                const std::size_t i = row + x;
+                if (!walk[cells[i]]) {
+                    label[i] = -1;
+                    continue;
+                }
+                const std::int32_t left = x > 0 ? label[i - 1] : -1;
+                const std::int32_t up = y > y0 ? label[i - w] : -1;
+                if (left < 0 && up < 0) {
+                    label[i] = static_cast<std::int32_t>(parent.size());
+                    parent.push_back(label[i]);
+                } else if (up < 0 || left == up) {
+                    label[i] = left;
+                } else if (left < 0) {
+                    label[i] = up;
+                } else {
+                    const std::int32_t a = find(parent, left), b = find(parent, up);
+                    if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+                    label[i] = left;
+                }
             }
         }
+    });
+    std::erase_if(bands, [](const Band& b) { return b.y1 == 0; }); // slots no band started at
+    // All bands' labels in one forest (band after band), joined across the seams.
+    std::vector<std::int32_t> parent;
+    for (Band& band : bands) {
+        band.offset = static_cast<std::int32_t>(parent.size());
+        for (std::int32_t p : band.parent)
+            parent.push_back(p + band.offset);
+        band.parent = {};
     }
-    std::vector<std::int32_t> final_id(parent.size(), -1);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (label[i] < 0) continue;
-        const std::int32_t root = find(label[i]);
-        std::int32_t& id = final_id[static_cast<std::size_t>(root)];
-        if (id < 0) {
-            id = static_cast<std::int32_t>(r.size.size());
-            r.size.push_back(0);
+    for (std::size_t b = 1; b < bands.size(); ++b) {
+        const std::size_t row = static_cast<std::size_t>(bands[b].y0) * w;
+        for (int x = 0; x < w; ++x) {
+            const std::int32_t below = label[row + x], above = label[row + x - w];
+            if (below < 0 || above < 0) continue;
+            const std::int32_t a = find(parent, above + bands[b - 1].offset);
+            const std::int32_t c = find(parent, below + bands[b].offset);
+            if (a != c) parent[static_cast<std::size_t>(std::max(a, c))] = std::min(a, c);
         }
-        label[i] = id;
-        ++r.size[static_cast<std::size_t>(id)];
     }
+    // Region ids: roots in label order; every other label takes its parent's (a smaller label,
+    // numbered already).
+    std::vector<std::int32_t> id(parent.size());
+    std::int32_t regions = 0;
+    for (std::size_t l = 0; l < parent.size(); ++l)
+        id[l] = parent[l] == static_cast<std::int32_t>(l) ? regions++
+                                                          : id[static_cast<std::size_t>(parent[l])];
+    parallel_for(static_cast<int>(bands.size()), threads, [&](int b0, int b1) {
+        for (int b = b0; b < b1; ++b) {
+            Band& band = bands[static_cast<std::size_t>(b)];
+            band.size.assign(static_cast<std::size_t>(regions), 0);
+            const std::int32_t* band_id = id.data() + band.offset;
+            const std::size_t end = static_cast<std::size_t>(band.y1) * w;
+            for (std::size_t i = static_cast<std::size_t>(band.y0) * w; i < end; ++i) {
+                if (label[i] < 0) continue;
+                label[i] = band_id[label[i]];
+                ++band.size[static_cast<std::size_t>(label[i])];
+            }
+        }
+    });
+    r.size.assign(static_cast<std::size_t>(regions), 0);
+    for (const Band& band : bands)
+        for (std::size_t k = 0; k < band.size.size(); ++k)
+            r.size[k] += band.size[k];
     return r;
 }
 
@@ -74,7 +126,7 @@ std::uint16_t units(double cost) {
 ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
-                           std::span<const std::uint8_t> protect, Router& router) {
+                           std::span<const std::uint8_t> protect, Router& router, int threads) {
     ReachReport report;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
@@ -83,7 +135,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
     for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
         walk_table[c] = walkable[c];
     const auto walk = [&](ClassId c) { return walk_table[c]; };
-    Regions regions = walkable_regions(classes, walkable);
+    Regions regions = walkable_regions(classes, walkable, threads);
     const std::size_t count = regions.size.size();
     report.regions_before = count;
     const auto big = [&](std::size_t r) {
@@ -105,19 +157,63 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         report.met = count == 0;
         return report;
     }
-    // Border cells (walkable with a blocker or the map's edge beside them), per region.
-    std::vector<std::vector<std::uint32_t>> border(count);
+    // Border cells (walkable with a blocker beside them), per region in cell order: region r's
+    // are border_cells[border_start[r] .. border_start[r + 1]). Each band of rows lists its
+    // border cells and counts them per region; then it writes each region's cells after those of
+    // the bands above it.
     const ClassId* cells = classes.cells().data();
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const std::size_t i = static_cast<std::size_t>(y) * w + x;
-            const std::int32_t l = regions.label[i];
-            if (l < 0) continue;
-            const bool edge = (x > 0 && !walk(cells[i - 1])) ||
-                              (x + 1 < w && !walk(cells[i + 1])) ||
-                              (y > 0 && !walk(cells[i - w])) || (y + 1 < h && !walk(cells[i + w]));
-            if (edge) border[l].push_back(static_cast<std::uint32_t>(i));
+    const std::int32_t* label = regions.label.data();
+    struct BorderBand {
+        int y0 = 0, y1 = 0;
+        std::vector<std::uint32_t> cells;
+        std::vector<std::size_t> at; // per region: its cells in the band, then where they go
+    };
+    std::vector<BorderBand> border_bands(static_cast<std::size_t>(h));
+    parallel_for(h, threads, [&](int y0, int y1) {
+        BorderBand& band = border_bands[static_cast<std::size_t>(y0)];
+        band.y0 = y0;
+        band.y1 = y1;
+        band.at.assign(count, 0);
+        for (int y = y0; y < y1; ++y)
+            for (int x = 0; x < w; ++x) {
+                const std::size_t i = static_cast<std::size_t>(y) * w + x;
+                const std::int32_t l = label[i];
+                if (l < 0) continue;
+                const bool edge =
+                    (x > 0 && !walk(cells[i - 1])) || (x + 1 < w && !walk(cells[i + 1])) ||
+                    (y > 0 && !walk(cells[i - w])) || (y + 1 < h && !walk(cells[i + w]));
+                if (!edge) continue;
+                band.cells.push_back(static_cast<std::uint32_t>(i));
+                ++band.at[static_cast<std::size_t>(l)];
+            }
+    });
+    std::erase_if(border_bands, [](const BorderBand& b) { return b.y1 == 0; });
+    std::vector<std::size_t> border_start(count + 1, 0);
+    {
+        std::size_t at = 0;
+        for (std::size_t r = 0; r < count; ++r) {
+            border_start[r] = at;
+            for (BorderBand& band : border_bands) {
+                const std::size_t cells_here = band.at[r];
+                band.at[r] = at;
+                at += cells_here;
+            }
         }
+        border_start[count] = at;
+    }
+    GridCells<std::uint32_t> border_cells(border_start[count]); // every cell written below
+    parallel_for(static_cast<int>(border_bands.size()), threads, [&](int b0, int b1) {
+        for (int b = b0; b < b1; ++b) {
+            BorderBand& band = border_bands[static_cast<std::size_t>(b)];
+            for (std::uint32_t c : band.cells)
+                border_cells[band.at[static_cast<std::size_t>(label[c])]++] = c;
+            band = BorderBand{};
+        }
+    });
+    const auto border = [&](std::size_t r) {
+        return std::span<const std::uint32_t>(border_cells.data() + border_start[r],
+                                              border_start[r + 1] - border_start[r]);
+    };
     std::vector<std::uint8_t> merged(count, 0), filled(count, 0);
     merged[main] = 1;
 
@@ -131,27 +227,30 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         // search enters a region only through its border (a step from outside, or a bridge, lands
         // next to a blocker), reaching a big region's border joins it, and joining blocks it.
         SearchCell* out = g.cells.data();
-        for (std::size_t i = 0; i < n; ++i) {
-            SearchCell cell = kFreshCell; // blocked
-            const ClassId c = cells[i];
-            if (!protect.empty() && protect[i]) {
-                // blocked
-            } else if (walk(c) && big(static_cast<std::size_t>(regions.label[i]))) {
-                cell.span = kSpanMark; // popped only on the border of a region not joined yet
-            } else if (walk(c)) {
-                cell.cost = one;
-            } else if (roads.avoid >> c & 1u) {
-                // blocked
-            } else if (roads.bridge_over >> c & 1u) {
-                cell.span = roads.max_bridge > 0 ? kSpanWater : 0;
-            } else {
-                cell.cost = pass;
+        parallel_for(h, threads, [&](int y0, int y1) {
+            const std::size_t end = static_cast<std::size_t>(y1) * w;
+            for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
+                SearchCell cell = kFreshCell; // blocked
+                const ClassId c = cells[i];
+                if (!protect.empty() && protect[i]) {
+                    // blocked
+                } else if (walk(c) && big(static_cast<std::size_t>(label[i]))) {
+                    cell.span = kSpanMark; // popped only on the border of a region not joined yet
+                } else if (walk(c)) {
+                    cell.cost = one;
+                } else if (roads.avoid >> c & 1u) {
+                    // blocked
+                } else if (roads.bridge_over >> c & 1u) {
+                    cell.span = roads.max_bridge > 0 ? kSpanWater : 0;
+                } else {
+                    cell.cost = pass;
+                }
+                out[i] = cell;
             }
-            out[i] = cell;
-        }
+        });
         for (std::size_t r = 0; r < count; ++r)
             if (big(r) && static_cast<std::int32_t>(r) != main)
-                for (std::uint32_t c : border[r])
+                for (std::uint32_t c : border(static_cast<std::size_t>(r)))
                     if (protect.empty() || !protect[c]) g.cost(c) = one;
         // One Dijkstra from the main region's border (a bucket queue keyed by distance; entries
         // of one distance last in, first out). Reaching a cell of another big region carves the
@@ -168,9 +267,9 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         // border cells at the distance it was reached at.
         const auto join = [&](std::int32_t r, std::uint32_t d) {
             merged[r] = 1;
-            for (std::uint32_t c : border[r])
+            for (std::uint32_t c : border(static_cast<std::size_t>(r)))
                 g.cost(c) = kBlocked;
-            for (std::uint32_t c : border[r])
+            for (std::uint32_t c : border(static_cast<std::size_t>(r)))
                 if (d < cell_of[c].dist) {
                     cell_of[c].dist = d;
                     cell_of[c].parent = kRoot;
@@ -182,7 +281,6 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         std::size_t big_left = 0;
         for (std::size_t r = 0; r < count; ++r)
             big_left += !merged[r] && big(r) ? 1 : 0;
-        const std::int32_t* label = regions.label.data();
         while (big_left > 0 && !queue.empty()) {
             const auto [key, c] = queue.pop();
             // The next entry's cells, fetched while this one is expanded (a hint).
@@ -255,7 +353,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         for (std::size_t r = 0; r < count; ++r) {
             if (!filled[r]) continue;
             std::array<std::uint64_t, 256> votes{};
-            for (std::uint32_t c : border[r]) {
+            for (std::uint32_t c : border(static_cast<std::size_t>(r))) {
                 const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
                 if (x > 0 && !walk(cells[c - 1])) ++votes[cells[c - 1]];
                 if (x + 1 < w && !walk(cells[c + 1])) ++votes[cells[c + 1]];
@@ -268,12 +366,22 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             fill_class[r] = best;
             if (best < 0) filled[r] = 0; // no blocker around it (cannot happen beside main)
         }
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::int32_t l = regions.label[i];
-            if (l < 0 || !filled[l] || (!protect.empty() && protect[i])) continue;
-            classes.cells()[i] = static_cast<ClassId>(fill_class[l]);
-            ++report.filled;
-        }
+        // Bands of rows, each counting the cells it filled.
+        std::vector<std::uint64_t> band_filled(static_cast<std::size_t>(h), 0);
+        ClassId* out = classes.cells().data();
+        parallel_for(h, threads, [&](int y0, int y1) {
+            std::uint64_t made = 0;
+            const std::size_t end = static_cast<std::size_t>(y1) * w;
+            for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
+                const std::int32_t l = label[i];
+                if (l < 0 || !filled[l] || (!protect.empty() && protect[i])) continue;
+                out[i] = static_cast<ClassId>(fill_class[l]);
+                ++made;
+            }
+            band_filled[static_cast<std::size_t>(y0)] = made;
+        });
+        for (std::uint64_t made : band_filled)
+            report.filled += made;
     }
     for (std::size_t r = 0; r < count; ++r)
         if (!merged[r] && !filled[r] && big(r)) ++report.big_after;

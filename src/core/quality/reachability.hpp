@@ -45,8 +45,10 @@ struct Regions {
     std::vector<std::uint64_t> size; // per region: cells
 };
 
-// Walkable regions in order of their first cell (row-major).
-Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable);
+// Walkable regions in order of their first cell (row-major). `threads`: bands of rows (joined
+// across their seams); the result never depends on it.
+Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable,
+                         int threads = 1);
 
 struct ReachReport {
     bool met = true;
@@ -60,10 +62,11 @@ struct ReachReport {
 };
 
 // `router`: its queue holds the connect search's entries (Router::queue: one set of buckets per
-// run).
+// run). `threads`: the passes over the map (labels, borders, the search's grid, the fill) on
+// bands of rows; the search itself is one thread. The result never depends on it.
 ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
-                           std::span<const std::uint8_t> protect, Router& router);
+                           std::span<const std::uint8_t> protect, Router& router, int threads = 1);
 
 } // namespace tilegen

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/hash.hpp"
+#include "core/parallel.hpp"
 
 namespace tilegen {
 
@@ -50,31 +51,44 @@ struct CellCost {
 
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const RoadSettings& settings,
-                        const std::vector<bool>& walkable,
-                        std::span<const std::uint8_t> discounted) {
+                        const std::vector<bool>& walkable, std::span<const std::uint8_t> discounted,
+                        int threads) {
     CostGrid g;
     g.reset_unset(classes.width(), classes.height()); // every cell written below
-    const std::size_t n = classes.size();
     g.max_bridge = settings.max_bridge;
     g.bridge_cost = units(settings.bridge_cost);
     const CellCost cell_cost(classes, slope, settings, walkable);
     const ClassId* cells = classes.cells().data();
     SearchCell* out = g.cells.data();
-    std::uint16_t lo = kBlocked, hi = 0; // the bounds of the costs written (cost_bounds)
-    for (std::size_t i = 0; i < n; ++i) {
-        SearchCell cell = kFreshCell;
-        const ClassId c = cells[i];
-        if (settings.avoid >> c & 1u) {
-            // blocked
-        } else if (settings.bridge_over >> c & 1u) {
-            cell.span = settings.max_bridge > 0 ? kSpanWater : 0;
-        } else if (double cost = cell_cost(i); cost >= 0) {
-            if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
-            cell.cost = units(cost);
-            lo = std::min(lo, cell.cost);
-            hi = std::max(hi, cell.cost);
+    // Bands of rows on the threads, each with the bounds of the costs it wrote (cost_bounds): the
+    // least and largest of them are the grid's whatever the bands.
+    const int w = classes.width(), h = classes.height();
+    std::vector<std::pair<std::uint16_t, std::uint16_t>> band_bounds(
+        static_cast<std::size_t>(std::max(h, 1)), {kBlocked, 0});
+    parallel_for(h, threads, [&](int y0, int y1) {
+        std::uint16_t lo = kBlocked, hi = 0;
+        const std::size_t end = static_cast<std::size_t>(y1) * w;
+        for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
+            SearchCell cell = kFreshCell;
+            const ClassId c = cells[i];
+            if (settings.avoid >> c & 1u) {
+                // blocked
+            } else if (settings.bridge_over >> c & 1u) {
+                cell.span = settings.max_bridge > 0 ? kSpanWater : 0;
+            } else if (double cost = cell_cost(i); cost >= 0) {
+                if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
+                cell.cost = units(cost);
+                lo = std::min(lo, cell.cost);
+                hi = std::max(hi, cell.cost);
+            }
+            out[i] = cell;
         }
-        out[i] = cell;
+        band_bounds[static_cast<std::size_t>(y0)] = {lo, hi};
+    });
+    std::uint16_t lo = kBlocked, hi = 0;
+    for (const auto& [band_lo, band_hi] : band_bounds) {
+        lo = std::min(lo, band_lo);
+        hi = std::max(hi, band_hi);
     }
     std::vector<bool> connect_rule(64, settings.connect.empty());
     for (int r : settings.connect)
@@ -109,7 +123,7 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
 RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const std::vector<PlaceRule>& rules,
                         const RoadSettings& settings, const std::vector<bool>& walkable,
-                        std::uint64_t seed, Router& router) {
+                        std::uint64_t seed, Router& router, int threads) {
     RoadsResult result;
     const int w = classes.width();
     const std::size_t n = classes.size();
@@ -126,7 +140,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     std::stable_partition(members.begin(), members.end(), [&](int i) {
         return places[i].rule < static_cast<int>(rules.size()) && rules[places[i].rule].start;
     });
-    CostGrid grid = road_cost_grid(classes, slope, places, settings, walkable, {});
+    CostGrid grid = road_cost_grid(classes, slope, places, settings, walkable, {}, threads);
     // The place a network cell belongs to (road cells: the place their road ends on); a map, as
     // the network is a few thousand cells of the map's millions.
     std::unordered_map<std::uint32_t, std::int32_t> owner;

@@ -84,15 +84,16 @@ inline std::uint16_t cost_units(double cost) {
 // units of 1/16, clamped to 1..65534; the footprints of `connect` places cost 16, other places are
 // blocked; cells marked in `discounted` (may be empty) cost road_discount times as much. Its
 // min_cost and max_cost are exactly the least and dearest open cell's cost (cost_bounds).
+// `threads`: bands of rows; the grid never depends on it.
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const RoadSettings& settings,
-                        const std::vector<bool>& walkable,
-                        std::span<const std::uint8_t> discounted);
+                        const std::vector<bool>& walkable, std::span<const std::uint8_t> discounted,
+                        int threads = 1);
 
 RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const std::vector<PlaceRule>& rules,
                         const RoadSettings& settings, const std::vector<bool>& walkable,
-                        std::uint64_t seed, Router& router);
+                        std::uint64_t seed, Router& router, int threads = 1);
 
 // Writes road cells as road_class and bridge spans as bridge_class (footprint cells untouched).
 void write_roads(ClassGrid& classes, const RoadsResult& roads, const std::vector<Place>& places,

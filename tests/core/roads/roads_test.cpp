@@ -242,6 +242,52 @@ TEST_CASE("places: on their classes, apart, flat, facing, deterministic") {
     }
 }
 
+TEST_CASE("class_distance: capped 4-connected steps to a class, against a plain BFS, on 1-5 "
+          "threads") {
+    for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+        const int w = 3 + static_cast<int>(seed % 7) * 9, h = 2 + static_cast<int>(seed % 5) * 7;
+        ClassGrid g = random_classes(w, h, seed, 6);
+        const std::uint32_t mask = seed % 3 == 0 ? 0b100000u : 0b000101u; // rare or common
+        if (seed % 8 == 0) g = ClassGrid(w, h, 1);                        // no class cell at all
+        // Reference: a multi-source BFS over every cell.
+        const std::size_t n = g.size();
+        std::vector<int> dist(n, -1);
+        std::vector<std::size_t> queue;
+        for (std::size_t i = 0; i < n; ++i)
+            if (mask >> g.cells()[i] & 1u) {
+                dist[i] = 0;
+                queue.push_back(i);
+            }
+        for (std::size_t q = 0; q < queue.size(); ++q) {
+            const std::size_t c = queue[q];
+            const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+            for (int k = 0; k < 4; ++k) {
+                const int nx = x + kRouteDx[k], ny = y + kRouteDy[k];
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
+                const std::size_t nb = static_cast<std::size_t>(ny) * w + nx;
+                if (dist[nb] < 0) {
+                    dist[nb] = dist[c] + 1;
+                    queue.push_back(nb);
+                }
+            }
+        }
+        for (int cap : {0, 1, 3, 8, 40}) // up to more rows than a band holds
+            for (int threads : {1, 2, 3, 5}) {
+                CAPTURE(seed);
+                CAPTURE(cap);
+                CAPTURE(threads);
+                const GridCells<std::uint16_t> d = class_distance(g, mask, cap, threads);
+                REQUIRE(d.size() == n);
+                int wrong = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    const int want = dist[i] < 0 || dist[i] > cap ? cap + 1 : dist[i];
+                    wrong += d[i] != want ? 1 : 0;
+                }
+                CHECK(wrong == 0);
+            }
+    }
+}
+
 namespace {
 struct RoadCase {
     ClassGrid classes;
@@ -531,6 +577,19 @@ TEST_CASE("reachability: connect and fill leave one big walkable region holding 
             const std::vector<std::uint8_t> protect;
             const ReachReport rep =
                 make_reachable(g, rc.walkable, start, cs, rc.roads, protect, router);
+            for (int threads : {2, 3}) { // the passes on bands of rows: the same grid and report
+                ClassGrid t = rc.classes;
+                const ReachReport trep =
+                    make_reachable(t, rc.walkable, start, cs, rc.roads, protect, router, threads);
+                CHECK(t == g);
+                CHECK(trep.met == rep.met);
+                CHECK(trep.regions_before == rep.regions_before);
+                CHECK(trep.big_before == rep.big_before);
+                CHECK(trep.big_after == rep.big_after);
+                CHECK(trep.carved == rep.carved);
+                CHECK(trep.filled == rep.filled);
+                CHECK(trep.main_size == rep.main_size);
+            }
             // Independent recount.
             const Regions regions = walkable_regions(g, rc.walkable);
             int big = 0;
@@ -582,6 +641,12 @@ TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from eac
         }
         CHECK(std::vector<std::int32_t>(r.label.begin(), r.label.end()) == label);
         CHECK(r.size == size);
+        for (int threads : {2, 3, 7}) { // bands joined across their seams: the same labels
+            CAPTURE(threads);
+            const Regions t = walkable_regions(g, walkable, threads);
+            CHECK(std::vector<std::int32_t>(t.label.begin(), t.label.end()) == label);
+            CHECK(t.size == size);
+        }
     }
 }
 
@@ -752,5 +817,15 @@ TEST_CASE("road_cost_grid: min_cost and max_cost are the least and dearest open 
             }
         CHECK(g.min_cost == lo);
         CHECK(g.max_cost == hi);
+        for (int threads : {2, 3, 7}) { // bands of rows: the same cells and bounds
+            const CostGrid t = road_cost_grid(rc.classes, {}, rc.places.places, rc.roads,
+                                              rc.walkable, discounted, threads);
+            CHECK(t.min_cost == g.min_cost);
+            CHECK(t.max_cost == g.max_cost);
+            int differ = 0;
+            for (std::size_t i = 0; i < g.size(); ++i)
+                differ += t.cost(i) != g.cost(i) || t.span(i) != g.span(i) ? 1 : 0;
+            CHECK(differ == 0);
+        }
     }
 }
