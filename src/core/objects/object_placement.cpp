@@ -370,15 +370,19 @@ struct Placer {
     // rule's range of it that outrank it and conflict with it. The row's candidates come in block
     // order, so their windows only move right: per neighbouring block row, a pointer to its first
     // candidate not left of the window only advances (no per-block index).
+    // Each window's candidates are tested without a branch (the test's outcome is a coin toss
+    // of the hashed priorities): every one is written to the list, which advances past it when it
+    // is a rival.
     void rivals_of_row(const RulePlan& rp, const Layout& l, int r, Candidates& cs) const {
         const std::span<const Candidate> row = cs.rows[static_cast<std::size_t>(r)];
-        std::vector<std::uint32_t> list, start(row.size() + 1, 0);
-        list.reserve(row.size() * 2);
+        std::vector<std::uint32_t> list(row.size() * 2 + 64), start(row.size() + 1, 0);
+        std::size_t listed = 0;
         const int range = rp.geometry.range();
         const int reach = range / l.block + 1; // block rows r - reach .. r + reach
         std::vector<std::uint32_t> next(static_cast<std::size_t>(2 * reach + 1), 0);
+        const Conflicts conflicts_with(rp);
         for (std::size_t i = 0; i < row.size(); ++i) {
-            start[i] = static_cast<std::uint32_t>(list.size());
+            start[i] = static_cast<std::uint32_t>(listed);
             const Candidate& c = row[i];
             const auto lbx0 = static_cast<std::uint32_t>(l.block_x(std::max(0, c.x - range)));
             const auto lbx1 = static_cast<std::uint32_t>(l.block_x(std::min(l.w - 1, c.x + range)));
@@ -393,14 +397,19 @@ struct Placer {
                 std::uint32_t& p = next[static_cast<std::size_t>(by - r + reach)];
                 while (p < other.size() && other[p].block < row_start + lbx0)
                     ++p;
+                // At most one candidate per block of the window.
+                const std::size_t room = listed + (lbx1 - lbx0 + 1);
+                if (list.size() < room) list.resize(std::max(room, 2 * list.size()));
                 for (std::uint32_t q = p; q < other.size() && other[q].block <= row_start + lbx1;
-                     ++q)
-                    if (outranks(other[q], c) && conflict(rp, c, other[q]))
-                        list.push_back(offset + q);
+                     ++q) {
+                    list[listed] = offset + q;
+                    listed += outranks(other[q], c) & conflicts_with(c, other[q]) ? 1 : 0;
+                }
             }
         }
-        start[row.size()] = static_cast<std::uint32_t>(list.size());
-        cs.rivals.set(static_cast<std::size_t>(r), list);
+        start[row.size()] = static_cast<std::uint32_t>(listed);
+        cs.rivals.set(static_cast<std::size_t>(r),
+                      std::span<const std::uint32_t>(list.data(), listed));
         cs.rival_start.set(static_cast<std::size_t>(r), start);
     }
 
@@ -488,14 +497,23 @@ struct Placer {
         }
     }
 
-    // May a and b (two blocks' candidates) not both be placed? Anchors keep the spacing;
-    // footprints do not overlap.
-    static bool conflict(const RulePlan& rp, const Candidate& a, const Candidate& b) {
-        const double dx = a.x - b.x, dy = a.y - b.y;
-        if (dx * dx + dy * dy < rp.spacing2) return true;
-        return a.x < b.x + rp.fw[b.sprite] && b.x < a.x + rp.fw[a.sprite] &&
-               a.y < b.y + rp.fh[b.sprite] && b.y < a.y + rp.fh[a.sprite];
-    }
+    // May candidates a and b (of two blocks) not both be placed? Their anchors are closer than the
+    // spacing (for a whole number d2, d2 < spacing^2 exactly when d2 < ceil(spacing^2)), or their
+    // footprints overlap. In whole numbers and without a branch.
+    struct Conflicts {
+        explicit Conflicts(const RulePlan& rp)
+            : fw(rp.fw.data()), fh(rp.fh.data()),
+              near_below(static_cast<long long>(std::ceil(rp.spacing2))) {}
+        bool operator()(const Candidate& a, const Candidate& b) const {
+            const long long dx = a.x - b.x, dy = a.y - b.y;
+            const bool near = dx * dx + dy * dy < near_below;
+            const bool overlap = (a.x < b.x + fw[b.sprite]) & (b.x < a.x + fw[a.sprite]) &
+                                 (a.y < b.y + fh[b.sprite]) & (b.y < a.y + fh[a.sprite]);
+            return near | overlap;
+        }
+        const int *fw, *fh;
+        long long near_below;
+    };
 
     // Every round: live candidates that outrank every live candidate they conflict with (none of
     // whose rivals is live) are placed, then live candidates that conflict with a placed one (one
@@ -586,10 +604,12 @@ struct Placer {
     // One rule: its allowed cells, its candidates, the rounds; the placed ones become objects and
     // occupy their footprints.
     void place_rule(const RulePlan& rp, int threads, std::vector<PlacedObject>& out) {
-        allowed_cells(rp, threads);
+        { allowed_cells(rp, threads); }
         const Layout l(w, h, frame, rp.geometry);
         Candidates cs(l.nby);
-        for_each_item(l.nby, threads, [&](int lby) { candidates_of_row(rp, l, lby, cs); });
+        {
+            for_each_item(l.nby, threads, [&](int lby) { candidates_of_row(rp, l, lby, cs); });
+        }
         cs.offset.resize(static_cast<std::size_t>(l.nby));
         std::size_t total = 0;
         for (int r = 0; r < l.nby; ++r) {
@@ -599,17 +619,46 @@ struct Placer {
         if (total > std::numeric_limits<std::uint32_t>::max())
             throw std::length_error("object placement: more than 2^32 candidates");
         cs.state.assign(total, kLive);
-        for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
-        run_rounds(cs, threads);
-        for (std::size_t r = 0; r < cs.rows.size(); ++r)
-            for (std::size_t i = 0; i < cs.rows[r].size(); ++i) {
-                const Candidate& c = cs.rows[r][i];
-                if (cs.state[cs.offset[r] + i] != kPlaced) continue;
-                for (int fy = c.y; fy < c.y + rp.fh[c.sprite]; ++fy)
-                    set_bits(occupied.row(fy), c.x, c.x + rp.fw[c.sprite] - 1);
-                out.push_back({rp.sprite_index[c.sprite], static_cast<int>(l.fx + c.x),
-                               static_cast<int>(l.fy + c.y), rp.index});
-            }
+        {
+            for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
+        }
+        { run_rounds(cs, threads); }
+        occupy_placed(rp, l, cs, threads, out);
+    }
+
+    // The placed candidates become objects (in block row order) and occupy their footprints. On
+    // the threads by chunks of block rows, every other chunk at once: a chunk spans at least the
+    // tallest footprint's rows, so the footprints of two chunks written at once share no row
+    // (and no word of `occupied`).
+    void occupy_placed(const RulePlan& rp, const Layout& l, const Candidates& cs, int threads,
+                       std::vector<PlacedObject>& out) {
+        const int rows = static_cast<int>(cs.rows.size());
+        const int chunk = std::max(1, (rp.geometry.max_fh + l.block - 1) / l.block);
+        const int chunks = (rows + chunk - 1) / chunk;
+        std::vector<std::vector<PlacedObject>> placed(static_cast<std::size_t>(rows));
+        for (int parity = 0; parity < 2; ++parity)
+            for_each_item((chunks + 1 - parity) / 2, threads, [&](int k) {
+                const int first = (2 * k + parity) * chunk;
+                for (int r = first; r < std::min(rows, first + chunk); ++r) {
+                    const auto ru = static_cast<std::size_t>(r);
+                    const std::span<const Candidate> row = cs.rows[ru];
+                    for (std::size_t i = 0; i < row.size(); ++i) {
+                        const Candidate& c = row[i];
+                        if (cs.state[cs.offset[ru] + i] != kPlaced) continue;
+                        for (int fy = c.y; fy < c.y + rp.fh[c.sprite]; ++fy)
+                            set_bits(occupied.row(fy), c.x, c.x + rp.fw[c.sprite] - 1);
+                        placed[ru].push_back({rp.sprite_index[c.sprite],
+                                              static_cast<int>(l.fx + c.x),
+                                              static_cast<int>(l.fy + c.y), rp.index});
+                    }
+                }
+            });
+        std::size_t total = out.size();
+        for (const auto& row : placed)
+            total += row.size();
+        out.reserve(total);
+        for (const auto& row : placed)
+            out.insert(out.end(), row.begin(), row.end());
     }
 };
 
