@@ -370,19 +370,15 @@ struct Placer {
     // rule's range of it that outrank it and conflict with it. The row's candidates come in block
     // order, so their windows only move right: per neighbouring block row, a pointer to its first
     // candidate not left of the window only advances (no per-block index).
-    // Each window's candidates are tested without a branch (the test's outcome is a coin toss
-    // of the hashed priorities): every one is written to the list, which advances past it when it
-    // is a rival.
     void rivals_of_row(const RulePlan& rp, const Layout& l, int r, Candidates& cs) const {
         const std::span<const Candidate> row = cs.rows[static_cast<std::size_t>(r)];
-        std::vector<std::uint32_t> list(row.size() * 2 + 64), start(row.size() + 1, 0);
-        std::size_t listed = 0;
+        std::vector<std::uint32_t> list, start(row.size() + 1, 0);
+        list.reserve(row.size() * 2);
         const int range = rp.geometry.range();
         const int reach = range / l.block + 1; // block rows r - reach .. r + reach
         std::vector<std::uint32_t> next(static_cast<std::size_t>(2 * reach + 1), 0);
-        const Conflicts conflicts_with(rp);
         for (std::size_t i = 0; i < row.size(); ++i) {
-            start[i] = static_cast<std::uint32_t>(listed);
+            start[i] = static_cast<std::uint32_t>(list.size());
             const Candidate& c = row[i];
             const auto lbx0 = static_cast<std::uint32_t>(l.block_x(std::max(0, c.x - range)));
             const auto lbx1 = static_cast<std::uint32_t>(l.block_x(std::min(l.w - 1, c.x + range)));
@@ -397,19 +393,14 @@ struct Placer {
                 std::uint32_t& p = next[static_cast<std::size_t>(by - r + reach)];
                 while (p < other.size() && other[p].block < row_start + lbx0)
                     ++p;
-                // At most one candidate per block of the window.
-                const std::size_t room = listed + (lbx1 - lbx0 + 1);
-                if (list.size() < room) list.resize(std::max(room, 2 * list.size()));
                 for (std::uint32_t q = p; q < other.size() && other[q].block <= row_start + lbx1;
-                     ++q) {
-                    list[listed] = offset + q;
-                    listed += outranks(other[q], c) & conflicts_with(c, other[q]) ? 1 : 0;
-                }
+                     ++q)
+                    if (outranks(other[q], c) && conflict(rp, c, other[q]))
+                        list.push_back(offset + q);
             }
         }
-        start[row.size()] = static_cast<std::uint32_t>(listed);
-        cs.rivals.set(static_cast<std::size_t>(r),
-                      std::span<const std::uint32_t>(list.data(), listed));
+        start[row.size()] = static_cast<std::uint32_t>(list.size());
+        cs.rivals.set(static_cast<std::size_t>(r), list);
         cs.rival_start.set(static_cast<std::size_t>(r), start);
     }
 
@@ -497,23 +488,14 @@ struct Placer {
         }
     }
 
-    // May candidates a and b (of two blocks) not both be placed? Their anchors are closer than the
-    // spacing (for a whole number d2, d2 < spacing^2 exactly when d2 < ceil(spacing^2)), or their
-    // footprints overlap. In whole numbers and without a branch.
-    struct Conflicts {
-        explicit Conflicts(const RulePlan& rp)
-            : fw(rp.fw.data()), fh(rp.fh.data()),
-              near_below(static_cast<long long>(std::ceil(rp.spacing2))) {}
-        bool operator()(const Candidate& a, const Candidate& b) const {
-            const long long dx = a.x - b.x, dy = a.y - b.y;
-            const bool near = dx * dx + dy * dy < near_below;
-            const bool overlap = (a.x < b.x + fw[b.sprite]) & (b.x < a.x + fw[a.sprite]) &
-                                 (a.y < b.y + fh[b.sprite]) & (b.y < a.y + fh[a.sprite]);
-            return near | overlap;
-        }
-        const int *fw, *fh;
-        long long near_below;
-    };
+    // May a and b (two blocks' candidates) not both be placed? Anchors keep the spacing;
+    // footprints do not overlap.
+    static bool conflict(const RulePlan& rp, const Candidate& a, const Candidate& b) {
+        const double dx = a.x - b.x, dy = a.y - b.y;
+        if (dx * dx + dy * dy < rp.spacing2) return true;
+        return a.x < b.x + rp.fw[b.sprite] && b.x < a.x + rp.fw[a.sprite] &&
+               a.y < b.y + rp.fh[b.sprite] && b.y < a.y + rp.fh[a.sprite];
+    }
 
     // Every round: live candidates that outrank every live candidate they conflict with (none of
     // whose rivals is live) are placed, then live candidates that conflict with a placed one (one
@@ -604,12 +586,10 @@ struct Placer {
     // One rule: its allowed cells, its candidates, the rounds; the placed ones become objects and
     // occupy their footprints.
     void place_rule(const RulePlan& rp, int threads, std::vector<PlacedObject>& out) {
-        { allowed_cells(rp, threads); }
+        allowed_cells(rp, threads);
         const Layout l(w, h, frame, rp.geometry);
         Candidates cs(l.nby);
-        {
-            for_each_item(l.nby, threads, [&](int lby) { candidates_of_row(rp, l, lby, cs); });
-        }
+        for_each_item(l.nby, threads, [&](int lby) { candidates_of_row(rp, l, lby, cs); });
         cs.offset.resize(static_cast<std::size_t>(l.nby));
         std::size_t total = 0;
         for (int r = 0; r < l.nby; ++r) {
@@ -619,10 +599,8 @@ struct Placer {
         if (total > std::numeric_limits<std::uint32_t>::max())
             throw std::length_error("object placement: more than 2^32 candidates");
         cs.state.assign(total, kLive);
-        {
-            for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
-        }
-        { run_rounds(cs, threads); }
+        for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
+        run_rounds(cs, threads);
         occupy_placed(rp, l, cs, threads, out);
     }
 
