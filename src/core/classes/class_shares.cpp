@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/classes/border_cells.hpp"
 #include "core/grid.hpp"
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
@@ -33,26 +34,6 @@ struct Candidate {
     }
 };
 
-// border[x] = 1 when cell x of `row` differs from one of its 4-neighbours (the rows above and
-// below may be null: the map's edge), else 0. A plain loop over bytes the compiler vectorises:
-// most cells of a map are inside a region, and the scans only look at the others.
-void mark_border_cells(const ClassId* row, const ClassId* up, const ClassId* down, int w,
-                       std::uint8_t* border) {
-    for (int x = 0; x < w; ++x)
-        border[x] = 0;
-    for (int x = 1; x < w; ++x) {
-        const std::uint8_t differs = row[x] != row[x - 1];
-        border[x] |= differs;
-        border[x - 1] |= differs;
-    }
-    if (up)
-        for (int x = 0; x < w; ++x)
-            border[x] |= static_cast<std::uint8_t>(row[x] != up[x]);
-    if (down)
-        for (int x = 0; x < w; ++x)
-            border[x] |= static_cast<std::uint8_t>(row[x] != down[x]);
-}
-
 class ShareKeeper {
   public:
     ShareKeeper(ClassGrid& classes, std::span<const double> targets,
@@ -68,9 +49,10 @@ class ShareKeeper {
                 has_target_[c] = true;
                 sum += targets[c];
             }
-        for (int y = 0; y < g_.height(); ++y)
-            for (int x = 0; x < g_.width(); ++x)
-                ++count_[g_(x, y)];
+        // Only classes with a target read their counts (is_short, can_give).
+        const std::vector<std::uint64_t> counts = class_counts(
+            g_, static_cast<int>(std::min<std::size_t>(targets.size(), kClassSlots)), threads_);
+        std::copy(counts.begin(), counts.end(), count_.begin());
         std::uint64_t m = 0;
         for (int c = 0; c < kClassSlots; ++c)
             if (has_target_[c]) m += count_[c];
@@ -134,8 +116,7 @@ class ShareKeeper {
     std::vector<bool> touching_classes() {
         std::vector<bool> touching(static_cast<std::size_t>(kClassSlots) * kClassSlots, false);
         const int w = g_.width(), h = g_.height();
-        for (const std::uint32_t i : border_cells()) {
-            const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
+        border_cells().for_each(0, 1, [&](int x, int y) {
             const ClassId c = g_(x, y);
             const auto pair = [&](ClassId b) {
                 touching[static_cast<std::size_t>(c * kClassSlots + b)] = true;
@@ -143,51 +124,25 @@ class ShareKeeper {
             };
             if (x + 1 < w && g_(x + 1, y) != c) pair(g_(x + 1, y));
             if (y + 1 < h && g_(x, y + 1) != c) pair(g_(x, y + 1));
-        }
+        });
         return touching;
     }
 
     // The cells that differ from a 4-neighbour, found by one scan of the grid (rows split over
     // the threads) the first time they are asked for, then kept current: every cell that moves
-    // adds itself and its 8 neighbours (a cell may be listed more than once; the candidates it
+    // notes itself and its 8 neighbours (a cell may be visited more than once; the candidates it
     // gives are checked when taken).
-    const GridCells<std::uint32_t>& border_cells() {
-        if (border_ready_) return border_;
-        const int w = g_.width(), h = g_.height();
-        const int bands = std::clamp(threads_, 1, h);
-        std::vector<GridCells<std::uint32_t>> per_band(static_cast<std::size_t>(bands));
-        parallel_for(bands, bands, [&](int begin, int end) {
-            std::vector<std::uint8_t> border(static_cast<std::size_t>(w));
-            for (int band = begin; band < end; ++band) {
-                auto& mine = per_band[static_cast<std::size_t>(band)];
-                const int y0 = static_cast<int>(static_cast<std::int64_t>(h) * band / bands);
-                const int y1 = static_cast<int>(static_cast<std::int64_t>(h) * (band + 1) / bands);
-                for (int y = y0; y < y1; ++y) {
-                    mark_border_cells(g_.row(y), y > 0 ? g_.row(y - 1) : nullptr,
-                                      y + 1 < h ? g_.row(y + 1) : nullptr, w, border.data());
-                    for (int x = 0; x < w; ++x)
-                        if (border[static_cast<std::size_t>(x)])
-                            mine.push_back(static_cast<std::uint32_t>(index_of(x, y)));
-                }
-            }
-        });
-        std::size_t total = 0;
-        for (const auto& band : per_band)
-            total += band.size();
-        border_.reserve(total);
-        for (const auto& band : per_band)
-            border_.insert(border_.end(), band.begin(), band.end());
-        border_ready_ = true;
+    const BorderCells& border_cells() {
+        if (!border_.ready()) border_.scan(g_, threads_);
         return border_;
     }
 
     // A moved cell and its 8 neighbours may now differ from a neighbour.
     void note_border_around(int x, int y) {
-        if (!border_ready_) return;
+        if (!border_.ready()) return;
         for (int dy = -1; dy <= 1; ++dy)
             for (int dx = -1; dx <= 1; ++dx)
-                if (g_.contains(x + dx, y + dy))
-                    border_.push_back(static_cast<std::uint32_t>(index_of(x + dx, y + dy)));
+                if (g_.contains(x + dx, y + dy)) border_.note(x + dx, y + dy);
     }
 
     double missing_cells() const {
@@ -216,7 +171,7 @@ class ShareKeeper {
         if (!any) return 0;
         // Candidates found before an earlier class grew are checked again when taken.
         std::array<int, kClassSlots> floors{};
-        auto lists = candidates_for(growing, floors, true);
+        auto lists = candidates_for(growing, floors);
         std::uint64_t moved = 0;
         for (int a = 0; a < kClassSlots; ++a)
             if (growing[a] && is_short(a))
@@ -322,13 +277,13 @@ class ShareKeeper {
     }
 
     // Candidates of class n: cells of classes that can give a cell with a 4-neighbour of class n.
-    // visit(i, sink) calls sink(n, score, x, y) for cell i for each class n marked in `growing`
-    // that it is a candidate of (once per class, even when two of its edge neighbours are of n).
+    // visit(x, y, sink) calls sink(n, score, x, y) for cell (x, y) for each class n marked in
+    // `growing` that it is a candidate of (once per class, even when two of its edge neighbours
+    // are of n).
     template <class Sink>
-    void visit(std::int64_t i, const std::array<bool, kClassSlots>& gives,
+    void visit(int x, int y, const std::array<bool, kClassSlots>& gives,
                const std::array<bool, kClassSlots>& growing, Sink&& sink) const {
         const int w = g_.width(), h = g_.height();
-        const int x = static_cast<int>(i % w), y = static_cast<int>(i / w);
         const ClassId* row = g_.row(y);
         const ClassId c = row[x];
         if (!gives[c]) return;
@@ -356,67 +311,79 @@ class ShareKeeper {
         }
     }
 
-    // Runs body(part, begin, end) over `parts` slices of the border cells, one per thread.
-    template <class Body> void over_border(int parts, Body&& body) {
-        const GridCells<std::uint32_t>& cells = border_cells();
-        const auto n = static_cast<std::int64_t>(cells.size());
-        parallel_for(parts, parts, [&](int begin, int end) {
-            for (int part = begin; part < end; ++part)
-                body(part, cells.data() + n * part / parts, cells.data() + n * (part + 1) / parts);
-        });
-    }
-
     static constexpr int kScores = 13; // 2 * 4 + 4 + 1
 
-    // The candidates of each class in `growing` whose score is at least floors[n] (unordered:
-    // the heap orders them, and no two compare equal). Without floors, the floor of each class is
-    // the highest score that keeps at least twice the cells it is short of (and 64 more), read
-    // off a first scan's counts, and written to `floors`.
-    std::vector<std::vector<Candidate>> candidates_for(const std::array<bool, kClassSlots>& growing,
-                                                       std::array<int, kClassSlots>& floors,
-                                                       bool choose_floors) {
+    // The candidates of the classes in `growing` (class n: found[n][score], cell indices), found
+    // by one pass over the border cells, rows split over the threads. A border cell is visited
+    // only where a row mask allows it: its class gives and one of its 4-neighbours is of a
+    // growing class (what visit asks first; computed 64 cells at a time from a flag per class).
+    using Found = std::vector<std::array<std::vector<std::uint32_t>, kScores>>;
+    Found find_candidates(const std::array<bool, kClassSlots>& growing) {
         std::array<bool, kClassSlots> gives{};
-        for (int c = 0; c < kClassSlots; ++c)
+        std::array<std::uint8_t, kClassSlots> flags{}; // 1: gives, 2: growing
+        for (int c = 0; c < kClassSlots; ++c) {
             gives[c] = can_give(c);
-        const int bands = std::max(1, threads_);
-        if (choose_floors) {
-            using Counts = std::vector<std::array<std::uint64_t, kScores>>;
-            std::vector<Counts> counts(static_cast<std::size_t>(bands), Counts(kClassSlots));
-            over_border(bands, [&](int band, const std::uint32_t* from, const std::uint32_t* to) {
-                Counts& mine = counts[static_cast<std::size_t>(band)];
-                for (const std::uint32_t* i = from; i != to; ++i)
-                    visit(*i, gives, growing,
-                          [&](int n, int score, int, int) { ++mine[n][score]; });
-            });
-            for (int n = 0; n < kClassSlots; ++n) {
-                if (!growing[n]) continue;
-                const double wanted = 2 * (want_[n] - static_cast<double>(count_[n])) + 64;
-                double kept = 0;
-                floors[n] = 0;
-                for (int score = kScores - 1; score >= 0; --score) {
-                    for (const Counts& band : counts)
-                        kept += static_cast<double>(band[n][score]);
-                    if (kept >= wanted) {
-                        floors[n] = score;
-                        break;
-                    }
-                }
-            }
+            flags[c] = static_cast<std::uint8_t>((gives[c] ? 1 : 0) | (growing[c] ? 2 : 0));
         }
-        std::vector<std::vector<std::vector<Candidate>>> per_band(static_cast<std::size_t>(bands));
-        over_border(bands, [&](int band, const std::uint32_t* from, const std::uint32_t* to) {
-            auto& lists = per_band[static_cast<std::size_t>(band)];
-            lists.resize(kClassSlots);
-            for (const std::uint32_t* i = from; i != to; ++i)
-                visit(*i, gives, growing, [&](int n, int score, int x, int y) {
-                    if (score >= floors[n])
-                        lists[n].push_back({score, hash_position(seed_, x, y), index_of(x, y)});
-                });
+        const BorderCells& cells = border_cells();
+        const int bands = std::max(1, threads_);
+        std::vector<Found> per_band(static_cast<std::size_t>(bands));
+        parallel_for(bands, bands, [&](int begin, int end) {
+            for (int band = begin; band < end; ++band) {
+                Found& found = per_band[static_cast<std::size_t>(band)];
+                found.resize(kClassSlots);
+                FlaggedNeighbourRows rows(g_, flags);
+                cells.for_each_masked(
+                    band, bands, [&](int y, std::uint64_t* mask) { rows.mask(y, mask); },
+                    [&](int x, int y) {
+                        visit(x, y, gives, growing, [&](int n, int score, int cx, int cy) {
+                            found[n][score].push_back(static_cast<std::uint32_t>(index_of(cx, cy)));
+                        });
+                    });
+            }
         });
+        Found all(kClassSlots);
+        for (int n = 0; n < kClassSlots; ++n)
+            if (growing[n])
+                for (int score = 0; score < kScores; ++score)
+                    for (const Found& band : per_band)
+                        all[n][score].insert(all[n][score].end(), band[n][score].begin(),
+                                             band[n][score].end());
+        return all;
+    }
+
+    // The floor of class n: the highest score that keeps at least twice the cells it is short of
+    // (and 64 more) among its candidates (0 when even all of them are fewer).
+    int floor_of(int n, const Found& found) const {
+        const double wanted = 2 * (want_[n] - static_cast<double>(count_[n])) + 64;
+        double kept = 0;
+        for (int score = kScores - 1; score >= 0; --score) {
+            kept += static_cast<double>(found[n][score].size());
+            if (kept >= wanted) return score;
+        }
+        return 0;
+    }
+
+    // Class n's candidates of scores lo..hi - 1 (unordered: the heap orders them, and no two
+    // compare equal but repeats of one cell, which it takes once).
+    void add_candidates(const Found& found, int n, int lo, int hi, std::vector<Candidate>& out) {
+        const auto w = static_cast<std::uint32_t>(g_.width());
+        for (int score = std::max(lo, 0); score < std::min(hi, kScores); ++score)
+            for (const std::uint32_t i : found[n][score])
+                out.push_back({score, hash_position(seed_, i % w, i / w), i});
+    }
+
+    // The candidates of each class in `growing` whose score is at least its floor (floor_of),
+    // written to `floors`.
+    std::vector<std::vector<Candidate>> candidates_for(const std::array<bool, kClassSlots>& growing,
+                                                       std::array<int, kClassSlots>& floors) {
+        const Found found = find_candidates(growing);
         std::vector<std::vector<Candidate>> lists(kClassSlots);
-        for (auto& band : per_band)
-            for (int c = 0; c < kClassSlots; ++c)
-                lists[c].insert(lists[c].end(), band[c].begin(), band[c].end());
+        for (int n = 0; n < kClassSlots; ++n)
+            if (growing[n]) {
+                floors[n] = floor_of(n, found);
+                add_candidates(found, n, floors[n], kScores, lists[n]);
+            }
         return lists;
     }
 
@@ -424,7 +391,7 @@ class ShareKeeper {
         std::array<bool, kClassSlots> growing{};
         growing[a] = true;
         std::array<int, kClassSlots> floors{};
-        auto lists = candidates_for(growing, floors, true);
+        auto lists = candidates_for(growing, floors);
         return grow(a, std::move(lists[a]), floors[a]);
     }
 
@@ -441,19 +408,12 @@ class ShareKeeper {
                 // what a still lacks), and at least one score lower: at most kScores rounds.
                 std::array<bool, kClassSlots> growing{};
                 growing[a] = true;
-                std::array<int, kClassSlots> floors{};
-                const auto lists = candidates_for(growing, floors, true);
-                const int lower = std::min(floors[a], floor - 1);
-                if (lower < floors[a]) { // collect down to `lower` (the lists stop at floors[a])
-                    std::array<int, kClassSlots> at{};
-                    at[a] = lower;
-                    const auto more = candidates_for(growing, at, false);
-                    for (const Candidate& c : more[a])
-                        if (c.score < floor) heap.push(c);
-                } else {
-                    for (const Candidate& c : lists[a])
-                        if (c.score < floor) heap.push(c);
-                }
+                const Found found = find_candidates(growing);
+                const int lower = std::min(floor_of(a, found), floor - 1);
+                std::vector<Candidate> more;
+                add_candidates(found, a, lower, floor, more);
+                for (const Candidate& c : more)
+                    heap.push(c);
                 floor = lower;
                 continue;
             }
@@ -496,9 +456,7 @@ class ShareKeeper {
     std::array<double, kClassSlots> want_{};
     std::vector<std::int64_t> seen_, stack_;
     std::unordered_set<std::int64_t> seen_set_;
-    // See border_cells (a map has at most 2^32 cells); map-sized, so from the grid pool.
-    GridCells<std::uint32_t> border_;
-    bool border_ready_ = false;
+    BorderCells border_; // see border_cells
     bool logging_ = false;
     std::vector<std::pair<std::int64_t, ClassId>> log_; // (cell, its class before) per move
 };

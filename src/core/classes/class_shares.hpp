@@ -30,9 +30,10 @@
 // are never taken nor given); a class that is short only gains, one that gives never falls short;
 // no region of a class with min_area A is left with fewer than A cells by this stage (and no new
 // region is made: a moved cell joins a region of A); same input => same output.
-// Cost: one scan of the grid for its border cells (cells that differ from a 4-neighbour), then
-// two passes over those per growth (a count by score to keep only the best candidates, then the
-// candidates) and O(log n) per cell taken or re-offered.
+// Cost: one scan of the grid for its border cells (cells that differ from a 4-neighbour: a bit
+// per cell, border_cells.hpp), then one pass over those per growth (the candidates by score, of
+// which the best are kept; only cells whose class gives beside a growing class are looked at) and
+// O(log n) per cell taken or re-offered.
 #pragma once
 
 #include <cstdint>

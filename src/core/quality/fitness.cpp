@@ -5,7 +5,12 @@
 #include <atomic>
 #include <limits>
 
+#include "core/grid.hpp"
 #include "core/parallel.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace tilegen {
 
@@ -24,6 +29,30 @@ std::vector<std::uint32_t> start_cells_of(const Place& p, int width, int height)
     return cells;
 }
 
+namespace {
+
+// Bit x of out = (bytes[x] != 0), for `words` * 64 bytes.
+void pack_bits(const std::uint8_t* bytes, std::size_t words, std::uint64_t* out) {
+    for (std::size_t i = 0; i < words; ++i) {
+        const std::uint8_t* b = bytes + i * 64;
+        std::uint64_t m = 0;
+#if defined(__SSE2__)
+        for (int k = 0; k < 64; k += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k));
+            const auto zero = static_cast<std::uint32_t>(
+                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
+            m |= static_cast<std::uint64_t>(~zero & 0xffffu) << k;
+        }
+#else
+        for (int k = 0; k < 64; ++k)
+            m |= static_cast<std::uint64_t>(b[k] != 0) << k;
+#endif
+        out[i] = m;
+    }
+}
+
+} // namespace
+
 Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walkable,
                          const std::vector<std::uint32_t>& start_cells,
                          const std::vector<Place>& places, int start_rule, int threads) {
@@ -36,19 +65,44 @@ Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walk
         walk_class[c] = walkable[c];
     const ClassId* cells = classes.cells().data();
     auto walk = [&](std::size_t i) { return walk_class[cells[i]]; };
-    // Counted by bands of rows on the threads (whole numbers: the sums do not depend on them).
+    // The walkable cells as rows of bits, framed by bits of 0 (the map's edge): cell (x, y) is
+    // bit b = (y + 1) * stride + x + 1, so its 4-neighbours are b - 1, b + 1, b - stride and
+    // b + stride without a test for the edge. Made by bands of rows on the threads.
+    const std::size_t words = (static_cast<std::size_t>(w) + 2 + 63) / 64, stride = words * 64;
+    GridCells<std::uint64_t> open((static_cast<std::size_t>(h) + 2) * words); // uninitialised
+    std::fill_n(open.begin(), words, 0);
+    std::fill_n(open.begin() + static_cast<std::ptrdiff_t>((h + 1) * words), words, 0);
+    const auto row_bits = [&](int y) {
+        return open.data() + static_cast<std::size_t>(y + 1) * words;
+    };
+    parallel_for(h, threads, [&](int y0, int y1) {
+        std::vector<std::uint8_t> bytes(stride, 0); // 0 past the row and at byte 0: the frame
+        for (int y = y0; y < y1; ++y) {
+            const ClassId* row = classes.row(y);
+            for (int x = 0; x < w; ++x)
+                bytes[static_cast<std::size_t>(x) + 1] = walk_class[row[x]];
+            pack_bits(bytes.data(), words, row_bits(y));
+        }
+    });
+    // The counts (whole numbers: the sums do not depend on the threads). Along a row of bits,
+    // t = b XOR (b shifted by one) marks where bit p differs from bit p + 1; the frame's bits
+    // add the two pairs (0, 1) and (w, w + 1), which are no cell pairs. Between rows y and y + 1,
+    // b XOR the next row's b (the frame's bits are 0 in both).
     std::atomic<std::uint64_t> walkable_cells{0}, edges{0};
     parallel_for(h, threads, [&](int y0, int y1) {
         std::uint64_t band_walkable = 0, band_edges = 0;
         for (int y = y0; y < y1; ++y) {
-            const std::size_t row = static_cast<std::size_t>(y) * w;
-            for (int x = 0; x < w; ++x) {
-                const std::size_t i = row + x;
-                const bool a = walk(i);
-                band_walkable += a ? 1 : 0;
-                if (x + 1 < w && a != walk(i + 1)) ++band_edges;
-                if (y + 1 < h && a != walk(i + w)) ++band_edges;
+            const std::uint64_t* b = row_bits(y);
+            const std::uint64_t* below = y + 1 < h ? row_bits(y + 1) : nullptr;
+            for (std::size_t i = 0; i < words; ++i) {
+                band_walkable += static_cast<std::uint64_t>(__builtin_popcountll(b[i]));
+                const std::uint64_t next = (b[i] >> 1) | (i + 1 < words ? b[i + 1] << 63 : 0);
+                band_edges += static_cast<std::uint64_t>(__builtin_popcountll(b[i] ^ next));
+                if (below)
+                    band_edges += static_cast<std::uint64_t>(__builtin_popcountll(b[i] ^ below[i]));
             }
+            band_edges -= (b[0] >> 1) & 1u; // the pair (0, 1): cell 0 against the frame
+            band_edges -= (b[static_cast<std::size_t>(w) / 64] >> (w % 64)) & 1u; // (w, w + 1)
         }
         walkable_cells += band_walkable;
         edges += band_edges;
@@ -58,7 +112,8 @@ Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walk
 
     // Fairness: a breadth-first search from the start cells, one distance level at a time, that
     // stops once every place has a start cell reached (the first level that reaches one is its
-    // distance). Memory: a bit per cell and the frontiers.
+    // distance). `open` is the walkable cells not reached yet: a cell is reached when it is
+    // walkable and its bit is 0. Memory: the bits and the frontiers.
     struct Goal {
         std::vector<std::uint32_t> cells; // the place's start cells
         std::uint32_t dist = std::numeric_limits<std::uint32_t>::max();
@@ -66,39 +121,54 @@ Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walk
     std::vector<Goal> goals;
     for (const Place& p : places)
         if (p.rule != start_rule) goals.push_back({start_cells_of(p, w, h)});
-    std::vector<std::uint64_t> seen((n + 63) / 64, 0);
-    const auto test_and_set = [&](std::uint32_t c) {
-        std::uint64_t& word = seen[c >> 6];
-        const std::uint64_t bit = 1ull << (c & 63);
-        if (word & bit) return false;
-        word |= bit;
-        return true;
+    const auto bit_of = [&](std::uint32_t c) {
+        const auto uw = static_cast<std::uint32_t>(w);
+        return (static_cast<std::size_t>(c / uw) + 1) * stride + c % uw + 1;
     };
-    const auto reached = [&](std::uint32_t c) { return (seen[c >> 6] >> (c & 63)) & 1ull; };
-    std::vector<std::uint32_t> frontier, next;
+    const auto reached = [&](std::uint32_t c) {
+        if (!walk(c)) return false;
+        const std::size_t b = bit_of(c);
+        return ((open[b >> 6] >> (b & 63)) & 1u) == 0;
+    };
+    // Clears bit b; whether it was set.
+    const auto take = [&](std::size_t b) {
+        std::uint64_t& word = open[b >> 6];
+        const std::uint64_t hit = word & (std::uint64_t{1} << (b & 63));
+        word ^= hit;
+        return hit != 0;
+    };
+    // Frontiers of bit numbers (uninitialised storage: a level writes before it reads).
+    GridCells<std::size_t> frontier, next;
+    std::size_t frontier_size = 0;
     for (std::uint32_t c : start_cells)
-        if (c < n && walk(c) && test_and_set(c)) frontier.push_back(c);
-    if (frontier.empty()) return f;
-    std::size_t open = goals.size(); // places not reached yet
-    for (std::uint32_t level = 0; !frontier.empty() && open > 0; ++level) {
+        if (c < n && walk(c) && take(bit_of(c))) {
+            frontier.push_back(bit_of(c));
+            ++frontier_size;
+        }
+    if (frontier_size == 0) return f;
+    std::size_t open_goals = goals.size(); // places not reached yet
+    for (std::uint32_t level = 0; frontier_size > 0 && open_goals > 0; ++level) {
         // The places this level reaches first (every cell of the level is marked already).
         for (Goal& g : goals)
             if (g.dist == std::numeric_limits<std::uint32_t>::max() &&
                 std::any_of(g.cells.begin(), g.cells.end(), reached)) {
                 g.dist = level;
-                --open;
+                --open_goals;
             }
-        if (open == 0) break;
-        next.clear();
-        for (const std::uint32_t c : frontier) {
-            const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
-            const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
-            const std::uint32_t nbs[4] = {x > 0 ? c - 1 : c, x + 1 < w ? c + 1 : c,
-                                          y > 0 ? c - w : c, y + 1 < h ? c + w : c};
-            for (const std::uint32_t nb : nbs)
-                if (walk(nb) && test_and_set(nb)) next.push_back(nb);
+        if (open_goals == 0) break;
+        // Every neighbour is written, and kept (the count advances) when its bit was set.
+        if (next.size() < 4 * frontier_size) next.resize(4 * frontier_size);
+        std::size_t count = 0;
+        for (std::size_t k = 0; k < frontier_size; ++k) {
+            const std::size_t b = frontier[k];
+            const std::size_t nbs[4] = {b - 1, b + 1, b - stride, b + stride};
+            for (const std::size_t nb : nbs) {
+                next[count] = nb;
+                count += take(nb) ? 1 : 0;
+            }
         }
         std::swap(frontier, next);
+        frontier_size = count;
     }
     double lo = std::numeric_limits<double>::max(), hi = 0;
     for (const Goal& g : goals) {

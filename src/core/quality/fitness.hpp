@@ -7,9 +7,11 @@
 //   fairness       over the places other than the start: (shortest walkable 4-connected path from
 //                  a start cell to a walkable cell beside or under the place) min / max, in [0, 1];
 //                  0 when one is unreachable; 1 without a start or with fewer than two places
-// Invariants: pure (the counts split rows over `threads`; the result does not depend on it); for
-// fairness one breadth-first search from the start, level by level, that stops at the level where
-// the last place is reached (a bit per cell and the frontiers).
+// Invariants: pure (the walkable cells become a bit per cell, framed by a bit of 0 on every side,
+// by rows split over `threads`; the counts are popcounts over those rows; the result does not
+// depend on the threads); for fairness one breadth-first search from the start, level by level,
+// over the same bits, that stops at the level where the last place is reached (the bits and the
+// frontiers).
 #pragma once
 
 #include <cstdint>

@@ -113,3 +113,36 @@ TEST_CASE("fitness: the early-stopping search equals a whole-map recount") {
     CHECK(fair > 30); // the cases reach places at different distances, not only 0 or 1
     CHECK(unfair > 30);
 }
+
+TEST_CASE("fitness: rows of several 64-bit words (the walkable bits' frame and carries)") {
+    // Widths around the multiples of 64 bits a row takes with its frame (w + 2), every class
+    // pattern: the counts and the search cross words.
+    std::mt19937 rng(4242);
+    const std::vector<bool> walkable{true, false};
+    for (const int w : {61, 62, 63, 64, 65, 126, 127, 128, 190}) {
+        const int h = 1 + static_cast<int>(rng() % 12);
+        ClassGrid g(w, h);
+        const int open = 40 + static_cast<int>(rng() % 60);
+        for (auto& c : g.cells())
+            c = static_cast<ClassId>(static_cast<int>(rng() % 100) < open ? 0 : 1);
+        std::vector<Place> places;
+        for (int i = 0; i < 4; ++i) {
+            Place p;
+            p.rule = i == 0 ? 0 : 1;
+            p.w = 1;
+            p.h = 1;
+            p.x = i == 0 ? 0 : w - i; // the start at the left edge, the others at the right
+            p.y = static_cast<int>(rng() % static_cast<unsigned>(h));
+            places.push_back(p);
+        }
+        const std::vector<std::uint32_t> start = start_cells_of(places[0], w, h);
+        const Fitness want = reference_fitness(g, walkable, start, places, 0);
+        for (const int threads : {1, 2}) {
+            const Fitness got = evaluate_fitness(g, walkable, start, places, 0, threads);
+            INFO(w << "x" << h << ", " << threads << " threads");
+            CHECK(got.accessibility == want.accessibility);
+            CHECK(got.obstacle_edges == want.obstacle_edges);
+            CHECK(got.fairness == want.fairness);
+        }
+    }
+}
