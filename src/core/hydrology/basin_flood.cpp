@@ -219,6 +219,25 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
 }
 
+// Bit b set when p[b] is 0 (b < 64): SSE2 compares, 16 bytes at a time.
+std::uint64_t zero_bytes_64(const std::uint8_t* p) {
+#if defined(__SSE2__)
+    std::uint64_t m = 0;
+    for (int k = 0; k < 64; k += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+        m |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(
+                 _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()))))
+             << k;
+    }
+    return m;
+#else
+    std::uint64_t m = 0;
+    for (int b = 0; b < 64; ++b)
+        m |= std::uint64_t{p[b] == 0} << b;
+    return m;
+#endif
+}
+
 // The cells whose bits are set, in reading order, from rows of `row_words` 64-bit words (bit b
 // of a row's word k: column 64 k + b); `none` after the last. The refill is out of line, so the
 // callers' loops stay small (count_upstream's walks stay in registers).
@@ -572,12 +591,8 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
                 words[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
             std::memcpy(a + y * uw, words.data(), uw * sizeof(std::uint32_t));
             std::uint64_t* bits = is_source.data() + y * row_words;
-            for (std::size_t k = 0; k < row_words; ++k) {
-                std::uint64_t m = 0;
-                for (std::size_t b = 0; b < 64; ++b) // vector code
-                    m |= std::uint64_t{in[k * 64 + b] == 0} << b;
-                bits[k] = m;
-            }
+            for (std::size_t k = 0; k < row_words; ++k)
+                bits[k] = zero_bytes_64(in.data() + k * 64);
         }
     });
     // Walks down from the sources, each on while the next cell has all its inflows in. One walk
