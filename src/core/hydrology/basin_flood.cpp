@@ -330,7 +330,10 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
             const bool to_north = (d == drain_north) | (d_up[x] == drain_south);
             const std::uint32_t north = l_up[x];
             d_west = d;
-            if (to_west & to_north & (west != north)) {
+            // One branch (rarely taken), on a value the compiler cannot split into tests.
+            const std::uint32_t link =
+                (static_cast<std::uint32_t>(to_west) << 1) | static_cast<std::uint32_t>(to_north);
+            if ((link == 3) & (west != north)) [[unlikely]] {
                 west = forest.join(west, north);
             } else {
                 parent[next] = next;
