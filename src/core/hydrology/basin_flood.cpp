@@ -426,19 +426,18 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
     // it is made again afterwards (the same grid; a pass cheaper than the pairs' list).
     f.down = Grid<std::uint8_t>();
 
-    // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
-    // The pairs (the stage's largest temporary) are freed as soon as the tree is known.
+    // 3. Kruskal over the pairs. The pairs (the stage's largest temporary) are freed as soon as
+    // the tree is known. A basin's water level, the cost of the pair that joined its component to
+    // the ocean's, is the largest cost on its tree path to the ocean (the pairs come by cost, so
+    // that pair costs the most on the path): set below as the tree is rooted.
     std::vector<BasinPair> tree; // the joining pairs
     tree.reserve(basins);
     std::vector<std::uint16_t> water(basins, 0);
     {
         const PairBuckets pairs = bucket_pairs(level, f.basin);
-        std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
-            last_member(basins);
-        for (std::uint32_t b = 0; b < basins; ++b) {
+        std::vector<std::uint32_t> parent(basins), size(basins, 1);
+        for (std::uint32_t b = 0; b < basins; ++b)
             parent[b] = b;
-            last_member[b] = b;
-        }
         auto find = [&](std::uint32_t b) {
             while (parent[b] != b) {
                 parent[b] = parent[parent[b]];
@@ -446,23 +445,16 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
             }
             return b;
         };
-        std::uint32_t ocean = 0;
         pairs.for_each([&](const BasinPair& e) {
             if (tree.size() + 1 >= basins) return false;
             const std::uint32_t a = find(e.a), b = find(e.b);
             if (a == b) return true;
             tree.push_back(e);
-            if (a == ocean || b == ocean)
-                for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
-                    water[m] = e.cost;
-            // Union by size; the members' lists are joined.
+            // Union by size.
             std::uint32_t big = a, small = b;
             if (size[big] < size[small]) std::swap(big, small);
             parent[small] = big;
             size[big] += size[small];
-            next_member[last_member[big]] = small;
-            last_member[big] = last_member[small];
-            if (small == ocean) ocean = big;
             return true;
         });
     }
@@ -500,6 +492,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
             reached[child] = 1;
             outlet_from[child] = p_here ? q : e.p; // the child's cell drains into this basin's
             outlet_into[child] = p_here ? e.p : q;
+            water[child] = std::max(water[b], e.cost);
             queue.push_back(child);
         }
     }
@@ -513,7 +506,9 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
                                                   : drain_south;
     };
     f.pit.assign(basins, kNone);
+    constexpr std::uint32_t kAhead = 16; // outlets prefetched ahead (each a cache miss)
     for (std::uint32_t b = 1; b < basins; ++b) {
+        if (b + kAhead < basins) __builtin_prefetch(down + outlet_from[b + kAhead], 1);
         std::uint32_t prev = outlet_into[b], cur = outlet_from[b];
         for (;;) {
             const std::uint8_t d = down[cur];
