@@ -635,8 +635,8 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
         for (std::size_t y = static_cast<std::size_t>(y0); y < static_cast<std::size_t>(y1); ++y) {
             float* row = a + y * uw;
             std::memcpy(words.data(), row, uw * sizeof(std::uint32_t));
-            for (std::size_t x = 0; x < uw; ++x) // vector code
-                row[x] = static_cast<float>(words[x] >> kCountShift);
+            for (std::size_t x = 0; x < uw; ++x) // vector code (counts < 2^25: as int32, exact)
+                row[x] = static_cast<float>(static_cast<std::int32_t>(words[x] >> kCountShift));
         }
     });
     return acc;
