@@ -1,7 +1,6 @@
 #include "core/pipeline.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -19,10 +18,6 @@
 #include "core/rules/legalise.hpp"
 #include "core/rules/rule_matcher.hpp"
 #include "core/tileset/wang.hpp"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace tilegen {
 
@@ -810,27 +805,6 @@ std::uint32_t class_mask(const Recipe& recipe, const std::string& symbols) {
             if (recipe.terrain[i].symbol == c) m |= 1u << i;
     return m;
 }
-// cells[i] becomes cells[i] + 1 where bit cells[i] of `into` is set (class ids below 32:
-// class_mask), else 0. SSE2: one byte compare per `into` class, 16 cells at a time.
-void mark_into(ClassId* cells, std::size_t count, std::uint32_t into) {
-    std::size_t i = 0;
-#if defined(__SSE2__)
-    for (; i + 16 <= count; i += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cells + i));
-        __m128i out = _mm_setzero_si128();
-        for (std::uint32_t m = into; m != 0; m &= m - 1) {
-            const int c = std::countr_zero(m);
-            const __m128i is_c = _mm_cmpeq_epi8(v, _mm_set1_epi8(static_cast<char>(c)));
-            out = _mm_or_si128(out, _mm_and_si128(is_c, _mm_set1_epi8(static_cast<char>(c + 1))));
-        }
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(cells + i), out);
-    }
-#endif
-    for (; i < count; ++i)
-        cells[i] =
-            static_cast<ClassId>(cells[i] < 32 && ((into >> cells[i]) & 1u) ? cells[i] + 1 : 0);
-}
-
 void route_water(Run& run) {
     const Recipe& recipe = run.project.recipe;
     const RiverSettings& settings = *recipe.rivers;
@@ -847,7 +821,7 @@ void route_water(Run& run) {
         (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
     parallel_for(predicted.height(), run.options.threads, [&](int y0, int y1) {
         for (int y = y0; y < y1; ++y)
-            mark_into(predicted.row(y), static_cast<std::size_t>(predicted.width()), into);
+            mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()), into);
     });
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);

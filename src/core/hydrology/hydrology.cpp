@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #if defined(__SSE2__)
-#include <xmmintrin.h>
+#include <emmintrin.h>
 #endif
 
 #include "core/hash.hpp"
@@ -452,6 +452,26 @@ void agent_rivers(const Grid<float>& heights, const RiverSettings& s, std::uint6
 }
 
 } // namespace
+
+// SSE2: one byte compare per `into` class, 16 cells at a time; the rest cell by cell.
+void mark_into_classes(ClassId* cells, std::size_t count, std::uint32_t into) {
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    for (; i + 16 <= count; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cells + i));
+        __m128i out = _mm_setzero_si128();
+        for (std::uint32_t m = into; m != 0; m &= m - 1) {
+            const int c = std::countr_zero(m);
+            const __m128i is_c = _mm_cmpeq_epi8(v, _mm_set1_epi8(static_cast<char>(c)));
+            out = _mm_or_si128(out, _mm_and_si128(is_c, _mm_set1_epi8(static_cast<char>(c + 1))));
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(cells + i), out);
+    }
+#endif
+    for (; i < count; ++i)
+        cells[i] =
+            static_cast<ClassId>(cells[i] < 32 && ((into >> cells[i]) & 1u) ? cells[i] + 1 : 0);
+}
 
 HydrologyResult run_hydrology(Grid<float> heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
