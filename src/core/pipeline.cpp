@@ -820,11 +820,8 @@ void route_water(Run& run) {
     if (cleanup_wanted(recipe))
         (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
     parallel_for(predicted.height(), run.options.threads, [&](int y0, int y1) {
-        for (int y = y0; y < y1; ++y) {
-            ClassId* row = predicted.row(y);
-            for (int x = 0; x < predicted.width(); ++x) // class ids < 32 (class_mask)
-                row[x] = static_cast<ClassId>((into >> row[x]) & 1u ? row[x] + 1 : 0);
-        }
+        for (int y = y0; y < y1; ++y)
+            mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()), into);
     });
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);

@@ -128,17 +128,13 @@ RunSets label_runs(const ClassGrid& g) {
             cur.push_back({x1, label, c});
         });
         // Both rows partition 0..w-1: walk them together; runs met at once overlap.
+        // The steps are taken without branches (which run ends first follows no pattern).
         for (std::size_t i = 0, j = 0; i < prev.size() && j < cur.size();) {
             if (prev[i].cls == cur[j].cls)
                 cur[j].root = sets.join_roots(sets.find(prev[i].root), sets.find(cur[j].root));
-            if (prev[i].x1 < cur[j].x1)
-                ++i;
-            else if (prev[i].x1 > cur[j].x1)
-                ++j;
-            else {
-                ++i;
-                ++j;
-            }
+            const int a = prev[i].x1, b = cur[j].x1;
+            i += a <= b ? 1 : 0;
+            j += a >= b ? 1 : 0;
         }
         std::swap(prev, cur);
     }

@@ -8,6 +8,10 @@
 
 #include "core/parallel.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tilegen {
 
 namespace {
@@ -151,20 +155,50 @@ inline void keep_pair(LastPair& last, std::uint32_t a, std::uint32_t b, std::uin
     out.advance(cost, keep ? 1u : 0u);
 }
 
+// Bit k set when cell x0 + k (k < count <= 64) of the row `b` has a pair: its basin differs from
+// its east neighbour's or (with `Below`) from its south neighbour's (w cells on). SSE2 compares,
+// four cells at a time.
+template <bool Below>
+std::uint64_t pair_mask(const std::uint32_t* b, std::uint32_t w, std::uint32_t count) {
+    std::uint64_t m = 0;
+    std::uint32_t k = 0;
+#if defined(__SSE2__)
+    for (; k + 4 <= count; k += 4) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k));
+        const __m128i east = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k + 1));
+        __m128i same = _mm_cmpeq_epi32(a, east);
+        if constexpr (Below)
+            same = _mm_and_si128(
+                same,
+                _mm_cmpeq_epi32(a, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k + w))));
+        m |= static_cast<std::uint64_t>(~_mm_movemask_ps(_mm_castsi128_ps(same)) & 15) << k;
+    }
+#endif
+    for (; k < count; ++k) {
+        const bool same = b[k] == b[k + 1] && (!Below || b[k] == b[k + w]);
+        m |= static_cast<std::uint64_t>(!same) << k;
+    }
+    return m;
+}
+
 // The pairs of the row starting at cell `row` (w cells; with `Below`, the vertical pairs to the
-// next row too), in scan order. `column`: per column its LastPair.
+// next row too), in scan order. `column`: per column its LastPair. Most cells have no pair: a
+// mask of those that do (pair_mask), 64 cells at a time, whose bits are taken in order.
 template <bool Below>
 void row_pairs(const std::uint32_t* basin, const std::uint16_t* lv, std::size_t row,
                std::uint32_t w, LastPair* column, PairBuckets& out) {
     LastPair along; // the row's last vertical pair
-    for (std::uint32_t x = 0; x + 1 < w; ++x) {
-        const std::size_t c = row + x;
-        const auto p = static_cast<std::uint32_t>(c);
-        const std::uint32_t a = basin[c], east = basin[c + 1];
-        const std::uint32_t south = Below ? basin[c + w] : a;
-        if (a == east && a == south) continue; // most cells: no pair
-        keep_pair(column[x], a, east, p, std::max(lv[c], lv[c + 1]), 0, out);
-        if constexpr (Below) keep_pair(along, a, south, p, std::max(lv[c], lv[c + w]), 1, out);
+    for (std::uint32_t x0 = 0; x0 + 1 < w; x0 += 64) {
+        std::uint64_t m = pair_mask<Below>(basin + row + x0, w, std::min(64u, w - 1 - x0));
+        for (; m != 0; m &= m - 1) {
+            const std::uint32_t x = x0 + static_cast<std::uint32_t>(std::countr_zero(m));
+            const std::size_t c = row + x;
+            const auto p = static_cast<std::uint32_t>(c);
+            const std::uint32_t a = basin[c], east = basin[c + 1];
+            keep_pair(column[x], a, east, p, std::max(lv[c], lv[c + 1]), 0, out);
+            if constexpr (Below)
+                keep_pair(along, a, basin[c + w], p, std::max(lv[c], lv[c + w]), 1, out);
+        }
     }
     if constexpr (Below) { // the last column: no horizontal pair
         const std::size_t c = row + w - 1;
@@ -183,6 +217,25 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x - 1] == drain_east));
     for (std::size_t x = 0; x + 1 < w; ++x)
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
+}
+
+// Bit b set when p[b] is 0 (b < 64): SSE2 compares, 16 bytes at a time.
+std::uint64_t zero_bytes_64(const std::uint8_t* p) {
+#if defined(__SSE2__)
+    std::uint64_t m = 0;
+    for (int k = 0; k < 64; k += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+        m |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(
+                 _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()))))
+             << k;
+    }
+    return m;
+#else
+    std::uint64_t m = 0;
+    for (int b = 0; b < 64; ++b)
+        m |= std::uint64_t{p[b] == 0} << b;
+    return m;
+#endif
 }
 
 // The cells whose bits are set, in reading order, from rows of `row_words` 64-bit words (bit b
@@ -277,7 +330,10 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
             const bool to_north = (d == drain_north) | (d_up[x] == drain_south);
             const std::uint32_t north = l_up[x];
             d_west = d;
-            if (to_west & to_north & (west != north)) {
+            // One branch (rarely taken), on a value the compiler cannot split into tests.
+            const std::uint32_t link =
+                (static_cast<std::uint32_t>(to_west) << 1) | static_cast<std::uint32_t>(to_north);
+            if ((link == 3) & (west != north)) [[unlikely]] {
                 west = forest.join(west, north);
             } else {
                 parent[next] = next;
@@ -370,19 +426,18 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
     // it is made again afterwards (the same grid; a pass cheaper than the pairs' list).
     f.down = Grid<std::uint8_t>();
 
-    // 3. Kruskal over the pairs; each component lists its basins (linked through next_member).
-    // The pairs (the stage's largest temporary) are freed as soon as the tree is known.
+    // 3. Kruskal over the pairs. The pairs (the stage's largest temporary) are freed as soon as
+    // the tree is known. A basin's water level, the cost of the pair that joined its component to
+    // the ocean's, is the largest cost on its tree path to the ocean (the pairs come by cost, so
+    // that pair costs the most on the path): set below as the tree is rooted.
     std::vector<BasinPair> tree; // the joining pairs
     tree.reserve(basins);
     std::vector<std::uint16_t> water(basins, 0);
     {
         const PairBuckets pairs = bucket_pairs(level, f.basin);
-        std::vector<std::uint32_t> parent(basins), size(basins, 1), next_member(basins, kNone),
-            last_member(basins);
-        for (std::uint32_t b = 0; b < basins; ++b) {
+        std::vector<std::uint32_t> parent(basins), size(basins, 1);
+        for (std::uint32_t b = 0; b < basins; ++b)
             parent[b] = b;
-            last_member[b] = b;
-        }
         auto find = [&](std::uint32_t b) {
             while (parent[b] != b) {
                 parent[b] = parent[parent[b]];
@@ -390,23 +445,16 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
             }
             return b;
         };
-        std::uint32_t ocean = 0;
         pairs.for_each([&](const BasinPair& e) {
             if (tree.size() + 1 >= basins) return false;
             const std::uint32_t a = find(e.a), b = find(e.b);
             if (a == b) return true;
             tree.push_back(e);
-            if (a == ocean || b == ocean)
-                for (std::uint32_t m = a == ocean ? b : a; m != kNone; m = next_member[m])
-                    water[m] = e.cost;
-            // Union by size; the members' lists are joined.
+            // Union by size.
             std::uint32_t big = a, small = b;
             if (size[big] < size[small]) std::swap(big, small);
             parent[small] = big;
             size[big] += size[small];
-            next_member[last_member[big]] = small;
-            last_member[big] = last_member[small];
-            if (small == ocean) ocean = big;
             return true;
         });
     }
@@ -444,6 +492,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
             reached[child] = 1;
             outlet_from[child] = p_here ? q : e.p; // the child's cell drains into this basin's
             outlet_into[child] = p_here ? e.p : q;
+            water[child] = std::max(water[b], e.cost);
             queue.push_back(child);
         }
     }
@@ -457,7 +506,9 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
                                                   : drain_south;
     };
     f.pit.assign(basins, kNone);
+    constexpr std::uint32_t kAhead = 16; // outlets prefetched ahead (each a cache miss)
     for (std::uint32_t b = 1; b < basins; ++b) {
+        if (b + kAhead < basins) __builtin_prefetch(down + outlet_from[b + kAhead], 1);
         std::uint32_t prev = outlet_into[b], cur = outlet_from[b];
         for (;;) {
             const std::uint8_t d = down[cur];
@@ -538,12 +589,8 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
                 words[x] = kOne | (std::uint32_t{in[x]} << kInShift) | (mid[x] & 7u);
             std::memcpy(a + y * uw, words.data(), uw * sizeof(std::uint32_t));
             std::uint64_t* bits = is_source.data() + y * row_words;
-            for (std::size_t k = 0; k < row_words; ++k) {
-                std::uint64_t m = 0;
-                for (std::size_t b = 0; b < 64; ++b) // vector code
-                    m |= std::uint64_t{in[k * 64 + b] == 0} << b;
-                bits[k] = m;
-            }
+            for (std::size_t k = 0; k < row_words; ++k)
+                bits[k] = zero_bytes_64(in.data() + k * 64);
         }
     });
     // Walks down from the sources, each on while the next cell has all its inflows in. One walk
@@ -588,8 +635,8 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
         for (std::size_t y = static_cast<std::size_t>(y0); y < static_cast<std::size_t>(y1); ++y) {
             float* row = a + y * uw;
             std::memcpy(words.data(), row, uw * sizeof(std::uint32_t));
-            for (std::size_t x = 0; x < uw; ++x) // vector code
-                row[x] = static_cast<float>(words[x] >> kCountShift);
+            for (std::size_t x = 0; x < uw; ++x) // vector code (counts < 2^25: as int32, exact)
+                row[x] = static_cast<float>(static_cast<std::int32_t>(words[x] >> kCountShift));
         }
     });
     return acc;

@@ -36,6 +36,7 @@
 // carved in place.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -76,6 +77,10 @@ struct HydrologyResult {
 HydrologyResult run_hydrology(Grid<float> heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
                               Grid<std::uint8_t> into, bool keep_flow = false, int threads = 1);
+
+// The `into` grid of run_hydrology from a row of class ids, in place: cells[i] becomes cells[i] + 1
+// where bit cells[i] of the mask `into` is set (class ids below 32), else 0.
+void mark_into_classes(ClassId* cells, std::size_t count, std::uint32_t into);
 
 // The classes rivers and lakes are written as (class ids; -1: none) and what they end in.
 struct RiverClasses {

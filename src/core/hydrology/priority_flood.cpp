@@ -8,6 +8,10 @@
 
 #include "core/parallel.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tilegen {
 
 namespace {
@@ -38,6 +42,41 @@ std::pair<float, float> range_of(const float* src, std::size_t n) {
     return {lo, hi};
 }
 
+// The quantising loop of quantise_heights on src[0..k) for the largest k <= count that is a
+// multiple of 8 (returned), eight cells at a time with SSE2: the same double operations in the
+// same order, then the clamp as max(t, 0) (NaN gives 0, as the scalar conversion of a NaN does
+// here) and min(t, 65535), truncated; 0 without SSE2.
+std::size_t quantise_sse2(const float* src, std::uint16_t* dst, std::size_t count, float lo,
+                          double scale) {
+#if defined(__SSE2__)
+    const __m128d low = _mm_set1_pd(static_cast<double>(lo)), mul = _mm_set1_pd(scale),
+                  half = _mm_set1_pd(0.5), zero = _mm_setzero_pd(), top = _mm_set1_pd(65535.0);
+    const __m128i bias = _mm_set1_epi32(32768), flip = _mm_set1_epi16(static_cast<short>(0x8000));
+    auto two = [&](const float* p) { // two cells as int32 in the low half
+        const __m128d v =
+            _mm_cvtps_pd(_mm_castsi128_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+        const __m128d t = _mm_add_pd(_mm_mul_pd(_mm_sub_pd(v, low), mul), half);
+        return _mm_cvttpd_epi32(_mm_min_pd(_mm_max_pd(t, zero), top));
+    };
+    std::size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m128i a = _mm_unpacklo_epi64(two(src + i), two(src + i + 2));
+        const __m128i b = _mm_unpacklo_epi64(two(src + i + 4), two(src + i + 6));
+        // 0..65535 to uint16: shifted into int16's range, packed (exact), shifted back.
+        const __m128i packed = _mm_packs_epi32(_mm_sub_epi32(a, bias), _mm_sub_epi32(b, bias));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_xor_si128(packed, flip));
+    }
+    return i;
+#else
+    (void)src;
+    (void)dst;
+    (void)count;
+    (void)lo;
+    (void)scale;
+    return 0;
+#endif
+}
+
 } // namespace
 
 Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads) {
@@ -63,7 +102,8 @@ Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads) {
         const float* src = heights.row(y0);
         std::uint16_t* dst = q.row(y0);
         const std::size_t count = static_cast<std::size_t>(y1 - y0) * uw;
-        for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t done = quantise_sse2(src, dst, count, lo, scale);
+        for (std::size_t i = done; i < count; ++i) {
             const double t = (static_cast<double>(src[i]) - lo) * scale + 0.5;
             dst[i] = static_cast<std::uint16_t>(std::clamp(t, 0.0, 65535.0));
         }

@@ -362,3 +362,23 @@ TEST_CASE("hydrology: lakes are the raised pieces of min_area cells touching no 
     }
     CHECK(lakes > 50);
 }
+
+TEST_CASE("hydrology: the into grid from class ids equals the plain rule") {
+    // mark_into_classes against cell + 1 where the class's bit is set, else 0: rows of 0..40
+    // cells (the vector code's 16 and the rest), ids up to 40 (above the mask's 32 bits: 0).
+    std::mt19937 rng(91);
+    for (int trial = 0; trial < 200; ++trial) {
+        const auto count = static_cast<std::size_t>(rng() % 41);
+        const auto into = static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng());
+        std::vector<ClassId> cells(count);
+        for (ClassId& c : cells)
+            c = static_cast<ClassId>(rng() % 41);
+        std::vector<ClassId> got = cells;
+        mark_into_classes(got.data(), count, into);
+        CAPTURE(trial);
+        for (std::size_t i = 0; i < count; ++i) {
+            const bool is_into = cells[i] < 32 && ((into >> cells[i]) & 1u) != 0;
+            CHECK(got[i] == (is_into ? cells[i] + 1 : 0));
+        }
+    }
+}
