@@ -18,13 +18,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/byte_bits.hpp"
 #include "core/classes/terrain_classes.hpp"
 #include "core/grid.hpp"
 #include "core/parallel.hpp"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace tilegen {
 
@@ -45,7 +42,7 @@ class BorderCells {
             for (int y = y0; y < y1; ++y) {
                 mark_row(g.row(y), y > 0 ? g.row(y - 1) : nullptr,
                          y + 1 < h ? g.row(y + 1) : nullptr, w, border.data());
-                pack_row(border.data(), words_, row_bits(y));
+                pack_nonzero_bytes(border.data(), static_cast<std::size_t>(words_), row_bits(y));
             }
         });
         ready_ = true;
@@ -72,26 +69,6 @@ class BorderCells {
     template <class Mask, class F>
     void for_each_masked(int part, int parts, Mask&& mask, F&& f) const {
         visit<true>(part, parts, mask, f);
-    }
-
-    // Bit x of out = (bytes[x] != 0), for `words` * 64 bytes.
-    static void pack_row(const std::uint8_t* bytes, int words, std::uint64_t* out) {
-        for (int i = 0; i < words; ++i) {
-            const std::uint8_t* b = bytes + static_cast<std::size_t>(i) * 64;
-            std::uint64_t m = 0;
-#if defined(__SSE2__)
-            for (int k = 0; k < 64; k += 16) {
-                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k));
-                const auto zero = static_cast<std::uint32_t>(
-                    _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
-                m |= static_cast<std::uint64_t>(~zero & 0xffffu) << k;
-            }
-#else
-            for (int k = 0; k < 64; ++k)
-                m |= static_cast<std::uint64_t>(b[k] != 0) << k;
-#endif
-            out[i] = m;
-        }
     }
 
     // border[x] = 1 when cell x of `row` differs from one of its 4-neighbours (the rows above and
@@ -181,7 +158,7 @@ class FlaggedNeighbourRows {
         for (int x = 0; x < w_; ++x)
             b[x] = static_cast<std::uint8_t>(c[x] & ((c[x - 1] | c[x + 1] | up[x] | down[x]) >> 1) &
                                              1);
-        BorderCells::pack_row(b, words_, out);
+        pack_nonzero_bytes(b, static_cast<std::size_t>(words_), out);
     }
 
   private:

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "core/byte_bits.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__SSE2__)
@@ -217,25 +218,6 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x - 1] == drain_east));
     for (std::size_t x = 0; x + 1 < w; ++x)
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
-}
-
-// Bit b set when p[b] is 0 (b < 64): SSE2 compares, 16 bytes at a time.
-std::uint64_t zero_bytes_64(const std::uint8_t* p) {
-#if defined(__SSE2__)
-    std::uint64_t m = 0;
-    for (int k = 0; k < 64; k += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
-        m |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(
-                 _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()))))
-             << k;
-    }
-    return m;
-#else
-    std::uint64_t m = 0;
-    for (int b = 0; b < 64; ++b)
-        m |= std::uint64_t{p[b] == 0} << b;
-    return m;
-#endif
 }
 
 // The cells whose bits are set, in reading order, from rows of `row_words` 64-bit words (bit b

@@ -5,12 +5,9 @@
 #include <atomic>
 #include <limits>
 
+#include "core/byte_bits.hpp"
 #include "core/grid.hpp"
 #include "core/parallel.hpp"
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace tilegen {
 
@@ -29,29 +26,7 @@ std::vector<std::uint32_t> start_cells_of(const Place& p, int width, int height)
     return cells;
 }
 
-namespace {
-
-// Bit x of out = (bytes[x] != 0), for `words` * 64 bytes.
-void pack_bits(const std::uint8_t* bytes, std::size_t words, std::uint64_t* out) {
-    for (std::size_t i = 0; i < words; ++i) {
-        const std::uint8_t* b = bytes + i * 64;
-        std::uint64_t m = 0;
-#if defined(__SSE2__)
-        for (int k = 0; k < 64; k += 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k));
-            const auto zero = static_cast<std::uint32_t>(
-                _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
-            m |= static_cast<std::uint64_t>(~zero & 0xffffu) << k;
-        }
-#else
-        for (int k = 0; k < 64; ++k)
-            m |= static_cast<std::uint64_t>(b[k] != 0) << k;
-#endif
-        out[i] = m;
-    }
-}
-
-} // namespace
+namespace {} // namespace
 
 Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walkable,
                          const std::vector<std::uint32_t>& start_cells,
@@ -81,7 +56,7 @@ Fitness evaluate_fitness(const ClassGrid& classes, const std::vector<bool>& walk
             const ClassId* row = classes.row(y);
             for (int x = 0; x < w; ++x)
                 bytes[static_cast<std::size_t>(x) + 1] = walk_class[row[x]];
-            pack_bits(bytes.data(), words, row_bits(y));
+            pack_nonzero_bytes(bytes.data(), words, row_bits(y));
         }
     });
     // The counts (whole numbers: the sums do not depend on the threads). Along a row of bits,
