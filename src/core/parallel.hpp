@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -29,6 +30,22 @@ inline void parallel_for(int n, int threads, const std::function<void(int, int)>
     body(0, std::min(n, per));
     for (auto& th : pool)
         th.join();
+}
+
+// parallel_for over rows 0..n-1 where each band of rows makes a value: body(y0, y1) returns it.
+// The values come back in band order (rows ascending), so whatever combines them in that order
+// gets the same answer at any thread count.
+template <class Body>
+auto parallel_bands(int n, int threads, Body&& body) -> std::vector<decltype(body(0, 0))> {
+    using Value = decltype(body(0, 0));
+    std::vector<std::optional<Value>> by_first_row(static_cast<std::size_t>(std::max(n, 0)));
+    parallel_for(n, threads, [&](int y0, int y1) {
+        by_first_row[static_cast<std::size_t>(y0)].emplace(body(y0, y1));
+    });
+    std::vector<Value> values;
+    for (std::optional<Value>& v : by_first_row)
+        if (v) values.push_back(std::move(*v));
+    return values;
 }
 
 // Items 0..n-1 handed out one at a time to `threads` workers (dynamic, for balance). Items must be

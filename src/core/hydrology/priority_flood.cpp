@@ -84,18 +84,14 @@ Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads) {
     if (heights.empty()) return q;
     const int w = heights.width(), h = heights.height();
     const std::size_t uw = static_cast<std::size_t>(w);
-    // The range by blocks of rows (one per thread), combined: exact in any order.
-    // Indexed by each block's first row; rows starting no block keep the empty range.
+    // The range by bands of rows, combined: exact in any order.
     constexpr float kInf = std::numeric_limits<float>::infinity();
-    std::vector<std::pair<float, float>> ranges(static_cast<std::size_t>(h), {kInf, -kInf});
-    parallel_for(h, threads, [&](int y0, int y1) {
-        ranges[static_cast<std::size_t>(y0)] =
-            range_of(heights.row(y0), static_cast<std::size_t>(y1 - y0) * uw);
-    });
     float lo = kInf, hi = -kInf;
-    for (int y = 0; y < h; ++y) {
-        lo = std::min(lo, ranges[static_cast<std::size_t>(y)].first);
-        hi = std::max(hi, ranges[static_cast<std::size_t>(y)].second);
+    for (const auto& [band_lo, band_hi] : parallel_bands(h, threads, [&](int y0, int y1) {
+             return range_of(heights.row(y0), static_cast<std::size_t>(y1 - y0) * uw);
+         })) {
+        lo = std::min(lo, band_lo);
+        hi = std::max(hi, band_hi);
     }
     const double scale = hi > lo ? 65535.0 / (static_cast<double>(hi) - lo) : 0.0;
     parallel_for(h, threads, [&](int y0, int y1) {

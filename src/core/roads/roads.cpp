@@ -63,9 +63,7 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
     // Bands of rows on the threads, each with the bounds of the costs it wrote (cost_bounds): the
     // least and largest of them are the grid's whatever the bands.
     const int w = classes.width(), h = classes.height();
-    std::vector<std::pair<std::uint16_t, std::uint16_t>> band_bounds(
-        static_cast<std::size_t>(std::max(h, 1)), {kBlocked, 0});
-    parallel_for(h, threads, [&](int y0, int y1) {
+    const auto band_bounds = parallel_bands(h, threads, [&](int y0, int y1) {
         std::uint16_t lo = kBlocked, hi = 0;
         const std::size_t end = static_cast<std::size_t>(y1) * w;
         for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
@@ -83,7 +81,7 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
             }
             out[i] = cell;
         }
-        band_bounds[static_cast<std::size_t>(y0)] = {lo, hi};
+        return std::pair{lo, hi};
     });
     std::uint16_t lo = kBlocked, hi = 0;
     for (const auto& [band_lo, band_hi] : band_bounds) {
