@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/byte_bits.hpp"
+#include "core/label_forest.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__SSE2__)
@@ -43,28 +44,6 @@ void descend_row(const std::uint16_t* up, const std::uint16_t* mid, const std::u
         out[x] = d;
     }
 }
-
-// Union-find over provisional labels whose parent is never above the label itself (unions hang
-// the larger root under the smaller), so one pass in increasing order flattens it. `Parents`: a
-// std::vector, or GridCells sized for every label up front (its memory from the grid pool: no
-// fresh pages, no regrowth).
-template <class Parents> struct LabelForest {
-    Parents parent{0};
-    std::uint32_t find(std::uint32_t a) {
-        while (parent[a] != a) {
-            parent[a] = parent[parent[a]];
-            a = parent[a];
-        }
-        return a;
-    }
-    std::uint32_t join(std::uint32_t a, std::uint32_t b) {
-        a = find(a);
-        b = find(b);
-        if (a > b) std::swap(a, b);
-        parent[b] = a;
-        return a;
-    }
-};
 
 // The last pair kept for two basins, at a column (horizontal pairs) or along a row (vertical ones).
 struct LastPair {

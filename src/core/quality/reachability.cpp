@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/label_forest.hpp"
 #include "core/parallel.hpp"
 
 namespace tilegen {
@@ -24,28 +25,17 @@ Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walk
     std::array<bool, 256> walk{};
     for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
         walk[c] = walkable[c];
-    const auto find = [](std::vector<std::int32_t>& parent, std::int32_t a) {
-        while (parent[static_cast<std::size_t>(a)] != a) {
-            const std::int32_t up = parent[static_cast<std::size_t>(a)];
-            parent[static_cast<std::size_t>(a)] = parent[static_cast<std::size_t>(up)];
-            a = up;
-        }
-        return a;
-    };
     const ClassId* cells = classes.cells().data();
     std::int32_t* label = r.label.data();
     struct Band {
         int y0 = 0, y1 = 0;
-        std::vector<std::int32_t> parent; // per provisional label of the band: its parent
-        std::int32_t offset = 0;          // of its labels among all bands'
-        std::vector<std::uint64_t> size;  // per region: cells in the band
+        LabelForest<std::vector<std::int32_t>> labels; // the band's provisional labels
+        std::int32_t offset = 0;                       // of its labels among all bands'
+        std::vector<std::uint64_t> size;               // per region: cells in the band
     };
-    std::vector<Band> bands(static_cast<std::size_t>(std::max(h, 1)));
-    parallel_for(h, threads, [&](int y0, int y1) {
-        Band& band = bands[static_cast<std::size_t>(y0)];
-        band.y0 = y0;
-        band.y1 = y1;
-        std::vector<std::int32_t>& parent = band.parent;
+    std::vector<Band> bands = parallel_bands(h, threads, [&](int y0, int y1) {
+        Band band{y0, y1, {}, 0, {}};
+        std::vector<std::int32_t>& parent = band.labels.parent;
         for (int y = y0; y < y1; ++y) {
             const std::size_t row = static_cast<std::size_t>(y) * w;
             for (int x = 0; x < w; ++x) {
@@ -64,30 +54,28 @@ Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walk
                 } else if (left < 0) {
                     label[i] = up;
                 } else {
-                    const std::int32_t a = find(parent, left), b = find(parent, up);
-                    if (a != b) parent[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+                    (void)band.labels.join(left, up);
                     label[i] = left;
                 }
             }
         }
+        return band;
     });
-    std::erase_if(bands, [](const Band& b) { return b.y1 == 0; }); // slots no band started at
     // All bands' labels in one forest (band after band), joined across the seams.
-    std::vector<std::int32_t> parent;
+    LabelForest<std::vector<std::int32_t>> labels;
+    std::vector<std::int32_t>& parent = labels.parent;
     for (Band& band : bands) {
         band.offset = static_cast<std::int32_t>(parent.size());
-        for (std::int32_t p : band.parent)
+        for (std::int32_t p : band.labels.parent)
             parent.push_back(p + band.offset);
-        band.parent = {};
+        band.labels = {};
     }
     for (std::size_t b = 1; b < bands.size(); ++b) {
         const std::size_t row = static_cast<std::size_t>(bands[b].y0) * w;
         for (int x = 0; x < w; ++x) {
             const std::int32_t below = label[row + x], above = label[row + x - w];
             if (below < 0 || above < 0) continue;
-            const std::int32_t a = find(parent, above + bands[b - 1].offset);
-            const std::int32_t c = find(parent, below + bands[b].offset);
-            if (a != c) parent[static_cast<std::size_t>(std::max(a, c))] = std::min(a, c);
+            (void)labels.join(above + bands[b - 1].offset, below + bands[b].offset);
         }
     }
     // Region ids: roots in label order; every other label takes its parent's (a smaller label,
@@ -164,15 +152,11 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
     const ClassId* cells = classes.cells().data();
     const std::int32_t* label = regions.label.data();
     struct BorderBand {
-        int y0 = 0, y1 = 0;
         std::vector<std::uint32_t> cells;
         std::vector<std::size_t> at; // per region: its cells in the band, then where they go
     };
-    std::vector<BorderBand> border_bands(static_cast<std::size_t>(h));
-    parallel_for(h, threads, [&](int y0, int y1) {
-        BorderBand& band = border_bands[static_cast<std::size_t>(y0)];
-        band.y0 = y0;
-        band.y1 = y1;
+    std::vector<BorderBand> border_bands = parallel_bands(h, threads, [&](int y0, int y1) {
+        BorderBand band;
         band.at.assign(count, 0);
         for (int y = y0; y < y1; ++y)
             for (int x = 0; x < w; ++x) {
@@ -186,8 +170,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 band.cells.push_back(static_cast<std::uint32_t>(i));
                 ++band.at[static_cast<std::size_t>(l)];
             }
+        return band;
     });
-    std::erase_if(border_bands, [](const BorderBand& b) { return b.y1 == 0; });
     std::vector<std::size_t> border_start(count + 1, 0);
     {
         std::size_t at = 0;
@@ -367,9 +351,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             if (best < 0) filled[r] = 0; // no blocker around it (cannot happen beside main)
         }
         // Bands of rows, each counting the cells it filled.
-        std::vector<std::uint64_t> band_filled(static_cast<std::size_t>(h), 0);
         ClassId* out = classes.cells().data();
-        parallel_for(h, threads, [&](int y0, int y1) {
+        const auto band_filled = parallel_bands(h, threads, [&](int y0, int y1) {
             std::uint64_t made = 0;
             const std::size_t end = static_cast<std::size_t>(y1) * w;
             for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
@@ -378,7 +361,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                 out[i] = static_cast<ClassId>(fill_class[l]);
                 ++made;
             }
-            band_filled[static_cast<std::size_t>(y0)] = made;
+            return made;
         });
         for (std::uint64_t made : band_filled)
             report.filled += made;
