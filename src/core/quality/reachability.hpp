@@ -59,6 +59,7 @@ struct ReachReport {
     std::uint64_t filled = 0;         // cells filled
     std::uint64_t main_size = 0;      // cells of the main region after
     bool start_found = true;          // a start cell is walkable
+    bool operator==(const ReachReport&) const = default;
 };
 
 // `router`: its queue holds the connect search's entries (Router::queue: one set of buckets per
