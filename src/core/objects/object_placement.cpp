@@ -601,42 +601,15 @@ struct Placer {
         cs.state.assign(total, kLive);
         for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
         run_rounds(cs, threads);
-        occupy_placed(rp, l, cs, threads, out);
-    }
-
-    // The placed candidates become objects (in block row order) and occupy their footprints. On
-    // the threads by chunks of block rows, every other chunk at once: a chunk spans at least the
-    // tallest footprint's rows, so the footprints of two chunks written at once share no row
-    // (and no word of `occupied`).
-    void occupy_placed(const RulePlan& rp, const Layout& l, const Candidates& cs, int threads,
-                       std::vector<PlacedObject>& out) {
-        const int rows = static_cast<int>(cs.rows.size());
-        const int chunk = std::max(1, (rp.geometry.max_fh + l.block - 1) / l.block);
-        const int chunks = (rows + chunk - 1) / chunk;
-        std::vector<std::vector<PlacedObject>> placed(static_cast<std::size_t>(rows));
-        for (int parity = 0; parity < 2; ++parity)
-            for_each_item((chunks + 1 - parity) / 2, threads, [&](int k) {
-                const int first = (2 * k + parity) * chunk;
-                for (int r = first; r < std::min(rows, first + chunk); ++r) {
-                    const auto ru = static_cast<std::size_t>(r);
-                    const std::span<const Candidate> row = cs.rows[ru];
-                    for (std::size_t i = 0; i < row.size(); ++i) {
-                        const Candidate& c = row[i];
-                        if (cs.state[cs.offset[ru] + i] != kPlaced) continue;
-                        for (int fy = c.y; fy < c.y + rp.fh[c.sprite]; ++fy)
-                            set_bits(occupied.row(fy), c.x, c.x + rp.fw[c.sprite] - 1);
-                        placed[ru].push_back({rp.sprite_index[c.sprite],
-                                              static_cast<int>(l.fx + c.x),
-                                              static_cast<int>(l.fy + c.y), rp.index});
-                    }
-                }
-            });
-        std::size_t total = out.size();
-        for (const auto& row : placed)
-            total += row.size();
-        out.reserve(total);
-        for (const auto& row : placed)
-            out.insert(out.end(), row.begin(), row.end());
+        for (std::size_t r = 0; r < cs.rows.size(); ++r)
+            for (std::size_t i = 0; i < cs.rows[r].size(); ++i) {
+                const Candidate& c = cs.rows[r][i];
+                if (cs.state[cs.offset[r] + i] != kPlaced) continue;
+                for (int fy = c.y; fy < c.y + rp.fh[c.sprite]; ++fy)
+                    set_bits(occupied.row(fy), c.x, c.x + rp.fw[c.sprite] - 1);
+                out.push_back({rp.sprite_index[c.sprite], static_cast<int>(l.fx + c.x),
+                               static_cast<int>(l.fy + c.y), rp.index});
+            }
     }
 };
 
