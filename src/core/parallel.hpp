@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <functional>
+#include <future>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -63,6 +65,47 @@ inline void for_each_item(int n, int threads, const std::function<void(int item)
              i = next.fetch_add(1, std::memory_order_relaxed))
             item(i);
     });
+}
+
+// Two independent pieces of work at once: with threads >= 2, `second(t2)` runs on a thread of its
+// own with t2 = threads / 2 while `first(threads - t2)` runs on the calling thread; with fewer,
+// first(1) then second(1) on the calling thread. Neither may read what the other writes, so the
+// results never depend on the thread count. An exception from either is rethrown once both have
+// finished (first's if both threw).
+template <class First, class Second>
+void run_concurrently(int threads, First&& first, Second&& second) {
+    if (threads < 2) {
+        first(1);
+        second(1);
+        return;
+    }
+    const int second_threads = threads / 2;
+    std::exception_ptr second_error;
+    std::thread other([&] {
+        try {
+            second(second_threads);
+        } catch (...) {
+            second_error = std::current_exception();
+        }
+    });
+    std::exception_ptr first_error;
+    try {
+        first(threads - second_threads);
+    } catch (...) {
+        first_error = std::current_exception();
+    }
+    other.join();
+    if (first_error) std::rethrow_exception(first_error);
+    if (second_error) std::rethrow_exception(second_error);
+}
+
+// Work started now and collected later (get() on the returned future, which rethrows what it
+// threw): with threads >= 2 on a thread of its own from now on, else on the calling thread when
+// get() is called. `work` must read nothing that changes before get(), so its result never depends
+// on the thread count. A future dropped without get() still waits for its thread.
+template <class Work> auto start_task(int threads, Work&& work) -> std::future<decltype(work())> {
+    return std::async(threads >= 2 ? std::launch::async : std::launch::deferred,
+                      std::forward<Work>(work));
 }
 
 // The thread count for "auto" (0): the machine's hardware threads.
