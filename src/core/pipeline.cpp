@@ -1075,8 +1075,8 @@ bool cleans_up(const Run& run) {
 void clean_up(Run& run) {
     GenerateResult& r = run.result;
     if (run.options.keep_details) r.classes_before_cleanup = r.classes;
-    r.cleanup =
-        clean_up_classes(r.classes, run.project.recipe.cleanup, overlay_mask(run.project.recipe));
+    r.cleanup = clean_up_classes(r.classes, run.project.recipe.cleanup,
+                                 overlay_mask(run.project.recipe), run.options.threads);
     keep_river_ends(run);
     r.class_fractions = class_fractions(
         r.classes, static_cast<int>(run.project.recipe.terrain.size()), run.options.threads);

@@ -9,11 +9,17 @@
 #include <queue>
 #include <vector>
 
+#include "core/parallel.hpp"
+
 namespace tilegen {
 
 namespace {
 
 constexpr std::size_t kIds = 256; // every value a ClassId can hold
+// Rows a band of the opening's passes reads beyond its own: more than the 64 rows after which the
+// column counts (capped at kMaxMinWidth = 64) no longer depend on where a scan started.
+constexpr int kOpeningWarmUp = 65;
+static_assert(kMaxMinWidth <= 64);
 
 // Among the cells of classes[i] with eligible[i] = 1 (i < 9; eligible 0 or 1), the class most
 // common, ties to the lowest id; -1 when none is eligible. Branch-free: keys (count, 255 - class)
@@ -107,38 +113,67 @@ struct RunSets {
     }
 };
 
-RunSets label_runs(const ClassGrid& g) {
-    struct Run {
-        int x1;             // the run is cells ..x1-1
-        std::uint32_t root; // its set's root (for the previous row: as it was after that row)
-        ClassId cls;
+// The runs of a row: 1 + the cells whose class differs from their left neighbour's.
+std::uint32_t count_runs(const ClassId* row, int w) {
+    std::uint32_t n = 1;
+    for (int x = 1; x < w; ++x)
+        n += row[x] != row[x - 1] ? 1u : 0u;
+    return n;
+}
+
+// Joins the runs of row y - 1 and row y (labels already set) that touch and share a class.
+// Both rows partition 0..w-1: walk them together; runs met at once overlap. The steps are taken
+// without branches (which run ends first follows no pattern).
+void join_rows(RunSets& sets, int y, int w) {
+    const auto y_index = static_cast<std::size_t>(y);
+    const std::uint32_t above0 = sets.row_runs[y_index - 1], row0 = sets.row_runs[y_index];
+    const std::uint32_t row_end = sets.row_runs[y_index + 1];
+    const auto end_of = [&](std::uint32_t label, std::uint32_t last) {
+        return label + 1 < last ? int{sets.x0[label + 1]} : w;
     };
-    const int w = g.width();
-    RunSets sets;
-    std::vector<Run> prev, cur;
-    for (int y = 0; y < g.height(); ++y) {
-        sets.row_runs.push_back(static_cast<std::uint32_t>(sets.parent.size()));
-        cur.clear();
-        for_each_run(g.row(y), w, [&](int x0, int x1, ClassId c) {
-            const auto label = static_cast<std::uint32_t>(sets.parent.size());
-            sets.parent.push_back(label);
-            sets.size.push_back(static_cast<std::uint32_t>(x1 - x0));
-            sets.x0.push_back(static_cast<std::uint16_t>(x0));
-            sets.cls.push_back(c);
-            cur.push_back({x1, label, c});
-        });
-        // Both rows partition 0..w-1: walk them together; runs met at once overlap.
-        // The steps are taken without branches (which run ends first follows no pattern).
-        for (std::size_t i = 0, j = 0; i < prev.size() && j < cur.size();) {
-            if (prev[i].cls == cur[j].cls)
-                cur[j].root = sets.join_roots(sets.find(prev[i].root), sets.find(cur[j].root));
-            const int a = prev[i].x1, b = cur[j].x1;
-            i += a <= b ? 1 : 0;
-            j += a >= b ? 1 : 0;
-        }
-        std::swap(prev, cur);
+    for (std::uint32_t i = above0, j = row0; i < row0 && j < row_end;) {
+        if (sets.cls[i] == sets.cls[j]) sets.join_roots(sets.find(i), sets.find(j));
+        const int a = end_of(i, row0), b = end_of(j, row_end);
+        i += a <= b ? 1 : 0;
+        j += a >= b ? 1 : 0;
     }
-    sets.row_runs.push_back(static_cast<std::uint32_t>(sets.parent.size()));
+}
+
+// Bands of rows on the threads: each band counts its rows' runs, then (once every row's first
+// label is known) labels its runs and joins its rows; the rows at the bands' seams are joined
+// last. A set's root is its smallest label whatever the order of the joins, so the sets, roots
+// and sizes are those of one scan at any thread count.
+RunSets label_runs(const ClassGrid& g, int threads) {
+    const int w = g.width(), h = g.height();
+    RunSets sets;
+    sets.row_runs.assign(static_cast<std::size_t>(h) + 1, 0);
+    const std::vector<int> band_starts = parallel_bands(h, threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y)
+            sets.row_runs[static_cast<std::size_t>(y) + 1] = count_runs(g.row(y), w);
+        return y0;
+    });
+    for (std::size_t y = 1; y < sets.row_runs.size(); ++y)
+        sets.row_runs[y] += sets.row_runs[y - 1];
+    const std::size_t runs = sets.row_runs.back();
+    sets.parent.resize(runs);
+    sets.size.resize(runs);
+    sets.x0.resize(runs);
+    sets.cls.resize(runs);
+    parallel_for(h, threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
+            auto label = sets.row_runs[static_cast<std::size_t>(y)];
+            for_each_run(g.row(y), w, [&](int x0, int x1, ClassId c) {
+                sets.parent[label] = label;
+                sets.size[label] = static_cast<std::uint32_t>(x1 - x0);
+                sets.x0[label] = static_cast<std::uint16_t>(x0);
+                sets.cls[label] = c;
+                ++label;
+            });
+            if (y > y0) join_rows(sets, y, w);
+        }
+    });
+    for (const int y : band_starts)
+        if (y > 0) join_rows(sets, y, w);
     return sets;
 }
 
@@ -223,7 +258,7 @@ bool cleanup_needed(std::span<const ClassCleanup> per_class) {
 }
 
 void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, CleanupReport& report,
-                     std::uint32_t frozen) {
+                     std::uint32_t frozen, int threads) {
     // The square's side per class id, 0 = no opening.
     const auto side =
         per_class_setting<std::uint8_t>(per_class, &ClassCleanup::min_width, kMaxMinWidth, frozen);
@@ -234,53 +269,85 @@ void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, Clea
 
     // Pass 1, top to bottom: mark the bottom-right corner of every N x N square of one class.
     // reach[x]: N where the row's run ending at x (same-class cells up to x) has N cells or more,
-    // else 0; up[x]: the rows ending at y where that holds in column x, in one class (capped).
+    // else 0; up[x]: the rows ending at y where that holds in column x, in one class (capped at
+    // 64 = kMaxMinWidth). By bands of rows on the threads: a band first runs over the
+    // kOpeningWarmUp rows above it without marking them, which sets up[] as one scan from the
+    // top would (a count started late at 0 reaches the cap, or is reset, within 64 rows).
     const auto width = static_cast<std::size_t>(w);
-    std::vector<std::uint8_t> reach(width), up(width, 0), down(width, 0);
-    for (int y = 0; y < h; ++y) {
-        const ClassId* row = g.row(y);
-        const ClassId* above = y > 0 ? g.row(y - 1) : row; // row 0: up[] is all 0 anyway
-        std::uint8_t* m = mark.row(y);
-        for_each_run(row, w, [&](int x0, int x1, ClassId c) {
-            const int n = side[c];
-            if (n == 0 || x1 - x0 < n) {
-                std::memset(reach.data() + x0, 0, static_cast<std::size_t>(x1 - x0));
-            } else {
-                std::memset(reach.data() + x0, 0, static_cast<std::size_t>(n - 1));
-                std::memset(reach.data() + x0 + n - 1, n,
-                            static_cast<std::size_t>(x1 - x0 - n + 1));
-            }
-        });
-        corner_row(row, above, reach.data(), up.data(), m, width);
-    }
+    const std::vector<int> band_starts = parallel_bands(h, threads, [&](int y0, int y1) {
+        std::vector<std::uint8_t> reach(width), up(width, 0), scratch(width);
+        for (int y = std::max(0, y0 - kOpeningWarmUp); y < y1; ++y) {
+            const ClassId* row = g.row(y);
+            const ClassId* above = y > 0 ? g.row(y - 1) : row; // row 0: up[] is all 0 anyway
+            std::uint8_t* m = y >= y0 ? mark.row(y) : scratch.data();
+            for_each_run(row, w, [&](int x0, int x1, ClassId c) {
+                const int n = side[c];
+                if (n == 0 || x1 - x0 < n) {
+                    std::memset(reach.data() + x0, 0, static_cast<std::size_t>(x1 - x0));
+                } else {
+                    std::memset(reach.data() + x0, 0, static_cast<std::size_t>(n - 1));
+                    std::memset(reach.data() + x0 + n - 1, n,
+                                static_cast<std::size_t>(x1 - x0 - n + 1));
+                }
+            });
+            corner_row(row, above, reach.data(), up.data(), m, width);
+        }
+        return y0;
+    });
 
     // Pass 2, bottom to top: spread each corner's square up (down[x]: rows left to cover in column
     // x, counting down from N at the corner) and then left (cover[x]: the most columns left to
     // cover from x on); cells of an opened class no square covers are removed. No class checks
     // are needed: a count still above 0 is inside its square, whose cells are all of its class.
+    // By the same bands: a band first carries down[] over the kOpeningWarmUp rows below it (a
+    // count falls to 0 within 64 rows), reading their corners from a copy taken before any band
+    // overwrites its corners with the removed cells.
     int most = 0;
     for (const std::uint8_t n : side)
         most = std::max<int>(most, n);
-    std::vector<std::uint8_t> cover(width);
     struct Cell {
         int x, y;
     };
-    std::vector<Cell> frontier;
-    for (int y = h - 1; y >= 0; --y) {
-        const ClassId* row = g.row(y);
-        std::uint8_t* m = mark.row(y);
-        for (std::size_t x = 0; x < width; ++x)
-            reach[x] = side[row[x]];
-        down_row(reach.data(), m, down.data(), cover.data(), width);
-        for (int k = 1; k < most && static_cast<std::size_t>(k) < width; k *= 2)
-            spread_left(cover.data(), width - static_cast<std::size_t>(k), k);
-        removed_row(reach.data(), cover.data(), m, width);
-        for (std::size_t x = 0; x < width; x += 8) {
-            if (x + 8 <= width && no_nonzero_byte(m + x)) continue;
-            for (std::size_t i = x; i < std::min(x + 8, width); ++i)
-                if (m[i] != 0) frontier.push_back({static_cast<int>(i), y});
-        }
+    std::vector<std::vector<std::uint8_t>> corners_below(band_starts.size());
+    for (std::size_t b = 0; b + 1 < band_starts.size(); ++b) {
+        const int y1 = band_starts[b + 1], y_end = std::min(h, y1 + kOpeningWarmUp);
+        corners_below[b].assign(mark.row(y1),
+                                mark.row(y1) + width * static_cast<std::size_t>(y_end - y1));
     }
+    const std::vector<std::vector<Cell>> removed_by_band =
+        parallel_bands(h, threads, [&](int y0, int y1) {
+            const auto band = static_cast<std::size_t>(
+                std::find(band_starts.begin(), band_starts.end(), y0) - band_starts.begin());
+            std::vector<std::uint8_t> reach(width), down(width, 0), cover(width);
+            std::vector<Cell> removed;
+            const std::vector<std::uint8_t>& below = corners_below[band];
+            for (int y = std::min(h, y1 + kOpeningWarmUp) - 1; y >= y0; --y) {
+                const ClassId* row = g.row(y);
+                for (std::size_t x = 0; x < width; ++x)
+                    reach[x] = side[row[x]];
+                if (y >= y1) { // warm-up: carry down[] only
+                    down_row(reach.data(), below.data() + width * static_cast<std::size_t>(y - y1),
+                             down.data(), cover.data(), width);
+                    continue;
+                }
+                std::uint8_t* m = mark.row(y);
+                down_row(reach.data(), m, down.data(), cover.data(), width);
+                for (int k = 1; k < most && static_cast<std::size_t>(k) < width; k *= 2)
+                    spread_left(cover.data(), width - static_cast<std::size_t>(k), k);
+                removed_row(reach.data(), cover.data(), m, width);
+                for (std::size_t x = 0; x < width; x += 8) {
+                    if (x + 8 <= width && no_nonzero_byte(m + x)) continue;
+                    for (std::size_t i = x; i < std::min(x + 8, width); ++i)
+                        if (m[i] != 0) removed.push_back({static_cast<int>(i), y});
+                }
+            }
+            return removed;
+        });
+    // The removed cells bottom row first, as one scan up the map finds them (the refill's rounds
+    // are synchronous, so this order changes nothing but is kept plain).
+    std::vector<Cell> frontier;
+    for (auto band = removed_by_band.rbegin(); band != removed_by_band.rend(); ++band)
+        frontier.insert(frontier.end(), band->begin(), band->end());
 
     // Refill in synchronous rounds; the next round looks only at removed cells beside a cell just
     // decided (the only ones whose eligible neighbours changed).
@@ -329,7 +396,7 @@ void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, Clea
 }
 
 void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
-                         CleanupReport& report, std::uint32_t frozen) {
+                         CleanupReport& report, std::uint32_t frozen, int threads) {
     // min_area per class id, 0 = off.
     const auto need =
         per_class_setting<std::uint32_t>(per_class, &ClassCleanup::min_area, kMaxMinArea, frozen);
@@ -338,7 +405,7 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
     const int w = g.width(), h = g.height();
     const std::uint64_t total = g.size();
 
-    RunSets sets = label_runs(g);
+    RunSets sets = label_runs(g, threads);
     auto too_small = [&](std::uint32_t root) {
         const std::uint32_t n = need[sets.cls[root]];
         return sets.size[root] < n && sets.size[root] != total;
@@ -421,11 +488,11 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
 }
 
 CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup> per_class,
-                               std::uint32_t frozen) {
+                               std::uint32_t frozen, int threads) {
     CleanupReport report;
     if (!cleanup_needed(per_class)) return report;
-    open_thin_parts(classes, per_class, report, frozen);
-    merge_small_regions(classes, per_class, report, frozen);
+    open_thin_parts(classes, per_class, report, frozen, threads);
+    merge_small_regions(classes, per_class, report, frozen, threads);
     return report;
 }
 

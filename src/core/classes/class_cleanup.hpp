@@ -2,7 +2,7 @@
 // Input: a class grid (cell = class id) and per class id its ClassCleanup settings (the recipe's
 // [[terrain]] min_width and min_area; ids without an entry have both off). Output: the same grid
 // with thin parts opened away and small regions merged into their surroundings.
-// Order (all single-threaded, deterministic, no randomness):
+// Order (deterministic, no randomness; the passes over every row in bands on the threads):
 //  1. Opening (min_width = N >= 2), all classes at once on the input grid. A cell of class c is
 //     kept when some N x N square lying fully inside the map and holding only class c covers it;
 //     the other cells of c are "removed". Removed cells are refilled in synchronous rounds: in each
@@ -60,15 +60,17 @@ bool cleanup_needed(std::span<const ClassCleanup> per_class);
 // overlay terrains of [rivers]): their settings count as off, they are never eligible in the
 // opening's refill, and a too-small region takes the most common bordering class that is not
 // frozen (it stays when every bordering cell is frozen).
+// threads: workers for the passes over every row (the labelling of runs, the opening's two
+// passes); the result never depends on it.
 CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup> per_class,
-                               std::uint32_t frozen = 0);
+                               std::uint32_t frozen = 0, int threads = 1);
 
 // Step 1 alone (min_width); adds to report.opened_cells.
 void open_thin_parts(ClassGrid& classes, std::span<const ClassCleanup> per_class,
-                     CleanupReport& report, std::uint32_t frozen = 0);
+                     CleanupReport& report, std::uint32_t frozen = 0, int threads = 1);
 
 // Step 2 alone (min_area); adds to report.merged_regions and merged_cells.
 void merge_small_regions(ClassGrid& classes, std::span<const ClassCleanup> per_class,
-                         CleanupReport& report, std::uint32_t frozen = 0);
+                         CleanupReport& report, std::uint32_t frozen = 0, int threads = 1);
 
 } // namespace tilegen

@@ -319,6 +319,16 @@ TEST_CASE("clean-up agrees with the plain reference on random grids") {
         const CleanupReport r = clean_up_classes(all, s);
         CHECK(all == merged);
         CHECK(r.merged_regions == ref_merges);
+        // In bands of rows on threads (bands as short as one row): the same grid and report.
+        for (const int threads : {2, 3, 7}) {
+            CAPTURE(threads);
+            ClassGrid banded = input;
+            const CleanupReport rt = clean_up_classes(banded, s, 0, threads);
+            CHECK(banded == merged);
+            CHECK(rt.opened_cells == r.opened_cells);
+            CHECK(rt.merged_regions == r.merged_regions);
+            CHECK(rt.merged_cells == r.merged_cells);
+        }
 
         // Independently: no region smaller than its class's min_area remains (unless it is the
         // whole map), counted by a flood fill of its own.
@@ -387,3 +397,64 @@ TEST_CASE("clean-up of classes cut from harmonic noise: the reference's result, 
             CHECK(static_cast<int>(reg.cells.size()) >= need_of(s, reg.cls));
     }
 }
+
+namespace tilegen {
+namespace {
+
+// A tall grid of overlapping random rectangles (up to 90 cells a side, so squares of every
+// min_width fit and column counts reach their cap of 64) and a sprinkle of single cells.
+ClassGrid tall_grid(std::mt19937& rng, int classes) {
+    const int w = std::uniform_int_distribution<int>(1, 70)(rng);
+    const int h = std::uniform_int_distribution<int>(130, 420)(rng);
+    ClassGrid g(w, h, 0);
+    std::uniform_int_distribution<int> pick(0, classes - 1);
+    const int rects = std::uniform_int_distribution<int>(5, 40)(rng);
+    for (int r = 0; r < rects; ++r) {
+        const int rw = std::uniform_int_distribution<int>(1, 90)(rng);
+        const int rh = std::uniform_int_distribution<int>(1, 90)(rng);
+        const int x0 = std::uniform_int_distribution<int>(0, w - 1)(rng);
+        const int y0 = std::uniform_int_distribution<int>(0, h - 1)(rng);
+        const auto c = static_cast<ClassId>(pick(rng));
+        for (int y = y0; y < std::min(h, y0 + rh); ++y)
+            for (int x = x0; x < std::min(w, x0 + rw); ++x)
+                g(x, y) = c;
+    }
+    const int specks = std::uniform_int_distribution<int>(0, w * h / 200)(rng);
+    for (int s = 0; s < specks; ++s)
+        g(std::uniform_int_distribution<int>(0, w - 1)(rng),
+          std::uniform_int_distribution<int>(0, h - 1)(rng)) = static_cast<ClassId>(pick(rng));
+    return g;
+}
+
+} // namespace
+
+TEST_CASE("clean-up in bands of rows: the same as one scan on tall grids, any min_width") {
+    std::mt19937 rng(2026);
+    for (int t = 0; t < 80; ++t) {
+        const int classes = std::uniform_int_distribution<int>(2, 4)(rng);
+        const ClassGrid input = tall_grid(rng, classes);
+        std::vector<ClassCleanup> s(static_cast<std::size_t>(classes));
+        for (ClassCleanup& c : s) {
+            const int kind = std::uniform_int_distribution<int>(0, 2)(rng);
+            c.min_width = kind == 0   ? 0
+                          : kind == 1 ? std::uniform_int_distribution<int>(2, 8)(rng)
+                                      : std::uniform_int_distribution<int>(20, kMaxMinWidth)(rng);
+            c.min_area = std::uniform_int_distribution<int>(0, 200)(rng);
+        }
+        CAPTURE(t);
+        ClassGrid one = input;
+        const CleanupReport r1 = clean_up_classes(one, s);
+        CHECK(r1.opened_cells + r1.merged_regions > 0); // the case does exercise the passes
+        for (const int threads : {2, 3, 5}) {
+            CAPTURE(threads);
+            ClassGrid banded = input;
+            const CleanupReport r = clean_up_classes(banded, s, 0, threads);
+            CHECK(banded == one);
+            CHECK(r.opened_cells == r1.opened_cells);
+            CHECK(r.merged_regions == r1.merged_regions);
+            CHECK(r.merged_cells == r1.merged_cells);
+        }
+    }
+}
+
+} // namespace tilegen
