@@ -1571,14 +1571,16 @@ GenerateResult generate_tries(const Project& project, const GenerateOptions& opt
         ConstraintsReport& c = run.result.constraints;
         c.asked = asked;
         c.tries = t + 1;
+        // The evaluation functions read only the classes and the places, which no later stage
+        // changes, so they run beside `objects` and `rules` (on a thread of their own when there
+        // are two or more; else when collected) and are collected before `map`.
+        std::future<Fitness> fitness;
         if (asked) {
-            // The check and the evaluation functions, timed as a step of their own.
+            // The check and the evaluation functions, timed as a step of their own (with the
+            // wait for the evaluation, if any, added when it is collected).
             run_timed(run.result.timings, "constraints", [&] {
                 c.unmet = unmet_constraint(run);
                 c.met = c.unmet.empty();
-                c.fitness = evaluate_fitness(run.result.classes, walkable_table(recipe),
-                                             run_start_cells(run), run.result.places,
-                                             start_rule(recipe), options.threads);
             });
             if (!c.met && t + 1 < tries) {
                 if (options.progress)
@@ -1586,10 +1588,29 @@ GenerateResult generate_tries(const Project& project, const GenerateOptions& opt
                                      " seed " + std::to_string(run.result.seed) + ": " + c.unmet);
                 continue;
             }
+            const int fitness_threads = std::max(1, options.threads / 2);
+            fitness = start_task(options.threads, [&run, &recipe, fitness_threads] {
+                return evaluate_fitness(run.result.classes, walkable_table(recipe),
+                                        run_start_cells(run), run.result.places, start_rule(recipe),
+                                        fitness_threads);
+            });
         }
-        for (; i < std::size(kStages); ++i)
+        const auto collect_fitness = [&] {
+            if (!fitness.valid()) return;
+            const auto t0 = std::chrono::steady_clock::now();
+            c.fitness = fitness.get();
+            const double ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+            for (StageTiming& timing : run.result.timings)
+                if (timing.stage == "constraints") timing.ms += ms;
+        };
+        for (; i < std::size(kStages); ++i) {
+            if (std::string_view(kStages[i].name) == "map") collect_fitness();
             if (!kStages[i].applies || kStages[i].applies(run))
                 run_timed(run.result.timings, kStages[i].name, [&] { kStages[i].run(run); });
+        }
+        collect_fitness(); // (if no stage is named "map")
         run.result.timings.push_back({"total", std::chrono::duration<double, std::milli>(
                                                    std::chrono::steady_clock::now() - t_start)
                                                    .count()});
