@@ -809,31 +809,37 @@ void route_water(Run& run) {
     const Recipe& recipe = run.project.recipe;
     const RiverSettings& settings = *recipe.rivers;
     GenerateResult& r = run.result;
-    r.thresholds = thresholds_of_maps(recipe, r.maps, run.options.threads);
     // Where rivers may end: the `into` classes of the uncarved maps after the clean-up (a puddle
     // the clean-up removes ends no river), turned in place into the `into` grid: that class + 1
-    // on those cells, 0 elsewhere (write_overlay reads the class at the rivers' ends).
+    // on those cells, 0 elsewhere (write_overlay reads the class at the rivers' ends). Made while
+    // the hydrology's flood runs (run_hydrology_in_place): it reads only the uncarved maps, which
+    // nothing changes before it returns, and writes only the thresholds and `uncarved`, which the
+    // hydrology does not read.
     const std::uint32_t into = class_mask(recipe, settings.into);
-    ClassGrid predicted =
-        classes_with_thresholds(recipe, r.maps, r.thresholds, run.options.threads);
-    run.uncarved = predicted;
-    if (cleanup_wanted(recipe))
-        (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
-    parallel_for(predicted.height(), run.options.threads, [&](int y0, int y1) {
-        for (int y = y0; y < y1; ++y)
-            mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()), into);
-    });
+    auto predict = [&run, &recipe, into](int threads) {
+        GenerateResult& res = run.result;
+        res.thresholds = thresholds_of_maps(recipe, res.maps, threads);
+        ClassGrid predicted = classes_with_thresholds(recipe, res.maps, res.thresholds, threads);
+        run.uncarved = predicted;
+        if (cleanup_wanted(recipe))
+            (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
+        parallel_for(predicted.height(), threads, [&](int y0, int y1) {
+            for (int y = y0; y < y1; ++y)
+                mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()),
+                                  into);
+        });
+        return predicted;
+    };
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
-    Grid<float> rain_copy; // the rain map is the class map: read after that one moved away
+    Grid<float> rain_copy; // the rain map is the class map: read after that one was carved
     if (rain == &heights) {
         rain_copy = heights;
         rain = &rain_copy;
     }
-    // The map is carved in place (run_hydrology takes it and hands it back as `carved`).
-    run.hydro = run_hydrology(std::move(heights), rain, settings, r.seed, std::move(predicted),
-                              run.options.keep_details, run.options.threads);
-    heights = std::move(run.hydro->carved);
+    // The map is carved in place, where it is (the prediction reads it from r.maps meanwhile).
+    run.hydro = run_hydrology_in_place(heights, rain, settings, r.seed, predict,
+                                       run.options.keep_details, run.options.threads);
     if (run.options.keep_details) r.heights = heights;
     r.flow = std::move(run.hydro->flow);
 }

@@ -419,7 +419,22 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
         std::greater<>{}, std::move(initial));
     if (queue.empty()) return;
 
-    Grid<std::uint8_t> seen(w, h, 0);
+    // Cells met by the current region's flood, a bit per cell (cleared again after each region):
+    // a byte per cell was 16 MiB at 4096x4096, alive beside the hydrology's flood.
+    struct SeenBits {
+        std::vector<std::uint64_t> bits;
+        std::size_t width;
+        bool get(int x, int y) const {
+            const std::size_t i = static_cast<std::size_t>(y) * width + static_cast<std::size_t>(x);
+            return (bits[i >> 6] >> (i & 63)) & 1u;
+        }
+        void set(int x, int y, bool on) {
+            const std::size_t i = static_cast<std::size_t>(y) * width + static_cast<std::size_t>(x);
+            const std::uint64_t bit = std::uint64_t{1} << (i & 63);
+            bits[i >> 6] = on ? bits[i >> 6] | bit : bits[i >> 6] & ~bit;
+        }
+    };
+    SeenBits seen{std::vector<std::uint64_t>((g.size() + 63) / 64, 0), static_cast<std::size_t>(w)};
     struct Cell {
         int x, y;
     };
@@ -434,12 +449,12 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
         // The region (flood over its class) and the distinct cells bordering it.
         region.assign(1, first);
         border.clear();
-        seen(first.x, first.y) = 1;
+        seen.set(first.x, first.y, true);
         for (std::size_t k = 0; k < region.size(); ++k) {
             const Cell p = region[k];
             auto visit = [&](int x, int y) {
-                if (seen(x, y)) return;
-                seen(x, y) = 1;
+                if (seen.get(x, y)) return;
+                seen.set(x, y, true);
                 (g(x, y) == c ? region : border).push_back({x, y});
             };
             if (p.y > 0) visit(p.x, p.y - 1);
@@ -449,7 +464,7 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
         }
         if (border.empty()) { // the whole map (too_small excludes it): stays
             for (const Cell& p : region)
-                seen(p.x, p.y) = 0;
+                seen.set(p.x, p.y, false);
             continue;
         }
         ClassId best = 0;
@@ -465,16 +480,16 @@ void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
         }
         for (const Cell& p : border) {
             counts[g(p.x, p.y)] = 0;
-            seen(p.x, p.y) = 0;
+            seen.set(p.x, p.y, false);
         }
         if (best_count == 0) { // every bordering cell is frozen: the region stays
             for (const Cell& p : region)
-                seen(p.x, p.y) = 0;
+                seen.set(p.x, p.y, false);
             continue;
         }
         for (const Cell& p : region) {
             g(p.x, p.y) = best;
-            seen(p.x, p.y) = 0;
+            seen.set(p.x, p.y, false);
         }
         std::uint32_t merged = root;
         for (const Cell& p : border)

@@ -366,7 +366,8 @@ std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
     return out;
 }
 
-FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled) {
+FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
+                       const std::function<void()>& before_pairs) {
     FlowField f;
     const int w = level.width(), h = level.height();
     const std::size_t n = level.size();
@@ -386,6 +387,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled)
     // The descent is not read while the pairs are listed and joined: its memory serves them, and
     // it is made again afterwards (the same grid; a pass cheaper than the pairs' list).
     f.down = Grid<std::uint8_t>();
+    if (before_pairs) before_pairs();
 
     // 3. Kruskal over the pairs. The pairs (the stage's largest temporary) are freed as soon as
     // the tree is known. A basin's water level, the cost of the pair that joined its component to

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/hydrology/priority_flood.hpp"
@@ -65,7 +66,11 @@ std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
 // The whole flood. The FlowField also gets each basin's water level, depression (the lowest
 // basin of its group, see step 5) and pit. Without `with_filled`, `filled` is left empty (a
 // map-sized grid less: the filled level of a cell is max(level, water[basin])).
-FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1, bool with_filled = true);
+// `before_pairs`, when set, is called once, after the basins are labelled and before the pairs
+// are listed (the flood's largest set of temporaries): run_hydrology_in_place waits there for
+// work running beside the flood, so that work's temporaries and the pairs are never alive at once.
+FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1, bool with_filled = true,
+                       const std::function<void()>& before_pairs = {});
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into
 // it. Without rain on maps of at most 2^24 cells every sum is a whole number below 2^24 (exact in

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <future>
 #include <limits>
 #include <unordered_map>
 
@@ -217,7 +218,6 @@ void carve_and_widen(Grid<float>& heights, const RiverSettings& s, HydrologyResu
         for (std::uint32_t p : valley)
             carved[p] = std::min(carved[p], raw[p] - half);
     }
-    out.carved = std::move(heights);
 }
 
 std::uint8_t width_of(float flow, double threshold, double largest, const RiverSettings& s) {
@@ -329,13 +329,14 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
     }
 }
 
+// `f`: the flood of the heights (flood_basins without the filled grid).
 void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const RiverSettings& s,
-                 std::uint64_t seed, bool keep_flow, int threads, HydrologyResult& out) {
+                 std::uint64_t seed, bool keep_flow, int threads, FlowField f,
+                 HydrologyResult& out) {
     const std::uint8_t* into = out.into.cells().data();
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    FlowField f = flood_basins(quantise_heights(heights, threads), threads, false);
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
     // Only the drainage is read from here on: the rest's memory serves the accumulation.
     f.basin = Grid<std::uint32_t>();
@@ -473,22 +474,55 @@ void mark_into_classes(ClassId* cells, std::size_t count, std::uint32_t into) {
             static_cast<ClassId>(cells[i] < 32 && ((into >> cells[i]) & 1u) ? cells[i] + 1 : 0);
 }
 
+HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* rain,
+                                       const RiverSettings& settings, std::uint64_t seed,
+                                       const IntoSource& into, bool keep_flow, int threads) {
+    HydrologyResult out;
+    // Lakes (both methods) and method "flow" need the flood; agents climb from the coast, so they
+    // never enter a lake (its rim lies above it and it never touches an `into` cell).
+    const bool flood = settings.method == RiverMethod::flow || settings.lake_min_area > 0;
+    if (heights.empty() || !flood) {
+        out.into = into(threads);
+        if (heights.empty()) return out;
+    } else {
+        // The flood's first steps (quantising, descent, basin labels) read no `into` cell: with
+        // two threads or more `into` runs beside them on a thread of its own and is collected
+        // before the pairs are listed, so its temporaries are gone before the flood's largest set
+        // is made. One thread: `into` first, then the flood (as the grids alive at once were).
+        FlowField f;
+        if (threads < 2) {
+            out.into = into(1);
+            f = flood_basins(quantise_heights(heights, 1), 1, false);
+        } else {
+            const int into_threads = threads / 2, flood_threads = threads - into_threads;
+            std::future<Grid<std::uint8_t>> pending =
+                start_task(threads, [&into, into_threads] { return into(into_threads); });
+            bool collected = false;
+            auto collect = [&] {
+                out.into = pending.get();
+                collected = true;
+            };
+            f = flood_basins(quantise_heights(heights, flood_threads), flood_threads, false,
+                             collect);
+            if (!collected) collect();
+        }
+        if (settings.method == RiverMethod::agents)
+            find_lakes(f, settings.lake_min_area, out);
+        else
+            flow_rivers(heights, rain, settings, seed, keep_flow, threads, std::move(f), out);
+    }
+    if (settings.method == RiverMethod::agents) agent_rivers(heights, settings, seed, out);
+    carve_and_widen(heights, settings, out);
+    return out;
+}
+
 HydrologyResult run_hydrology(Grid<float> heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
                               Grid<std::uint8_t> into, bool keep_flow, int threads) {
-    HydrologyResult out;
-    out.into = std::move(into);
-    if (heights.empty()) return out;
-    if (settings.method == RiverMethod::agents) {
-        // Lakes as method "flow" finds them (agents climb from the coast, so they never enter
-        // one: a lake's rim lies above it and it never touches an `into` cell).
-        if (settings.lake_min_area > 0)
-            find_lakes(flood_basins(quantise_heights(heights, threads), threads, false),
-                       settings.lake_min_area, out);
-        agent_rivers(heights, settings, seed, out);
-    } else
-        flow_rivers(heights, rain, settings, seed, keep_flow, threads, out);
-    carve_and_widen(heights, settings, out);
+    HydrologyResult out = run_hydrology_in_place(
+        heights, rain, settings, seed, [&into](int) { return std::move(into); }, keep_flow,
+        threads);
+    out.carved = std::move(heights);
     return out;
 }
 

@@ -27,7 +27,8 @@
 // towards the stem cell belongs to the same river (so each river stays one 4-connected piece).
 // Invariants: no randomness beyond hashes of the seed, the cell-by-cell passes (quantising,
 // descent, final basin labels, filling, in-degrees) on `threads` threads by blocks of rows and the
-// rest single-threaded: identical on every run and at any thread count;
+// rest single-threaded (run_hydrology_in_place makes its `into` grid beside the flood's first
+// steps, which do not read it): identical on every run and at any thread count;
 // along every stem and from each bank cell to the cell it drains into, the carved height never
 // rises; stems are 4-connected and disjoint; widths never shrink downstream.
 // Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells. Memory: at
@@ -38,6 +39,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/classes/terrain_classes.hpp"
@@ -77,6 +79,24 @@ struct HydrologyResult {
 HydrologyResult run_hydrology(Grid<float> heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
                               Grid<std::uint8_t> into, bool keep_flow = false, int threads = 1);
+
+// Makes the `into` grid (as run_hydrology takes it) on the given number of threads.
+using IntoSource = std::function<Grid<std::uint8_t>(int threads)>;
+
+// run_hydrology with the `into` grid made while the flood runs, and `heights` carved in place
+// (the result's `carved` is left empty; `heights` is the carved map). `into` is called exactly
+// once. With threads >= 2 it runs on a thread of its own (start_task, parallel.hpp) with
+// threads / 2 threads while the calling thread runs the flood's first steps (quantising, descent,
+// basin labels: they read no `into` cell) on the others, and is collected just before the pairs
+// are listed (flood_basins' before_pairs), so its temporaries and the flood's largest set of them
+// are never alive at once; with one thread `into(1)` runs first, then the flood. `into` may read
+// `heights` (carved only after it returned) and whatever the caller does not change meanwhile, and
+// must write nothing the hydrology reads: the result equals run_hydrology's with the grid `into`
+// returns, at any thread count.
+HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* rain,
+                                       const RiverSettings& settings, std::uint64_t seed,
+                                       const IntoSource& into, bool keep_flow = false,
+                                       int threads = 1);
 
 // The `into` grid of run_hydrology from a row of class ids, in place: cells[i] becomes cells[i] + 1
 // where bit cells[i] of the mask `into` is set (class ids below 32), else 0.

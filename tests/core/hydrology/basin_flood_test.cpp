@@ -382,3 +382,127 @@ TEST_CASE("hydrology: the into grid from class ids equals the plain rule") {
         }
     }
 }
+
+namespace {
+
+// Every field of two hydrology results (the carved map given apart: run_hydrology_in_place leaves
+// `carved` empty and carves its input).
+void check_same_hydrology(const HydrologyResult& a, const Grid<float>& a_carved,
+                          const HydrologyResult& b, const Grid<float>& b_carved) {
+    CHECK(a_carved == b_carved);
+    CHECK(a.into == b.into);
+    CHECK(a.lake_mask == b.lake_mask);
+    CHECK(a.flow == b.flow);
+    REQUIRE(a.lakes.size() == b.lakes.size());
+    for (std::size_t i = 0; i < a.lakes.size(); ++i) {
+        CHECK(a.lakes[i].first == b.lakes[i].first);
+        CHECK(a.lakes[i].open == b.lakes[i].open);
+    }
+    REQUIRE(a.rivers.size() == b.rivers.size());
+    for (std::size_t i = 0; i < a.rivers.size(); ++i) {
+        const RiverPath &p = a.rivers[i], &q = b.rivers[i];
+        CHECK(p.stem == q.stem);
+        CHECK(p.width == q.width);
+        CHECK(p.end == q.end);
+        CHECK(p.mouth_flow == q.mouth_flow);
+        REQUIRE(p.banks.size() == q.banks.size());
+        for (std::size_t k = 0; k < p.banks.size(); ++k) {
+            CHECK(p.banks[k].cell == q.banks[k].cell);
+            CHECK(p.banks[k].down == q.banks[k].down);
+            CHECK(p.banks[k].stem_index == q.banks[k].stem_index);
+        }
+    }
+}
+
+// Heights with hills and pits at several scales: w x h in 40..199, each cell the sum of a few
+// random block grids (so basins, lakes and long rivers, unlike the small grids' noise).
+Grid<float> random_terrain(std::mt19937& rng) {
+    const int w = 40 + static_cast<int>(rng() % 160), h = 40 + static_cast<int>(rng() % 160);
+    Grid<float> heights(w, h, 0.0f);
+    for (int block : {32, 8, 2}) {
+        const int bw = w / block + 2, bh = h / block + 2;
+        std::vector<float> v(static_cast<std::size_t>(bw * bh));
+        for (float& x : v)
+            x = static_cast<float>(rng() % 1000) / 1000.0f * static_cast<float>(block);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                heights(x, y) += v[static_cast<std::size_t>((y / block) * bw + x / block)];
+    }
+    return heights;
+}
+
+} // namespace
+
+TEST_CASE("hydrology: `into` made beside the flood gives the sequential result at 1, 2 and 3 "
+          "threads") {
+    // run_hydrology_in_place calls its `into` source on a thread of its own while the flood runs
+    // (threads >= 2); here the source reads the heights as the pipeline's prediction reads the
+    // maps. Reference: run_hydrology on one thread with the same `into` grid made beforehand.
+    std::mt19937 rng(81);
+    std::size_t lakes = 0, rivers = 0, agents = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        CAPTURE(trial);
+        Grid<float> heights;
+        if (trial % 2 == 0) {
+            const Grid<std::uint16_t> level = random_levels(rng, trial / 2);
+            heights = Grid<float>(level.width(), level.height());
+            for (std::size_t c = 0; c < level.size(); ++c)
+                heights.cells()[c] = static_cast<float>(level.cells()[c]);
+        } else {
+            heights = random_terrain(rng);
+        }
+        float lo = heights.cells()[0], hi = lo;
+        for (float v : heights.cells()) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        const float sea = lo + (hi - lo) * static_cast<float>(rng() % 40) / 100.0f;
+        auto make_into = [sea](const Grid<float>& from) {
+            Grid<std::uint8_t> into(from.width(), from.height());
+            for (std::size_t c = 0; c < from.size(); ++c)
+                into.cells()[c] = from.cells()[c] < sea ? 2 : 0; // class 1 + 1
+            return into;
+        };
+        RiverSettings settings;
+        settings.method = trial % 5 == 3 ? RiverMethod::agents : RiverMethod::flow;
+        settings.threshold = 3;
+        settings.min_length = 2;
+        settings.width_max = 1 + trial % 3;
+        settings.lake_min_area = trial % 4 == 1 ? 0 : 2;
+        settings.carve = trial % 3 == 0 ? 0.5 : 0.0;
+        const bool keep_flow = trial % 2 == 1;
+        Grid<float> rain;
+        if (trial % 7 == 2 && settings.method == RiverMethod::flow) {
+            rain = Grid<float>(heights.width(), heights.height());
+            for (float& v : rain.cells())
+                v = static_cast<float>(rng() % 100) / 10.0f;
+        }
+        const Grid<float>* rain_map = rain.empty() ? nullptr : &rain;
+        const HydrologyResult one =
+            run_hydrology(heights, rain_map, settings, 4, make_into(heights), keep_flow, 1);
+        lakes += one.lakes.size();
+        rivers += one.rivers.size();
+        agents += settings.method == RiverMethod::agents ? one.rivers.size() : 0;
+        for (int threads : {1, 2, 3}) {
+            CAPTURE(threads);
+            Grid<float> carved = heights;
+            int calls = 0, given = 0;
+            const HydrologyResult many = run_hydrology_in_place(
+                carved, rain_map, settings, 4,
+                [&](int t) {
+                    ++calls;
+                    given = t;
+                    return make_into(carved); // read while the flood runs (threads >= 2)
+                },
+                keep_flow, threads);
+            CHECK(calls == 1);
+            CHECK(given >= 1);
+            CHECK(given <= threads);
+            CHECK(many.carved.empty());
+            check_same_hydrology(many, carved, one, one.carved);
+        }
+    }
+    CHECK(lakes > 10);
+    CHECK(rivers > 20);
+    CHECK(agents > 0);
+}
