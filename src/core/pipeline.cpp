@@ -822,7 +822,7 @@ void route_water(Run& run) {
         ClassGrid predicted = classes_with_thresholds(recipe, res.maps, res.thresholds, threads);
         run.uncarved = predicted;
         if (cleanup_wanted(recipe))
-            (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe));
+            (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe), threads);
         parallel_for(predicted.height(), threads, [&](int y0, int y1) {
             for (int y = y0; y < y1; ++y)
                 mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()),
