@@ -560,6 +560,9 @@ struct Run {
     bool layers_resolved = false; // atlas, error_gid and result.layers are built (legalise, rules)
     Grid<float> slope;            // places -> roads: slope_of the classes' first map
     Router router;                // roads -> reachability: buffers reused
+    // roads -> reachability: reachability's preparation, made on the classes before the roads
+    // (while the routes run) and patched for the road cells by the reachability stage
+    std::optional<ReachPrep> reach_prep;
     std::vector<PlaceRule> place_rules; // places -> roads, constraints: at the run's size
     // hydrology -> classes; its `into` grid holds the uncarved classes after the clean-up where
     // they are of an `into` class (that class + 1; 0 elsewhere)
@@ -654,8 +657,18 @@ void make_roads(Run& run) {
     GenerateResult& r = run.result;
     const Recipe& recipe = run.project.recipe;
     if (run.options.keep_details) r.classes_before_roads = r.classes;
+    const std::vector<bool> walkable = walkable_table(recipe);
+    // Reachability's preparation (labels, borders) on the classes before the roads, on a thread
+    // of its own while the roads' routes (one thread) run; its search grid waits for the
+    // reachability stage (memory: the roads' grids are alive now).
+    std::future<ReachPrep> prep;
+    if (has_reachability(run))
+        prep = start_task(run.options.threads, [&r, &walkable, threads = run.options.threads] {
+            return prepare_reachable(r.classes, walkable, std::max(1, threads / 2));
+        });
     r.roads = build_roads(r.classes, run.slope, r.places, run.place_rules, *recipe.places.roads,
-                          walkable_table(recipe), r.seed, run.router, run.options.threads);
+                          walkable, r.seed, run.router, run.options.threads);
+    if (prep.valid()) run.reach_prep = prep.get();     // before the roads change the classes
     run.slope = Grid<float>();                         // read by the roads only
     if (!has_reachability(run)) run.router = Router(); // its buffers back to the pool
     write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
@@ -674,9 +687,22 @@ void make_reachable_stage(Run& run) {
     if (run.options.keep_details && r.classes_before_roads.empty())
         r.classes_before_roads = r.classes;
     const RoadSettings roads = recipe.places.roads.value_or(RoadSettings{});
-    r.reach = make_reachable(
-        r.classes, walkable_table(recipe), run_start_cells(run), *recipe.places.constraints, roads,
-        place_mask(run.width, run.height, r.places), run.router, run.options.threads);
+    const std::vector<bool> walkable = walkable_table(recipe);
+    // The roads' preparation patched for the cells they wrote; from scratch when there is none
+    // or the patch cannot be made (a road cell that blocks walkable land). The same either way.
+    std::optional<ReachPrep> prep = std::move(run.reach_prep);
+    run.reach_prep.reset();
+    if (prep) {
+        std::vector<std::uint32_t> changed;
+        for (const Road& road : r.roads.roads)
+            changed.insert(changed.end(), road.cells.begin(), road.cells.end());
+        if (!patch_reachable(*prep, r.classes, walkable, changed, run.options.threads))
+            prep.reset();
+    }
+    if (!prep) prep = prepare_reachable(r.classes, walkable, run.options.threads);
+    r.reach = make_reachable(r.classes, walkable, run_start_cells(run), *recipe.places.constraints,
+                             roads, place_mask(run.width, run.height, r.places), run.router,
+                             run.options.threads, std::move(*prep));
     run.router = Router(); // the last search: its buffers back to the pool
     r.class_fractions =
         class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);

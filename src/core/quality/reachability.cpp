@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <iterator>
 
 #include "core/label_forest.hpp"
 #include "core/parallel.hpp"
@@ -111,46 +112,28 @@ std::uint16_t units(double cost) {
 }
 } // namespace
 
-ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
-                           const std::vector<std::uint32_t>& start_cells,
-                           const ConstraintSettings& settings, const RoadSettings& roads,
-                           std::span<const std::uint8_t> protect, Router& router, int threads) {
-    ReachReport report;
-    const int w = classes.width(), h = classes.height();
-    const std::size_t n = classes.size();
-    // walkable[] as a plain table: read per cell and neighbour below (vector<bool> is slow).
-    std::array<bool, 256> walk_table{};
+namespace {
+std::array<bool, 256> walk_table_of(const std::vector<bool>& walkable) {
+    // walkable[] as a plain table: read per cell and neighbour (vector<bool> is slow).
+    std::array<bool, 256> table{};
     for (std::size_t c = 0; c < walkable.size() && c < 256; ++c)
-        walk_table[c] = walkable[c];
+        table[c] = walkable[c];
+    return table;
+}
+} // namespace
+
+ReachPrep prepare_reachable(const ClassGrid& classes, const std::vector<bool>& walkable,
+                            int threads) {
+    const int w = classes.width(), h = classes.height();
+    const std::array<bool, 256> walk_table = walk_table_of(walkable);
     const auto walk = [&](ClassId c) { return walk_table[c]; };
-    Regions regions = walkable_regions(classes, walkable, threads);
-    const std::size_t count = regions.size.size();
-    report.regions_before = count;
-    const auto big = [&](std::size_t r) {
-        return regions.size[r] >= static_cast<std::uint64_t>(settings.min_region);
-    };
-    for (std::size_t r = 0; r < count; ++r)
-        report.big_before += big(r) ? 1 : 0;
-    std::int32_t main = -1;
-    for (std::uint32_t c : start_cells)
-        if (c < n && regions.label[c] >= 0) {
-            main = regions.label[c];
-            break;
-        }
-    if (main < 0 && (!settings.from_start || start_cells.empty()))
-        for (std::size_t r = 0; r < count; ++r)
-            if (main < 0 || regions.size[r] > regions.size[main]) main = static_cast<int>(r);
-    if (main < 0) {
-        report.start_found = count == 0 && start_cells.empty();
-        report.met = count == 0;
-        return report;
-    }
-    // Border cells (walkable with a blocker beside them), per region in cell order: region r's
-    // are border_cells[border_start[r] .. border_start[r + 1]). Each band of rows lists its
-    // border cells and counts them per region; then it writes each region's cells after those of
-    // the bands above it.
+    ReachPrep prep;
+    prep.regions = walkable_regions(classes, walkable, threads);
+    const std::size_t count = prep.regions.size.size();
+    // Border cells, per region in cell order. Each band of rows lists its border cells and counts
+    // them per region; then it writes each region's cells after those of the bands above it.
     const ClassId* cells = classes.cells().data();
-    const std::int32_t* label = regions.label.data();
+    const std::int32_t* label = prep.regions.label.data();
     struct BorderBand {
         std::vector<std::uint32_t> cells;
         std::vector<std::size_t> at; // per region: its cells in the band, then where they go
@@ -172,7 +155,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             }
         return band;
     });
-    std::vector<std::size_t> border_start(count + 1, 0);
+    std::vector<std::size_t>& border_start = prep.border_start;
+    border_start.assign(count + 1, 0);
     {
         std::size_t at = 0;
         for (std::size_t r = 0; r < count; ++r) {
@@ -185,7 +169,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         }
         border_start[count] = at;
     }
-    GridCells<std::uint32_t> border_cells(border_start[count]); // every cell written below
+    prep.border_cells = GridCells<std::uint32_t>(border_start[count]); // every cell written below
+    std::uint32_t* border_cells = prep.border_cells.data();
     parallel_for(static_cast<int>(border_bands.size()), threads, [&](int b0, int b1) {
         for (int b = b0; b < b1; ++b) {
             BorderBand& band = border_bands[static_cast<std::size_t>(b)];
@@ -194,6 +179,226 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             band = BorderBand{};
         }
     });
+    return prep;
+}
+
+bool patch_reachable(ReachPrep& prep, const ClassGrid& after, const std::vector<bool>& walkable,
+                     std::span<const std::uint32_t> changed, int threads) {
+    const int w = after.width(), h = after.height();
+    const std::size_t n = after.size();
+    const std::array<bool, 256> walk_table = walk_table_of(walkable);
+    const ClassId* cells = after.cells().data();
+    const auto walk_after = [&](std::size_t c) { return walk_table[cells[c]]; };
+    std::int32_t* label = prep.regions.label.data();
+    if (prep.regions.label.size() != n) return false;
+    // The cells that became walkable; none may have become blocked (a region could split).
+    std::vector<std::uint32_t> fresh;
+    for (std::uint32_t c : changed) {
+        if (c >= n) return false;
+        const bool was = label[c] >= 0, is = walk_after(c);
+        if (was && !is) return false;
+        if (!was && is) fresh.push_back(c);
+    }
+    if (fresh.empty()) return true; // no cell changed walkability: regions and borders stand
+    std::sort(fresh.begin(), fresh.end());
+    fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
+    const std::size_t count = prep.regions.size.size();
+    const auto neighbours = [&](std::uint32_t c, auto&& f) {
+        const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+        if (x > 0) f(c - 1);
+        if (x + 1 < w) f(c + 1);
+        if (y > 0) f(c - w);
+        if (y + 1 < h) f(c + w);
+    };
+    // The cells whose border status may change: the fresh cells and their walkable neighbours
+    // (every other cell's neighbours kept their walkability). Of the old ones, those that were on
+    // a border (they leave their region's list; those still on one come back below).
+    std::vector<std::uint32_t> affected = fresh;
+    for (std::uint32_t c : fresh)
+        neighbours(c, [&](std::uint32_t nb) {
+            if (walk_after(nb)) affected.push_back(nb);
+        });
+    std::sort(affected.begin(), affected.end());
+    affected.erase(std::unique(affected.begin(), affected.end()), affected.end());
+    std::size_t left_border = 0; // old border cells among the affected
+    for (std::uint32_t c : affected) {
+        if (label[c] < 0) continue; // fresh: not walkable before, on no list
+        bool edge = false;
+        neighbours(c, [&](std::uint32_t nb) { edge = edge || label[nb] < 0; });
+        left_border += edge ? 1 : 0;
+    }
+    // First cells of the old regions: a region's first cell (row-major) is on its border (the
+    // cell above it, or else the one left of it, is a blocker) unless it is cell 0.
+    const std::size_t total = count + fresh.size();
+    std::vector<std::uint32_t> first(total);
+    for (std::size_t r = 0; r < count; ++r) {
+        if (label[0] == static_cast<std::int32_t>(r))
+            first[r] = 0;
+        else if (prep.border_start[r] < prep.border_start[r + 1])
+            first[r] = prep.border_cells[prep.border_start[r]];
+        else
+            return false; // cannot happen (see above)
+    }
+    // Union-find over the old regions (0..count-1) and the fresh cells (count + j), each fresh
+    // cell joined with its walkable neighbours.
+    for (std::size_t j = 0; j < fresh.size(); ++j) {
+        label[fresh[j]] = static_cast<std::int32_t>(count + j);
+        first[count + j] = fresh[j];
+    }
+    LabelForest<std::vector<std::int32_t>> forest;
+    forest.parent.resize(total);
+    for (std::size_t e = 0; e < total; ++e)
+        forest.parent[e] = static_cast<std::int32_t>(e);
+    for (std::uint32_t c : fresh)
+        neighbours(c, [&](std::uint32_t nb) {
+            if (label[nb] >= 0) (void)forest.join(label[c], label[nb]);
+        });
+    // New region ids: the sets in order of their first cell.
+    std::vector<std::uint32_t> root_first(total, kUnreached);
+    for (std::size_t e = 0; e < total; ++e) {
+        const auto root = static_cast<std::size_t>(forest.find(static_cast<std::int32_t>(e)));
+        root_first[root] = std::min(root_first[root], first[e]);
+    }
+    std::vector<std::pair<std::uint32_t, std::int32_t>> roots;
+    for (std::size_t e = 0; e < total; ++e)
+        if (forest.parent[e] == static_cast<std::int32_t>(e))
+            roots.emplace_back(root_first[e], static_cast<std::int32_t>(e));
+    std::sort(roots.begin(), roots.end());
+    std::vector<std::int32_t> new_id(total, -1);
+    for (std::size_t k = 0; k < roots.size(); ++k)
+        new_id[static_cast<std::size_t>(roots[k].second)] = static_cast<std::int32_t>(k);
+    for (std::size_t e = 0; e < total; ++e)
+        new_id[e] = new_id[static_cast<std::size_t>(forest.find(static_cast<std::int32_t>(e)))];
+    const std::size_t regions = roots.size();
+    // Labels and sizes.
+    parallel_for(h, threads, [&](int y0, int y1) {
+        const std::size_t end = static_cast<std::size_t>(y1) * w;
+        for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i)
+            if (label[i] >= 0) label[i] = new_id[static_cast<std::size_t>(label[i])];
+    });
+    std::vector<std::uint64_t> size(regions, 0);
+    for (std::size_t e = 0; e < total; ++e)
+        size[static_cast<std::size_t>(new_id[e])] += e < count ? prep.regions.size[e] : 1;
+    // Borders: the affected cells on a border now, by region (cell order within each).
+    std::vector<std::uint8_t> touched(regions, 0);
+    std::vector<std::pair<std::int32_t, std::uint32_t>> now_border;
+    for (std::uint32_t c : affected) {
+        touched[static_cast<std::size_t>(label[c])] = 1;
+        bool edge = false;
+        neighbours(c, [&](std::uint32_t nb) { edge = edge || !walk_after(nb); });
+        if (edge) now_border.emplace_back(label[c], c);
+    }
+    std::sort(now_border.begin(), now_border.end());
+    // The old regions of each new one, in order (a counting sort).
+    std::vector<std::size_t> member_start(regions + 1, 0);
+    for (std::size_t r = 0; r < count; ++r)
+        ++member_start[static_cast<std::size_t>(new_id[r]) + 1];
+    for (std::size_t k = 0; k < regions; ++k)
+        member_start[k + 1] += member_start[k];
+    std::vector<std::int32_t> members(count);
+    {
+        std::vector<std::size_t> at(member_start.begin(), member_start.end() - 1);
+        for (std::size_t r = 0; r < count; ++r) {
+            const auto k = static_cast<std::size_t>(new_id[r]);
+            if (member_start[k + 1] - member_start[k] > 1) touched[k] = 1;
+            members[at[k]++] = static_cast<std::int32_t>(r);
+        }
+    }
+    const std::size_t border_total = prep.border_start[count] - left_border + now_border.size();
+    GridCells<std::uint32_t> border_cells(border_total); // every cell written below
+    std::vector<std::size_t> border_start(regions + 1, 0);
+    const auto old_border = [&](std::size_t r) {
+        return std::span<const std::uint32_t>(prep.border_cells.data() + prep.border_start[r],
+                                              prep.border_start[r + 1] - prep.border_start[r]);
+    };
+    std::size_t at = 0, next_now = 0;
+    std::vector<std::uint32_t> small, largest, merged_small;
+    for (std::size_t k = 0; k < regions; ++k) {
+        border_start[k] = at;
+        if (!touched[k]) { // one old region, none of its cells affected: its list as it was
+            const std::span<const std::uint32_t> list =
+                old_border(static_cast<std::size_t>(members[member_start[k]]));
+            if (at + list.size() > border_total) return false;
+            std::copy(list.begin(), list.end(), border_cells.begin() + at);
+            at += list.size();
+            continue;
+        }
+        // The members' lists without the affected cells, and the affected cells on a border
+        // now, merged in cell order: the largest list merged with the others sorted together.
+        small.clear();
+        largest.clear();
+        for (std::size_t m = member_start[k]; m < member_start[k + 1]; ++m) {
+            const std::span<const std::uint32_t> list =
+                old_border(static_cast<std::size_t>(members[m]));
+            std::vector<std::uint32_t> kept;
+            kept.reserve(list.size());
+            std::set_difference(list.begin(), list.end(), affected.begin(), affected.end(),
+                                std::back_inserter(kept));
+            if (kept.size() > largest.size()) std::swap(kept, largest);
+            small.insert(small.end(), kept.begin(), kept.end());
+        }
+        for (; next_now < now_border.size() &&
+               now_border[next_now].first == static_cast<std::int32_t>(k);
+             ++next_now)
+            small.push_back(now_border[next_now].second);
+        std::sort(small.begin(), small.end());
+        if (at + small.size() + largest.size() > border_total) return false;
+        std::merge(largest.begin(), largest.end(), small.begin(), small.end(),
+                   border_cells.begin() + at);
+        at += small.size() + largest.size();
+    }
+    border_start[regions] = at;
+    if (at != border_total) return false; // cannot happen
+    prep.regions.size = std::move(size);
+    prep.border_start = std::move(border_start);
+    prep.border_cells = std::move(border_cells);
+    return true;
+}
+
+ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
+                           const std::vector<std::uint32_t>& start_cells,
+                           const ConstraintSettings& settings, const RoadSettings& roads,
+                           std::span<const std::uint8_t> protect, Router& router, int threads) {
+    return make_reachable(classes, walkable, start_cells, settings, roads, protect, router, threads,
+                          prepare_reachable(classes, walkable, threads));
+}
+
+ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
+                           const std::vector<std::uint32_t>& start_cells,
+                           const ConstraintSettings& settings, const RoadSettings& roads,
+                           std::span<const std::uint8_t> protect, Router& router, int threads,
+                           ReachPrep prep) {
+    ReachReport report;
+    const int w = classes.width(), h = classes.height();
+    const std::size_t n = classes.size();
+    const std::array<bool, 256> walk_table = walk_table_of(walkable);
+    const auto walk = [&](ClassId c) { return walk_table[c]; };
+    const Regions& regions = prep.regions;
+    const std::size_t count = regions.size.size();
+    report.regions_before = count;
+    const auto big = [&](std::size_t r) {
+        return regions.size[r] >= static_cast<std::uint64_t>(settings.min_region);
+    };
+    for (std::size_t r = 0; r < count; ++r)
+        report.big_before += big(r) ? 1 : 0;
+    std::int32_t main = -1;
+    for (std::uint32_t c : start_cells)
+        if (c < n && regions.label[c] >= 0) {
+            main = regions.label[c];
+            break;
+        }
+    if (main < 0 && (!settings.from_start || start_cells.empty()))
+        for (std::size_t r = 0; r < count; ++r)
+            if (main < 0 || regions.size[r] > regions.size[main]) main = static_cast<int>(r);
+    if (main < 0) {
+        report.start_found = count == 0 && start_cells.empty();
+        report.met = count == 0;
+        return report;
+    }
+    const ClassId* cells = classes.cells().data();
+    const std::int32_t* label = regions.label.data();
+    const std::vector<std::size_t>& border_start = prep.border_start;
+    const GridCells<std::uint32_t>& border_cells = prep.border_cells;
     const auto border = [&](std::size_t r) {
         return std::span<const std::uint32_t>(border_cells.data() + border_start[r],
                                               border_start[r + 1] - border_start[r]);

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/classes/terrain_classes.hpp"
@@ -50,6 +51,29 @@ struct Regions {
 Regions walkable_regions(const ClassGrid& classes, const std::vector<bool>& walkable,
                          int threads = 1);
 
+// Reachability's preparation: the walkable regions and each region's border cells (walkable
+// cells with a blocker among their 4-neighbours; map edges are not blockers), region r's in cell
+// order at border_cells[border_start[r] .. border_start[r + 1]). A function of the class grid and
+// the walkable flags only (not of `threads`).
+struct ReachPrep {
+    Regions regions;
+    std::vector<std::size_t> border_start; // regions + 1 entries
+    GridCells<std::uint32_t> border_cells;
+};
+ReachPrep prepare_reachable(const ClassGrid& classes, const std::vector<bool>& walkable,
+                            int threads = 1);
+
+// Brings `prep`, made on a class grid `before`, up to date for `after` (the same size), where
+// `changed` lists every cell whose class differs (duplicates allowed; other cells may be listed
+// too). The result is what prepare_reachable(after) gives: a changed cell that became walkable
+// joins the regions around it (labels renumbered in order of their first cell, border lists
+// merged in cell order, sizes added). Returns false, leaving `prep` unspecified, when a listed
+// cell turned from walkable to blocked (a region could split): then prepare again from scratch.
+// `threads`: the relabelling pass on bands of rows; the result never depends on it.
+[[nodiscard]] bool patch_reachable(ReachPrep& prep, const ClassGrid& after,
+                                   const std::vector<bool>& walkable,
+                                   std::span<const std::uint32_t> changed, int threads = 1);
+
 struct ReachReport {
     bool met = true;
     std::uint64_t regions_before = 0; // walkable regions before
@@ -69,5 +93,11 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
                            std::span<const std::uint8_t> protect, Router& router, int threads = 1);
+// The same from a preparation made on (or patched to) `classes` as they are now: the same result.
+ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
+                           const std::vector<std::uint32_t>& start_cells,
+                           const ConstraintSettings& settings, const RoadSettings& roads,
+                           std::span<const std::uint8_t> protect, Router& router, int threads,
+                           ReachPrep prep);
 
 } // namespace tilegen

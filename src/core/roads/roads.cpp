@@ -159,8 +159,10 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     for (std::size_t k = 1; k < members.size(); ++k)
         footprint(members[k], [&](std::uint32_t c) { target[c] = 1; });
     std::set<std::pair<int, int>> tree_edges;
-    GridCells<std::uint8_t> road_cell(n, 0), bridge_cell(n, 0);
-    const GridCells<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
+    // Per cell: a place's footprint (1, place_mask), road (kRoadCell), bridge span (kBridgeCell);
+    // one grid for the three (memory: reachability's preparation runs beside the routes).
+    constexpr std::uint8_t kFootprint = 1, kRoadCell = 2, kBridgeCell = 4;
+    GridCells<std::uint8_t> mark = place_mask(classes.width(), classes.height(), places);
     const auto box_of = [&](int pi) {
         const Place& p = places[pi];
         return Router::Box{p.x, p.y, p.x + p.w, p.y + p.h};
@@ -193,10 +195,10 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         for (std::size_t i = 0; i < r.cells.size(); ++i) {
             const std::uint32_t c = r.cells[i];
             if (i == 0 && owner.contains(c)) continue; // the network cell it starts from
-            if (fp[c]) continue;                       // a footprint (only the ends can be)
-            road_cell[c] = 1;
+            if (mark[c] & kFootprint) continue;        // a footprint (only the ends can be)
+            mark[c] |= kRoadCell;
             if (r.bridged[i]) { // no later bridge crosses this one
-                bridge_cell[c] = 1;
+                mark[c] |= kBridgeCell;
                 grid.span(c) = 0;
                 grid.cost(c) = kBlocked;
             } else {
@@ -233,8 +235,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         const std::uint16_t tree_min = looped.min_cost;
         std::uint16_t road_min = kBlocked; // least cost of a discounted road cell
         const auto patch = [&](std::uint32_t c) {
-            if (fp[c]) return; // footprints keep their cost
-            if (bridge_cell[c]) {
+            if (mark[c] & kFootprint) return; // footprints keep their cost
+            if (mark[c] & kBridgeCell) {
                 looped.span(c) = 0;
                 looped.cost(c) = kBlocked;
             } else {
@@ -243,7 +245,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             }
         };
         for (std::size_t c = 0; c < n; ++c)
-            if (road_cell[c]) patch(static_cast<std::uint32_t>(c));
+            if (mark[c] & kRoadCell) patch(static_cast<std::uint32_t>(c));
         int made = 0;
         for (int from : order) {
             if (made >= settings.extra_links) break;
@@ -291,8 +293,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             }
             tree_edges.insert({std::min(from, reached), std::max(from, reached)});
             for (std::size_t i = 1; i + 1 < r.cells.size(); ++i) {
-                road_cell[r.cells[i]] = 1;
-                if (r.bridged[i]) bridge_cell[r.cells[i]] = 1;
+                mark[r.cells[i]] |= kRoadCell;
+                if (r.bridged[i]) mark[r.cells[i]] |= kBridgeCell;
                 patch(r.cells[i]);
             }
             Road road;

@@ -823,3 +823,132 @@ TEST_CASE("road_cost_grid: min_cost and max_cost are the least and dearest open 
         }
     }
 }
+
+namespace {
+
+// A preparation made plainly: a flood fill's labels (checked against walkable_regions above) and
+// per region the walkable cells with a blocker 4-neighbour, in cell order.
+void check_prep_is_plain(const ReachPrep& p, const ClassGrid& g,
+                         const std::vector<bool>& walkable) {
+    const int w = g.width(), h = g.height();
+    const Regions plain = walkable_regions(g, walkable);
+    CHECK(std::vector<std::int32_t>(p.regions.label.begin(), p.regions.label.end()) ==
+          std::vector<std::int32_t>(plain.label.begin(), plain.label.end()));
+    CHECK(p.regions.size == plain.size);
+    std::vector<std::vector<std::uint32_t>> border(plain.size.size());
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const auto i = static_cast<std::uint32_t>(y * w + x);
+            if (!walkable[g.cells()[i]]) continue;
+            const bool edge = (x > 0 && !walkable[g.cells()[i - 1]]) ||
+                              (x + 1 < w && !walkable[g.cells()[i + 1]]) ||
+                              (y > 0 && !walkable[g.cells()[i - w]]) ||
+                              (y + 1 < h && !walkable[g.cells()[i + w]]);
+            if (edge) border[static_cast<std::size_t>(plain.label[i])].push_back(i);
+        }
+    REQUIRE(p.border_start.size() == plain.size.size() + 1);
+    for (std::size_t r = 0; r < border.size(); ++r)
+        CHECK(std::vector<std::uint32_t>(p.border_cells.begin() + p.border_start[r],
+                                         p.border_cells.begin() + p.border_start[r + 1]) ==
+              border[r]);
+    CHECK(p.border_start.back() == p.border_cells.size());
+}
+
+} // namespace
+
+TEST_CASE("patch_reachable: the preparation made before the roads and patched for their cells "
+          "equals one made from scratch after them") {
+    int patched = 0, refused = 0, joins = 0;
+    for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+        CAPTURE(seed);
+        RoadCase rc = road_case(seed);
+        // Forest (1) is a blocker on odd seeds (roads over it join regions); on every fourth seed
+        // the road class itself is a blocker (the patch must refuse: a region may split).
+        rc.walkable[1] = seed % 2 == 0;
+        rc.walkable[4] = seed % 4 != 3;
+        rc.roads.costs = {1, 3, -1, -1, 1, 1};
+        Router router;
+        const RoadsResult res = build_roads(rc.classes, {}, rc.places.places, rc.rules, rc.roads,
+                                            rc.walkable, seed, router);
+        ClassGrid after = rc.classes;
+        write_roads(after, res, rc.places.places, rc.roads);
+        std::vector<std::uint32_t> changed;
+        for (const Road& road : res.roads)
+            changed.insert(changed.end(), road.cells.begin(), road.cells.end());
+        const ReachPrep fresh = prepare_reachable(after, rc.walkable);
+        check_prep_is_plain(fresh, after, rc.walkable);
+        for (int threads : {1, 2, 3}) {
+            CAPTURE(threads);
+            ReachPrep p = prepare_reachable(rc.classes, rc.walkable, threads);
+            const std::size_t before = p.regions.size.size();
+            if (!patch_reachable(p, after, rc.walkable, changed, threads)) {
+                ++refused;
+                CHECK(!rc.walkable[4]); // refused only when road cells block walkable land
+                continue;
+            }
+            ++patched;
+            joins += p.regions.size.size() < before ? 1 : 0;
+            check_prep_is_plain(p, after, rc.walkable);
+            // make_reachable from it: what it makes from scratch.
+            ConstraintSettings cs;
+            cs.walkable_regions = 1;
+            cs.min_region = 12;
+            const std::vector<std::uint32_t> start = {0};
+            ClassGrid a = after, b = after;
+            const ReachReport ra = make_reachable(a, rc.walkable, start, cs, rc.roads, {}, router,
+                                                  threads, std::move(p));
+            const ReachReport rb =
+                make_reachable(b, rc.walkable, start, cs, rc.roads, {}, router, threads);
+            CHECK(a == b);
+            CHECK(ra == rb);
+        }
+    }
+    CHECK(patched > 0);
+    CHECK(refused > 0);
+    CHECK(joins > 0); // bridges and roads over forest did join regions
+}
+
+TEST_CASE("patch_reachable: random cells made walkable (joins, new regions, cell 0), against a "
+          "preparation from scratch") {
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+        CAPTURE(seed);
+        const int w = 3 + static_cast<int>(seed % 11) * 3, h = 2 + static_cast<int>(seed % 5) * 4;
+        const ClassGrid before = random_classes(w, h, seed, 3);
+        const std::vector<bool> walkable = {true, false, seed % 3 == 0};
+        ClassGrid after = before;
+        std::vector<std::uint32_t> changed;
+        const int changes = 1 + static_cast<int>(hash_values(seed, 5) % 12);
+        for (int k = 0; k < changes; ++k) {
+            const auto c = static_cast<std::uint32_t>(hash_values(seed, k, 6) % after.size());
+            after.cells()[c] = static_cast<ClassId>(walkable[2] ? 2 : 0); // walkable now
+            changed.push_back(c);
+            changed.push_back(c); // duplicates allowed
+        }
+        if (seed % 4 == 0) { // cell 0 made walkable: a region's first cell that is on no border
+            after.cells()[0] = 0;
+            changed.push_back(0);
+        }
+        // A blocker made blocker of another kind, and walkable land of another walkable class:
+        // nothing to patch for them.
+        after.cells()[after.size() - 1] =
+            walkable[after.cells()[after.size() - 1]] ? 0 : static_cast<ClassId>(1);
+        changed.push_back(static_cast<std::uint32_t>(after.size() - 1));
+        for (int threads : {1, 2, 5}) {
+            CAPTURE(threads);
+            ReachPrep p = prepare_reachable(before, walkable, threads);
+            check_prep_is_plain(p, before, walkable);
+            REQUIRE(patch_reachable(p, after, walkable, changed, threads));
+            check_prep_is_plain(p, after, walkable);
+        }
+        // A walkable cell made a blocker: refused.
+        for (std::uint32_t c = 0; c < after.size(); ++c)
+            if (walkable[after.cells()[c]]) {
+                ClassGrid blocked = after;
+                blocked.cells()[c] = 1;
+                ReachPrep p = prepare_reachable(after, walkable);
+                const std::vector<std::uint32_t> one = {c};
+                CHECK(!patch_reachable(p, blocked, walkable, one));
+                break;
+            }
+    }
+}
