@@ -139,10 +139,14 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         return places[i].rule < static_cast<int>(rules.size()) && rules[places[i].rule].start;
     });
     CostGrid grid = road_cost_grid(classes, slope, places, settings, walkable, {}, threads);
+    // Per cell: a place's footprint (1, place_mask), road (kRoadCell), bridge span (kBridgeCell),
+    // the footprint of a place routed to (kTarget): one map-sized grid for the four (memory:
+    // reachability's preparation runs beside the routes).
+    constexpr std::uint8_t kFootprint = 1, kRoadCell = 2, kBridgeCell = 4, kTarget = 8;
+    GridCells<std::uint8_t> mark = place_mask(classes.width(), classes.height(), places);
     // The place a network cell belongs to (road cells: the place their road ends on); a map, as
     // the network is a few thousand cells of the map's millions.
     std::unordered_map<std::uint32_t, std::int32_t> owner;
-    GridCells<std::uint8_t> target(n, 0); // map-sized buffers: from the grid pool
     std::vector<std::uint32_t> sources;
     auto footprint = [&](int pi, auto&& f) {
         const Place& p = places[pi];
@@ -157,12 +161,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     std::vector<bool> joined(places.size(), false);
     joined[members[0]] = true;
     for (std::size_t k = 1; k < members.size(); ++k)
-        footprint(members[k], [&](std::uint32_t c) { target[c] = 1; });
+        footprint(members[k], [&](std::uint32_t c) { mark[c] |= kTarget; });
     std::set<std::pair<int, int>> tree_edges;
-    // Per cell: a place's footprint (1, place_mask), road (kRoadCell), bridge span (kBridgeCell);
-    // one grid for the three (memory: reachability's preparation runs beside the routes).
-    constexpr std::uint8_t kFootprint = 1, kRoadCell = 2, kBridgeCell = 4;
-    GridCells<std::uint8_t> mark = place_mask(classes.width(), classes.height(), places);
     const auto box_of = [&](int pi) {
         const Place& p = places[pi];
         return Router::Box{p.x, p.y, p.x + p.w, p.y + p.h};
@@ -173,7 +173,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         boxes.clear();
         for (int m : members)
             if (!joined[m]) boxes.push_back(box_of(m));
-        Route r = router.route(grid, sources, target, boxes, kRoadWeight);
+        Route r = router.route(grid, sources, mark, boxes, kRoadWeight, kTarget);
         if (!r.found) break;
         const std::uint32_t end = r.cells.back();
         int reached = -1;
@@ -188,7 +188,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         tree_edges.insert({std::min(from, reached), std::max(from, reached)});
         joined[reached] = true;
         footprint(reached, [&](std::uint32_t c) {
-            target[c] = 0;
+            mark[c] &= static_cast<std::uint8_t>(~kTarget);
             sources.push_back(c);
             owner[c] = reached;
         });
@@ -255,7 +255,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                 looped.min_cost = road_min;
             else
                 std::tie(looped.min_cost, looped.max_cost) = cost_bounds(looped);
-            std::fill(target.begin(), target.end(), 0);
+            for (std::uint8_t& m : mark)
+                m &= static_cast<std::uint8_t>(~kTarget);
             boxes.clear();
             bool any = false;
             for (int m : order) {
@@ -265,7 +266,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                     if (neighbour)
                         looped.cost(c) = kBlocked;
                     else
-                        target[c] = 1;
+                        mark[c] |= kTarget;
                 });
                 if (!neighbour) boxes.push_back(box_of(m));
                 any = any || !neighbour;
@@ -281,7 +282,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             }
             std::vector<std::uint32_t> start;
             footprint(from, [&](std::uint32_t c) { start.push_back(c); });
-            Route r = router.route(looped, start, target, boxes, kRoadWeight);
+            Route r = router.route(looped, start, mark, boxes, kRoadWeight, kTarget);
             unblock();
             if (!r.found) continue;
             int reached = -1;

@@ -53,7 +53,7 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
 
 Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     std::span<const std::uint8_t> target, const std::vector<Box>& boxes,
-                    RouteWeight weight) {
+                    RouteWeight weight, std::uint8_t target_bits) {
     const std::size_t n = grid.cells.size();
     explored_ = 0;
     std::uint16_t lo = grid.min_cost, hi = grid.max_cost;
@@ -133,7 +133,7 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         ++explored_;
         // Every target lies in a box, where the heuristic is 0 (Dijkstra: 0 everywhere): outside
         // the boxes the target grid need not be read.
-        if (hc == 0 && is_target[c]) {
+        if (hc == 0 && (is_target[c] & target_bits)) {
             found = c;
             break;
         }

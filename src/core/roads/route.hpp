@@ -239,9 +239,10 @@ struct Route {
 
 class Router {
   public:
-    // The cheapest route from `sources` to a cell whose target[] is nonzero (target.size() ==
-    // cells). Sources that are blocked still start (a place's footprint); a source that is a
-    // target gives the route of that one cell.
+    // The cheapest route from `sources` to a cell whose target[] has a bit of `target_bits` set
+    // (target.size() == cells; target_bits default: any).
+    // Sources that are blocked still start (a place's footprint); a source that is a target gives
+    // the route of that one cell.
     // `boxes` (may be empty: Dijkstra): rectangles [x0, x1) x [y0, y1) holding every target cell;
     // with at most 64 of them the search is A* towards them.
     // The search's state lives in `grid`'s cells (SearchCell: every dist kUnreached before, and
@@ -251,7 +252,8 @@ class Router {
     };
     [[nodiscard]] Route route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                               std::span<const std::uint8_t> target,
-                              const std::vector<Box>& boxes = {}, RouteWeight weight = {});
+                              const std::vector<Box>& boxes = {}, RouteWeight weight = {},
+                              std::uint8_t target_bits = 0xFF);
 
     // The queue route() uses, lent to a search of its own (reachability's connect search) so a
     // run grows one set of buckets. The borrower resets it before use.
