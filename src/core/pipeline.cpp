@@ -563,6 +563,10 @@ struct Run {
     // roads -> reachability: reachability's preparation, made on the classes before the roads
     // (while the routes run) and patched for the road cells by the reachability stage
     std::optional<ReachPrep> reach_prep;
+    // reachability -> objects: the objects' density maps, made beside reachability's search when
+    // `objects_follow` (they read nothing the stages make: compute_map of the recipe and the seed)
+    std::future<NamedMaps> density_maps;
+    bool objects_follow = false;        // the run goes on to `objects` after a met constraint
     std::vector<PlaceRule> place_rules; // places -> roads, constraints: at the run's size
     // hydrology -> classes; its `into` grid holds the uncarved classes after the clean-up where
     // they are of an `into` class (that class + 1; 0 elsewhere)
@@ -632,6 +636,8 @@ std::vector<PlaceRule> place_rules_at_size(const Recipe& recipe, int width, int 
 bool has_roads(const Run& run);
 bool has_reachability(const Run& run);
 void drop_spent_maps(Run& run, bool places_done);
+bool places_objects(const Run& run);
+std::vector<std::string> density_maps_needed(const Run& run);
 
 void make_places(Run& run) {
     GenerateResult& r = run.result;
@@ -700,6 +706,20 @@ void make_reachable_stage(Run& run) {
             prep.reset();
     }
     if (!prep) prep = prepare_reachable(r.classes, walkable, run.options.threads);
+    // The search is one thread's work: the objects' density maps are made beside it (on a thread
+    // of their own when there are two or more; else by the objects stage, as without this).
+    if (run.objects_follow && places_objects(run) && run.options.threads >= 2)
+        if (std::vector<std::string> names = density_maps_needed(run); !names.empty())
+            run.density_maps = start_task(
+                run.options.threads, [&run, names, threads = std::max(1, run.options.threads / 2)] {
+                    NamedMaps maps;
+                    for (const std::string& name : names)
+                        maps.emplace_back(name, compute_map(run.project.recipe, name,
+                                                            run.result.seed, run.width, run.height,
+                                                            Region{0, 0, run.width, run.height},
+                                                            threads));
+                    return maps;
+                });
     r.reach = make_reachable(r.classes, walkable, run_start_cells(run), *recipe.places.constraints,
                              roads, place_mask(run.width, run.height, r.places), run.router,
                              run.options.threads, std::move(*prep));
@@ -1118,7 +1138,11 @@ void clean_up(Run& run) {
 void place_sprites(Run& run) {
     GenerateResult& r = run.result;
     // The density maps the noise stage did not compute, over the whole class grid (place_objects
-    // throws std::logic_error on a missing or smaller one: a bug, never a fallback).
+    // throws std::logic_error on a missing or smaller one: a bug, never a fallback): those made
+    // beside reachability's search, then any other.
+    if (run.density_maps.valid())
+        for (auto& map : run.density_maps.get())
+            r.maps.push_back(std::move(map));
     for (const std::string& name : density_maps_needed(run))
         r.maps.emplace_back(name,
                             compute_map(run.project.recipe, name, r.seed, run.width, run.height,
@@ -1590,6 +1614,7 @@ GenerateResult generate_tries(const Project& project, const GenerateOptions& opt
         if (std::string_view(kStages[i].name) == "reachability") constrained = i + 1;
     for (int t = 0;; ++t) {
         Run run(project, options);
+        run.objects_follow = true;
         // Try 0 keeps the seed; try t a derived one (0..2^63-1, as [map] seed allows).
         run.result.seed = t == 0 ? base_seed : hash_values(base_seed, 0x736561726368ull, t) >> 1;
         run.width =
