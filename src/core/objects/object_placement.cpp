@@ -94,7 +94,10 @@ struct RulePlan {
                            // pick_below[k-1] <= u < pick_below[k] (empty: the first sprite)
     std::vector<int> pick; // weight k -> index into sprite_index
     const Grid<float>* density = nullptr;
-    double threshold = 0, chance = 1, spacing2 = 0;
+    double spacing2 = 0;
+    // Attempt bits passing acceptance at a density (chance, scaled by density above the
+    // threshold).
+    DensityAcceptance acceptance{0, 1};
     // The largest float at most the threshold: a density d <= floor has probability 0, so its
     // cell accepts nothing.
     float density_floor = 0;
@@ -103,21 +106,7 @@ struct RulePlan {
     std::uint64_t jitter_stream = 0, accept_stream = 0, priority_stream = 0;
 };
 
-// Acceptance probability at density d: chance, scaled by density above the threshold.
-inline double probability(const RulePlan& rp, double d) {
-    return rp.chance *
-           (rp.threshold >= 1 ? 0 : std::clamp((d - rp.threshold) / (1 - rp.threshold), 0.0, 1.0));
-}
-
-// Attempt bits (1: first, 2: second) whose 32-bit uniforms of hu pass probability p: rejected
-// exactly when u >= p (so a NaN p accepts).
-inline std::uint32_t attempts_below(std::uint64_t hu, double p) {
-    const double u0 = static_cast<double>(static_cast<std::uint32_t>(hu)) * (1.0 / 4294967296.0);
-    const double u1 =
-        static_cast<double>(static_cast<std::uint32_t>(hu >> 32)) * (1.0 / 4294967296.0);
-    return static_cast<std::uint32_t>(!(u0 >= p)) | (static_cast<std::uint32_t>(!(u1 >= p)) << 1);
-}
-
+// Attempt bits (1: first, 2: second) whose 32-bit uniforms of hu are below the limit.
 inline std::uint32_t attempts_below(std::uint64_t hu, std::uint64_t limit) {
     return static_cast<std::uint32_t>((hu & 0xffffffffull) < limit) |
            (static_cast<std::uint32_t>((hu >> 32) < limit) << 1);
@@ -174,12 +163,11 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
             rp.pick.push_back(static_cast<int>(std::min(k, rp.sprite_index.size() - 1)));
         }
     }
-    rp.threshold = rule.threshold;
+    rp.acceptance = DensityAcceptance(rule.threshold, rule.chance);
     rp.density_floor = static_cast<float>(rule.threshold);
     if (static_cast<double>(rp.density_floor) > rule.threshold)
         rp.density_floor =
             std::nextafter(rp.density_floor, -std::numeric_limits<float>::infinity());
-    rp.chance = rule.chance;
     rp.spacing2 = rule.spacing * rule.spacing;
     rp.chance_limit = rule.chance <= 0 ? 0
                       : rule.chance >= 1
@@ -581,7 +569,7 @@ struct Placer {
             if (!allowed.test(x, y) || occupied.test(x, y)) continue;
             if (rp.density) {
                 if (x != dx || y != dy) {
-                    passed = attempts_below(hu, probability(rp, (*rp.density)(x, y)));
+                    passed = rp.acceptance(hu, (*rp.density)(x, y));
                     dx = x;
                     dy = y;
                 }
