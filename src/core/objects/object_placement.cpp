@@ -432,8 +432,9 @@ struct Placer {
             std::vector<Near> near(static_cast<std::size_t>(ring) *
                                    static_cast<std::size_t>(l.nbx));
             auto slot = [&](int by) {
-                return near.data() + static_cast<std::size_t>(by % ring) * l.nbx;
+                return near.data() + static_cast<std::size_t>((by % ring + ring) % ring) * l.nbx;
             };
+            std::vector<const Near*> at(static_cast<std::size_t>(ring)); // block row r - reach + k
             auto load = [&](int by, bool on) {
                 if (by < 0 || by >= l.nby) return;
                 const auto bu = static_cast<std::size_t>(by);
@@ -461,6 +462,8 @@ struct Placer {
                     load(by, true);
                 for (int r = r0; r < r1; ++r) {
                     load(r + reach, true);
+                    for (int k = 0; k < ring; ++k)
+                        at[static_cast<std::size_t>(k)] = slot(r - reach + k);
                     const std::span<const Candidate> row = cs.rows[static_cast<std::size_t>(r)];
                     list.clear();
                     start.assign(row.size() + 1, 0);
@@ -476,7 +479,7 @@ struct Placer {
                                   lby1 = l.block_y(std::min(l.h - 1, c.y + range));
                         if (list.size() < n + kNearWindow) list.resize(2 * (n + kNearWindow));
                         for (int by = lby0; by <= lby1; ++by) {
-                            const Near* o = slot(by);
+                            const Near* o = at[static_cast<std::size_t>(by - r + reach)];
                             for (int bx = lbx0; bx <= lbx1; ++bx) {
                                 const Near& b = o[bx];
                                 const std::int64_t dx = c.x - b.x, dy = c.y - b.y;
