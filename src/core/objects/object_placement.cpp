@@ -25,11 +25,11 @@
 // block column instead, and each window is read whole with no branch per block);
 // then the rounds, each two passes over the live candidates (reading one buffer of states and
 // writing the other, so no pass reads what it writes), which are kept per block row and shrink
-// every round. A candidate's list holds
-// only the rivals that outrank it: a rival it outranks cannot be placed while it is live (that
-// rival has it as a live, stronger rival), so only stronger rivals ever decide its fate, and each
-// conflicting pair is stored once. The states live in one byte per candidate, indexed over all
-// rows. The placed candidates become objects and occupy their footprints for the next rule.
+// every round. A candidate's list holds only the rivals that outrank it: a rival it outranks
+// cannot be placed while it is live (that rival has it as a live, stronger rival), so only
+// stronger rivals ever decide its fate, and each conflicting pair is stored once. The states live
+// in one byte per candidate, indexed over all rows. The placed candidates become objects and occupy
+// their footprints for the next rule.
 
 namespace tilegen {
 
