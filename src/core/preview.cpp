@@ -5,6 +5,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/parallel.hpp"
+
 namespace tilegen {
 
 namespace {
@@ -71,7 +73,7 @@ inline void copy_row(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) 
 
 } // namespace
 
-PreviewRenderer::PreviewRenderer(const Map& map, int max_side) : map_(map) {
+PreviewRenderer::PreviewRenderer(const Map& map, int max_side, int threads) : map_(map) {
     if (has_corner_layer(map)) {
         // Corner layers (half a tile off the cell grid) are drawn whole, up front, in RGBA.
         whole_ = render_map_preview(map, std::max(1, max_side), factor_);
@@ -103,13 +105,32 @@ PreviewRenderer::PreviewRenderer(const Map& map, int max_side) : map_(map) {
     const std::size_t cell_pixels = static_cast<std::size_t>(cw) * static_cast<std::size_t>(ch);
     if (by_cells_) {
         // The tile variants the layers use, each drawn once as draw_tile draws it.
+        // (Bands of rows on the threads, each marking the variants it meets; the marks joined.)
         variant_slot_.assign(static_cast<std::size_t>(tiles) * 8, -1);
+        int rows = 0;
         for (const TileLayer& layer : map.layers)
-            for (const Gid gid : layer.tiles.cells()) {
-                const int index = atlas_index_of(gid);
-                if (gid == 0 || index < 0 || index >= tiles) continue;
-                variant_slot_[static_cast<std::size_t>(index) * 8 + (gid >> 29)] = -2;
-            }
+            rows = std::max(rows, layer.tiles.height());
+        const std::vector<std::vector<std::uint8_t>> used =
+            parallel_bands(rows, threads, [&](int y0, int y1) {
+                std::vector<std::uint8_t> seen(variant_slot_.size(), 0);
+                for (const TileLayer& layer : map.layers) {
+                    const auto lw = static_cast<std::size_t>(layer.tiles.width());
+                    const auto lh = static_cast<std::size_t>(layer.tiles.height());
+                    const Gid* cells = layer.tiles.cells().data();
+                    for (std::size_t i = std::min<std::size_t>(y0, lh) * lw,
+                                     end = std::min<std::size_t>(y1, lh) * lw;
+                         i < end; ++i) {
+                        const Gid gid = cells[i];
+                        const int index = atlas_index_of(gid);
+                        if (gid == 0 || index < 0 || index >= tiles) continue;
+                        seen[static_cast<std::size_t>(index) * 8 + (gid >> 29)] = 1;
+                    }
+                }
+                return seen;
+            });
+        for (const std::vector<std::uint8_t>& seen : used)
+            for (std::size_t key = 0; key < seen.size(); ++key)
+                if (seen[key]) variant_slot_[key] = -2;
         std::vector<std::uint8_t> rgba;
         for (std::size_t key = 0; key < variant_slot_.size(); ++key) {
             if (variant_slot_[key] == -1) continue;

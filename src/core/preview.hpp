@@ -33,8 +33,9 @@ enum class PreviewColor { indexed, rgb, rgba };
 
 class PreviewRenderer {
   public:
-    // `map` must outlive the renderer. max_side >= 1.
-    PreviewRenderer(const Map& map, int max_side);
+    // `map` must outlive the renderer. max_side >= 1. threads: workers that scan the layers for
+    // the tiles they use (default 1; the result never depends on it).
+    PreviewRenderer(const Map& map, int max_side, int threads = 1);
 
     int width() const { return width_; }
     int height() const { return height_; }

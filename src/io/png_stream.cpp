@@ -331,7 +331,7 @@ bool write_png_strips(ByteSink& sink, const PngStrips& image, const PngStreamOpt
 std::optional<int> write_preview_png(ByteSink& sink, const Map& map, int max_side,
                                      const PngStreamOptions& options, const std::string& name,
                                      Diagnostics& diags) {
-    const PreviewRenderer renderer(map, max_side);
+    const PreviewRenderer renderer(map, max_side, options.threads);
     PngStrips image;
     image.width = renderer.width();
     image.height = renderer.height();

@@ -21,13 +21,15 @@
 // before any hashing; one-cell blocks test a cell's density once for both attempts; occupancy
 // of the earlier rules is a bitset, one bit per cell); each candidate's conflicts, found once from
 // the block rows within its reach (candidates of a row are in block order, so one sweep per row
-// finds them);
-// then the rounds, each two passes (mark, then apply, so no pass reads what it writes) over the
-// live candidates, which are kept per block row and shrink every round. A candidate's list holds
-// only the rivals that outrank it: a rival it outranks cannot be placed while it is live (that
-// rival has it as a live, stronger rival), so only stronger rivals ever decide its fate, and each
-// conflicting pair is stored once. The states live in one byte per candidate, indexed over all
-// rows. The placed candidates become objects and occupy their footprints for the next rule.
+// finds them; when a window spans few blocks, the block rows within reach are kept as arrays by
+// block column instead, and each window is read whole with no branch per block);
+// then the rounds, each two passes over the live candidates (reading one buffer of states and
+// writing the other, so no pass reads what it writes), which are kept per block row and shrink
+// every round. A candidate's list holds only the rivals that outrank it: a rival it outranks
+// cannot be placed while it is live (that rival has it as a live, stronger rival), so only
+// stronger rivals ever decide its fate, and each conflicting pair is stored once. The states live
+// in one byte per candidate, indexed over all rows. The placed candidates become objects and occupy
+// their footprints for the next rule.
 
 namespace tilegen {
 
@@ -92,7 +94,10 @@ struct RulePlan {
                            // pick_below[k-1] <= u < pick_below[k] (empty: the first sprite)
     std::vector<int> pick; // weight k -> index into sprite_index
     const Grid<float>* density = nullptr;
-    double threshold = 0, chance = 1, spacing2 = 0;
+    double spacing2 = 0;
+    // Attempt bits passing acceptance at a density (chance, scaled by density above the
+    // threshold).
+    DensityAcceptance acceptance{0, 1};
     // The largest float at most the threshold: a density d <= floor has probability 0, so its
     // cell accepts nothing.
     float density_floor = 0;
@@ -101,21 +106,7 @@ struct RulePlan {
     std::uint64_t jitter_stream = 0, accept_stream = 0, priority_stream = 0;
 };
 
-// Acceptance probability at density d: chance, scaled by density above the threshold.
-inline double probability(const RulePlan& rp, double d) {
-    return rp.chance *
-           (rp.threshold >= 1 ? 0 : std::clamp((d - rp.threshold) / (1 - rp.threshold), 0.0, 1.0));
-}
-
-// Attempt bits (1: first, 2: second) whose 32-bit uniforms of hu pass probability p: rejected
-// exactly when u >= p (so a NaN p accepts).
-inline std::uint32_t attempts_below(std::uint64_t hu, double p) {
-    const double u0 = static_cast<double>(static_cast<std::uint32_t>(hu)) * (1.0 / 4294967296.0);
-    const double u1 =
-        static_cast<double>(static_cast<std::uint32_t>(hu >> 32)) * (1.0 / 4294967296.0);
-    return static_cast<std::uint32_t>(!(u0 >= p)) | (static_cast<std::uint32_t>(!(u1 >= p)) << 1);
-}
-
+// Attempt bits (1: first, 2: second) whose 32-bit uniforms of hu are below the limit.
 inline std::uint32_t attempts_below(std::uint64_t hu, std::uint64_t limit) {
     return static_cast<std::uint32_t>((hu & 0xffffffffull) < limit) |
            (static_cast<std::uint32_t>((hu >> 32) < limit) << 1);
@@ -172,12 +163,11 @@ RulePlan plan_rule(const ObjectRule& rule, int index, const NamedMaps& maps,
             rp.pick.push_back(static_cast<int>(std::min(k, rp.sprite_index.size() - 1)));
         }
     }
-    rp.threshold = rule.threshold;
+    rp.acceptance = DensityAcceptance(rule.threshold, rule.chance);
     rp.density_floor = static_cast<float>(rule.threshold);
     if (static_cast<double>(rp.density_floor) > rule.threshold)
         rp.density_floor =
             std::nextafter(rp.density_floor, -std::numeric_limits<float>::infinity());
-    rp.chance = rule.chance;
     rp.spacing2 = rule.spacing * rule.spacing;
     rp.chance_limit = rule.chance <= 0 ? 0
                       : rule.chance >= 1
@@ -404,6 +394,116 @@ struct Placer {
         cs.rival_start.set(static_cast<std::size_t>(r), start);
     }
 
+    // Whether rivals_near applies: a candidate's window spans at most kNearWindow blocks and the
+    // spacing test fits whole numbers.
+    static constexpr int kNearWindow = 36;
+    static bool near_applies(const RulePlan& rp, const Layout& l) {
+        const int span = 2 * rp.geometry.range() / l.block + 2; // blocks a window spans, at most
+        return span * span <= kNearWindow && rp.spacing2 <= 1e12;
+    }
+
+    // A candidate as rivals_near keeps it per block: its rank as one number (outranks(a, b) exactly
+    // when key(a) > key(b): the priority, then the lower block; 0 for an empty block, which
+    // outranks nothing, as no candidate's priority is below 0), its anchor and its footprint's
+    // end, and its number.
+    struct Near {
+        std::uint64_t key = 0;
+        std::int32_t x = 0, y = 0, xe = 0, ye = 0;
+        std::uint32_t number = 0;
+    };
+    static std::uint64_t key_of(const Candidate& c) {
+        return (static_cast<std::uint64_t>(c.priority) << 32) | (0xffffffffu - c.block);
+    }
+
+    // rivals_of_row for every block row, when near_applies: the same lists. Each thread takes
+    // chunks of block rows and keeps the block rows within reach of the current one as arrays of
+    // Near by block column (a ring), so a candidate's window is read block by block, with no
+    // search and no branch per block: d2 < spacing^2 exactly when d2 < ceil(spacing^2) for whole
+    // numbers d2.
+    void rivals_near(const RulePlan& rp, const Layout& l, Candidates& cs, int threads) const {
+        const int range = rp.geometry.range();
+        const int reach = range / l.block + 1; // block rows r - reach .. r + reach
+        const int ring = 2 * reach + 1;
+        const auto spacing2 = static_cast<std::int64_t>(std::ceil(rp.spacing2));
+        constexpr int kChunk = 32;
+        const int chunks = (l.nby + kChunk - 1) / kChunk;
+        std::atomic<int> next_chunk{0};
+        parallel_for(threads, threads, [&](int, int) {
+            std::vector<Near> near(static_cast<std::size_t>(ring) *
+                                   static_cast<std::size_t>(l.nbx));
+            auto slot = [&](int by) {
+                return near.data() + static_cast<std::size_t>((by % ring + ring) % ring) * l.nbx;
+            };
+            std::vector<const Near*> at(static_cast<std::size_t>(ring)); // block row r - reach + k
+            auto load = [&](int by, bool on) {
+                if (by < 0 || by >= l.nby) return;
+                const auto bu = static_cast<std::size_t>(by);
+                Near* row = slot(by);
+                const std::span<const Candidate> cands = cs.rows[bu];
+                const std::uint32_t row_start =
+                    static_cast<std::uint32_t>(by) * static_cast<std::uint32_t>(l.nbx);
+                for (std::size_t q = 0; q < cands.size(); ++q) {
+                    const Candidate& c = cands[q];
+                    Near& n = row[c.block - row_start];
+                    n = on ? Near{key_of(c),
+                                  c.x,
+                                  c.y,
+                                  c.x + rp.fw[c.sprite],
+                                  c.y + rp.fh[c.sprite],
+                                  cs.offset[bu] + static_cast<std::uint32_t>(q)}
+                           : Near{};
+                }
+            };
+            std::vector<std::uint32_t> list, start;
+            for (int chunk = next_chunk.fetch_add(1); chunk < chunks;
+                 chunk = next_chunk.fetch_add(1)) {
+                const int r0 = chunk * kChunk, r1 = std::min(l.nby, r0 + kChunk);
+                for (int by = r0 - reach; by < r0 + reach; ++by)
+                    load(by, true);
+                for (int r = r0; r < r1; ++r) {
+                    load(r + reach, true);
+                    for (int k = 0; k < ring; ++k)
+                        at[static_cast<std::size_t>(k)] = slot(r - reach + k);
+                    const std::span<const Candidate> row = cs.rows[static_cast<std::size_t>(r)];
+                    list.clear();
+                    start.assign(row.size() + 1, 0);
+                    std::size_t n = 0;
+                    for (std::size_t i = 0; i < row.size(); ++i) {
+                        start[i] = static_cast<std::uint32_t>(n);
+                        const Candidate& c = row[i];
+                        const std::uint64_t key = key_of(c);
+                        const int xe = c.x + rp.fw[c.sprite], ye = c.y + rp.fh[c.sprite];
+                        const int lbx0 = l.block_x(std::max(0, c.x - range));
+                        const int lbx1 = l.block_x(std::min(l.w - 1, c.x + range));
+                        const int lby0 = l.block_y(std::max(0, c.y - range)),
+                                  lby1 = l.block_y(std::min(l.h - 1, c.y + range));
+                        if (list.size() < n + kNearWindow) list.resize(2 * (n + kNearWindow));
+                        for (int by = lby0; by <= lby1; ++by) {
+                            const Near* o = at[static_cast<std::size_t>(by - r + reach)];
+                            for (int bx = lbx0; bx <= lbx1; ++bx) {
+                                const Near& b = o[bx];
+                                const std::int64_t dx = c.x - b.x, dy = c.y - b.y;
+                                const bool hit =
+                                    (b.key > key) &
+                                    ((dx * dx + dy * dy < spacing2) |
+                                     ((c.x < b.xe) & (b.x < xe) & (c.y < b.ye) & (b.y < ye)));
+                                list[n] = b.number;
+                                n += hit;
+                            }
+                        }
+                    }
+                    start[row.size()] = static_cast<std::uint32_t>(n);
+                    cs.rivals.set(static_cast<std::size_t>(r),
+                                  std::span<const std::uint32_t>(list.data(), n));
+                    cs.rival_start.set(static_cast<std::size_t>(r), start);
+                    load(r - reach, false);
+                }
+                for (int by = r1 - reach; by < r1 + reach; ++by)
+                    load(by, false);
+            }
+        });
+    }
+
     // Bit j (j < n <= 64): !(d[j] <= t), as floats_above.
     static std::uint64_t densities_above(const float* d, int n, float t) {
         std::uint64_t m = 0;
@@ -472,7 +572,7 @@ struct Placer {
             if (!allowed.test(x, y) || occupied.test(x, y)) continue;
             if (rp.density) {
                 if (x != dx || y != dy) {
-                    passed = attempts_below(hu, probability(rp, (*rp.density)(x, y)));
+                    passed = rp.acceptance(hu, (*rp.density)(x, y));
                     dx = x;
                     dy = y;
                 }
@@ -501,80 +601,99 @@ struct Placer {
     // whose rivals is live) are placed, then live candidates that conflict with a placed one (one
     // of whose rivals is placed: see the top of this file) are out. Candidates still live after
     // the last round are out too.
+    // Each half round is one pass over the rows: it reads the states of one buffer and writes the
+    // changes into the other, so no pass reads what it writes, and one wait per pass suffices (the
+    // next pass reads what this one wrote). A row's changes of a pass are copied into the buffer
+    // it read, by the same row's next pass, before that pass writes anything (the candidates that
+    // changed are kept behind the row's live ones). Rows go to the threads in small chunks, one at
+    // a time (candidates crowd where the rule's classes are).
     static void run_rounds(Candidates& cs, int threads) {
         const int rows = static_cast<int>(cs.rows.size());
         const std::size_t total = cs.state.size();
         // Per block row r: its live candidates (indices into the row), shrinking every round:
-        // live[offset[r] ..  offset[r] + live_count[r] - 1]; mark: scratch of a round's pass, at
-        // the same places.
+        // live[offset[r] ..  offset[r] + live_count[r] - 1], then those the last pass changed, up
+        // to offset[r] + changed_end[r] - 1.
         GridCells<std::uint32_t> live(total);
-        GridCells<std::uint8_t> mark(total);
-        std::vector<std::uint32_t> live_count(static_cast<std::size_t>(rows));
+        GridCells<std::uint8_t> other(cs.state.begin(), cs.state.end());
+        std::uint8_t* buffers[2] = {cs.state.data(), other.data()};
+        std::vector<std::uint32_t> live_count(static_cast<std::size_t>(rows)),
+            changed_end(static_cast<std::size_t>(rows));
         for (int r = 0; r < rows; ++r) {
             const auto ru = static_cast<std::size_t>(r);
-            live_count[ru] = static_cast<std::uint32_t>(cs.rows[ru].size());
+            live_count[ru] = changed_end[ru] = static_cast<std::uint32_t>(cs.rows[ru].size());
             for (std::uint32_t i = 0; i < live_count[ru]; ++i)
                 live[cs.offset[ru] + i] = i;
         }
-        const std::uint8_t* state = cs.state.data();
         auto rivals = [&](int r, std::uint32_t i) {
             const std::span<const std::uint32_t> list = cs.rivals[static_cast<std::size_t>(r)];
             const std::span<const std::uint32_t> start =
                 cs.rival_start[static_cast<std::size_t>(r)];
             return list.subspan(start[i], start[i + 1] - start[i]);
         };
-        // Marks what `test` says of each live candidate's rivals (reading any row), then, once
-        // every row is marked, sets the marked ones to `to` and keeps the others live.
+        constexpr int kChunkRows = 16;
+        const int chunks = (rows + kChunkRows - 1) / kChunkRows;
+        int read = 0; // the buffer holding every state; the other one lags by the last pass
+        // Sets the live candidates of which `test(their rivals, the states)` holds to `to` and
+        // keeps the others live. Returns whether any candidate is still live.
         auto pass = [&](auto test, std::uint8_t to) {
+            const std::uint8_t* state = buffers[read];
+            std::uint8_t* next = buffers[1 - read];
             std::atomic<bool> any_live{false};
-            parallel_for(rows, threads, [&](int r0, int r1) {
-                for (int r = r0; r < r1; ++r) {
-                    const std::uint32_t at = cs.offset[static_cast<std::size_t>(r)];
-                    const std::uint32_t* l_r = live.data() + at;
-                    std::uint8_t* m = mark.data() + at;
-                    for (std::uint32_t j = 0; j < live_count[static_cast<std::size_t>(r)]; ++j)
-                        m[j] = test(rivals(r, l_r[j]));
-                }
-            });
-            parallel_for(rows, threads, [&](int r0, int r1) {
+            for_each_item(chunks, threads, [&](int chunk) {
                 bool left = false;
-                for (int r = r0; r < r1; ++r) {
-                    const std::uint32_t offset = cs.offset[static_cast<std::size_t>(r)];
+                std::vector<std::uint32_t> changed;
+                const int r1 = std::min(rows, (chunk + 1) * kChunkRows);
+                for (int r = chunk * kChunkRows; r < r1; ++r) {
+                    const auto ru = static_cast<std::size_t>(r);
+                    const std::uint32_t offset = cs.offset[ru];
                     std::uint32_t* l_r = live.data() + offset;
-                    const std::uint8_t* m = mark.data() + offset;
-                    std::uint32_t& count = live_count[static_cast<std::size_t>(r)];
+                    std::uint32_t& count = live_count[ru];
+                    // The previous pass's changes, into the buffer it read.
+                    for (std::uint32_t j = count; j < changed_end[ru]; ++j)
+                        next[offset + l_r[j]] = state[offset + l_r[j]];
+                    changed.clear();
                     std::uint32_t kept = 0;
                     for (std::uint32_t j = 0; j < count; ++j) {
-                        if (m[j])
-                            cs.state[offset + l_r[j]] = to;
-                        else
-                            l_r[kept++] = l_r[j];
+                        const std::uint32_t i = l_r[j];
+                        if (test(rivals(r, i), state)) {
+                            next[offset + i] = to;
+                            changed.push_back(i);
+                        } else {
+                            l_r[kept++] = i;
+                        }
                     }
+                    std::copy(changed.begin(), changed.end(), l_r + kept);
+                    changed_end[ru] = count;
                     count = kept;
                     left |= kept > 0;
                 }
-                if (left) any_live = true;
+                if (left) any_live.store(true, std::memory_order_relaxed);
             });
+            read = 1 - read;
             return any_live.load();
         };
-        for (int round = 0; round < kRounds; ++round) {
-            const bool left = pass(
-                [&](std::span<const std::uint32_t> stronger) {
-                    for (const std::uint32_t o : stronger)
-                        if (state[o] == kLive) return false;
-                    return true;
-                },
-                kPlaced);
-            if (!left) return;
-            const bool still = pass(
-                [&](std::span<const std::uint32_t> stronger) {
-                    for (const std::uint32_t o : stronger)
-                        if (state[o] == kPlaced) return true;
-                    return false;
-                },
-                kOut);
-            if (!still) return;
-        }
+        auto decide = [&] {
+            for (int round = 0; round < kRounds; ++round) {
+                const bool left = pass(
+                    [](std::span<const std::uint32_t> stronger, const std::uint8_t* state) {
+                        for (const std::uint32_t o : stronger)
+                            if (state[o] == kLive) return false;
+                        return true;
+                    },
+                    kPlaced);
+                if (!left) return;
+                const bool still = pass(
+                    [](std::span<const std::uint32_t> stronger, const std::uint8_t* state) {
+                        for (const std::uint32_t o : stronger)
+                            if (state[o] == kPlaced) return true;
+                        return false;
+                    },
+                    kOut);
+                if (!still) return;
+            }
+        };
+        decide();
+        if (read == 1) std::swap(cs.state, other); // every state, in cs.state
         // Undecided after the last round: not placed.
         for (int r = 0; r < rows; ++r) {
             const std::uint32_t offset = cs.offset[static_cast<std::size_t>(r)];
@@ -599,7 +718,10 @@ struct Placer {
         if (total > std::numeric_limits<std::uint32_t>::max())
             throw std::length_error("object placement: more than 2^32 candidates");
         cs.state.assign(total, kLive);
-        for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
+        if (near_applies(rp, l))
+            rivals_near(rp, l, cs, threads);
+        else
+            for_each_item(l.nby, threads, [&](int lby) { rivals_of_row(rp, l, lby, cs); });
         run_rounds(cs, threads);
         for (std::size_t r = 0; r < cs.rows.size(); ++r)
             for (std::size_t i = 0; i < cs.rows[r].size(); ++i) {

@@ -1,9 +1,11 @@
 // Low-level helpers of object placement: bitsets of map rows, SSE2 masks of class bytes and
-// densities, division by a multiply, uniform integers by a multiply-shift. Each is exact: the same
-// answer as the plain expression its comment gives, on every build (SSE2 or not).
+// densities, division by a multiply, uniform integers by a multiply-shift, acceptance at a density
+// with no division. Each is exact: the same answer as the plain expression its comment gives, on
+// every build (SSE2 or not).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -120,6 +122,58 @@ class DivideBy {
 
   private:
     std::uint64_t magic_;
+};
+
+// Which of a block's two attempts pass acceptance at density d: bit a (0: the first, 1: the
+// second) is set when !(u_a >= p), u_a = (32-bit half a of `bits`) / 2^32 and p = chance *
+// clamp((d - threshold) / (1 - threshold), 0, 1), or 0 when threshold >= 1 (so a NaN p accepts).
+// plain() computes that as written. operator() gives the same bits with no division where it can:
+// q = (d - threshold) * (1 / (1 - threshold)) is within 3 * 2^-53 of the quotient (relative: two
+// roundings against one), so the quotient lies in [q - e, q + e] with e = |q| * 2^-49 (computing
+// the ends rounds by at most 2^-53 more); clamp and the product by chance >= 0 are monotonic, so
+// p lies between the probabilities of the two ends, and where both ends give the same bits, so
+// does p. Otherwise (u_a within about 2^-49 of p, a non-finite q, threshold outside 0..1 or
+// chance below 0): plain().
+class DensityAcceptance {
+  public:
+    DensityAcceptance(double threshold, double chance)
+        : threshold_(threshold), chance_(chance),
+          inverse_(threshold >= 0 && threshold < 1 ? 1 / (1 - threshold) : 0),
+          fast_(threshold >= 0 && threshold < 1 && chance >= 0 && std::isfinite(inverse_)) {}
+
+    std::uint32_t plain(std::uint64_t bits, double d) const {
+        return below(bits,
+                     chance_ * (threshold_ >= 1
+                                    ? 0
+                                    : std::clamp((d - threshold_) / (1 - threshold_), 0.0, 1.0)));
+    }
+
+    std::uint32_t operator()(std::uint64_t bits, double d) const {
+        if (fast_) {
+            const double q = (d - threshold_) * inverse_;
+            if (std::isfinite(q)) {
+                const double e = std::fabs(q) * 0x1p-49 + 0x1p-1000;
+                const std::uint32_t lo = below(bits, chance_ * std::clamp(q - e, 0.0, 1.0));
+                const std::uint32_t hi = below(bits, chance_ * std::clamp(q + e, 0.0, 1.0));
+                if (lo == hi) return lo;
+            }
+        }
+        return plain(bits, d);
+    }
+
+  private:
+    // Bits of the attempts whose uniforms pass p: rejected exactly when u >= p.
+    static std::uint32_t below(std::uint64_t bits, double p) {
+        const double u0 =
+            static_cast<double>(static_cast<std::uint32_t>(bits)) * (1.0 / 4294967296.0);
+        const double u1 =
+            static_cast<double>(static_cast<std::uint32_t>(bits >> 32)) * (1.0 / 4294967296.0);
+        return static_cast<std::uint32_t>(!(u0 >= p)) |
+               (static_cast<std::uint32_t>(!(u1 >= p)) << 1);
+    }
+
+    double threshold_, chance_, inverse_;
+    bool fast_;
 };
 
 // A uniform integer in 0..n-1 from the low 16 bits of `bits`: floor((bits mod 2^16) * n / 2^16).
