@@ -666,9 +666,10 @@ void make_roads(Run& run) {
     const std::vector<bool> walkable = walkable_table(recipe);
     // Reachability's preparation (labels, borders) on the classes before the roads, on a thread
     // of its own while the roads' routes (one thread) run; its search grid waits for the
-    // reachability stage (memory: the roads' grids are alive now).
+    // reachability stage (memory: the roads' grids are alive now). On one thread the
+    // reachability stage prepares from the classes after the roads instead (no patch to make).
     std::future<ReachPrep> prep;
-    if (has_reachability(run))
+    if (has_reachability(run) && run.options.threads >= 2)
         prep = start_task(run.options.threads, [&r, &walkable, threads = run.options.threads] {
             return prepare_reachable(r.classes, walkable, std::max(1, threads / 2));
         });
