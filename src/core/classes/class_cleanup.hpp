@@ -50,6 +50,7 @@ struct CleanupReport {
     std::uint64_t opened_cells = 0;   // cells the opening gave another class
     std::uint64_t merged_regions = 0; // too-small regions that took another class
     std::uint64_t merged_cells = 0;   // cells of those regions (a cell counts at every merge)
+    bool operator==(const CleanupReport&) const = default;
 };
 
 // Whether any class sets min_area or min_width (>= 2).

@@ -292,6 +292,23 @@ TEST_CASE("clean-up: settings 0 and 1 change nothing") {
     }
 }
 
+namespace {
+
+// The clean-up in bands of rows on each of `thread_counts` threads gives `grid` and `report`, as
+// one scan did.
+void check_banded(const ClassGrid& input, const std::vector<ClassCleanup>& s, const ClassGrid& grid,
+                  const CleanupReport& report, std::initializer_list<int> thread_counts) {
+    for (const int threads : thread_counts) {
+        CAPTURE(threads);
+        ClassGrid banded = input;
+        const CleanupReport r = clean_up_classes(banded, s, 0, threads);
+        CHECK(banded == grid);
+        CHECK(r == report);
+    }
+}
+
+} // namespace
+
 TEST_CASE("clean-up agrees with the plain reference on random grids") {
     std::mt19937 rng(12345);
     for (int t = 0; t < 1500; ++t) {
@@ -320,15 +337,7 @@ TEST_CASE("clean-up agrees with the plain reference on random grids") {
         CHECK(all == merged);
         CHECK(r.merged_regions == ref_merges);
         // In bands of rows on threads (bands as short as one row): the same grid and report.
-        for (const int threads : {2, 3, 7}) {
-            CAPTURE(threads);
-            ClassGrid banded = input;
-            const CleanupReport rt = clean_up_classes(banded, s, 0, threads);
-            CHECK(banded == merged);
-            CHECK(rt.opened_cells == r.opened_cells);
-            CHECK(rt.merged_regions == r.merged_regions);
-            CHECK(rt.merged_cells == r.merged_cells);
-        }
+        check_banded(input, s, merged, r, {2, 3, 7});
 
         // Independently: no region smaller than its class's min_area remains (unless it is the
         // whole map), counted by a flood fill of its own.
@@ -445,15 +454,7 @@ TEST_CASE("clean-up in bands of rows: the same as one scan on tall grids, any mi
         ClassGrid one = input;
         const CleanupReport r1 = clean_up_classes(one, s);
         CHECK(r1.opened_cells + r1.merged_regions > 0); // the case does exercise the passes
-        for (const int threads : {2, 3, 5}) {
-            CAPTURE(threads);
-            ClassGrid banded = input;
-            const CleanupReport r = clean_up_classes(banded, s, 0, threads);
-            CHECK(banded == one);
-            CHECK(r.opened_cells == r1.opened_cells);
-            CHECK(r.merged_regions == r1.merged_regions);
-            CHECK(r.merged_cells == r1.merged_cells);
-        }
+        check_banded(input, s, one, r1, {2, 3, 5});
     }
 }
 
