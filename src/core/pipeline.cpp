@@ -665,16 +665,19 @@ void make_roads(Run& run) {
     if (run.options.keep_details) r.classes_before_roads = r.classes;
     const std::vector<bool> walkable = walkable_table(recipe);
     // Reachability's preparation (labels, borders) on the classes before the roads, on a thread
-    // of its own while the roads' routes (one thread) run; its search grid waits for the
-    // reachability stage (memory: the roads' grids are alive now). On one thread the
-    // reachability stage prepares from the classes after the roads instead (no patch to make).
+    // of its own while the roads' routes (one thread) run, started once the roads' cost grid (a
+    // pass on every thread) is made; its search grid waits for the reachability stage (memory:
+    // the roads' grids are alive now). On one thread the reachability stage prepares from the
+    // classes after the roads instead (no patch to make).
     std::future<ReachPrep> prep;
-    if (has_reachability(run) && run.options.threads >= 2)
-        prep = start_task(run.options.threads, [&r, &walkable, threads = run.options.threads] {
-            return prepare_reachable(r.classes, walkable, std::max(1, threads / 2));
-        });
+    const auto start_prep = [&] {
+        if (has_reachability(run) && run.options.threads >= 2)
+            prep = start_task(run.options.threads, [&r, &walkable, threads = run.options.threads] {
+                return prepare_reachable(r.classes, walkable, std::max(1, threads / 2));
+            });
+    };
     r.roads = build_roads(r.classes, run.slope, r.places, run.place_rules, *recipe.places.roads,
-                          walkable, r.seed, run.router, run.options.threads);
+                          walkable, r.seed, run.router, run.options.threads, start_prep);
     if (prep.valid()) run.reach_prep = prep.get();     // before the roads change the classes
     run.slope = Grid<float>();                         // read by the roads only
     if (!has_reachability(run)) run.router = Router(); // its buffers back to the pool

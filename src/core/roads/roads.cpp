@@ -121,7 +121,8 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
 RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const std::vector<PlaceRule>& rules,
                         const RoadSettings& settings, const std::vector<bool>& walkable,
-                        std::uint64_t seed, Router& router, int threads) {
+                        std::uint64_t seed, Router& router, int threads,
+                        const std::function<void()>& after_cost_grid) {
     RoadsResult result;
     const int w = classes.width();
     const std::size_t n = classes.size();
@@ -139,6 +140,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         return places[i].rule < static_cast<int>(rules.size()) && rules[places[i].rule].start;
     });
     CostGrid grid = road_cost_grid(classes, slope, places, settings, walkable, {}, threads);
+    if (after_cost_grid) after_cost_grid();
     // Per cell: a place's footprint (1, place_mask), road (kRoadCell), bridge span (kBridgeCell),
     // the footprint of a place routed to (kTarget): one map-sized grid for the four (memory:
     // reachability's preparation runs beside the routes).

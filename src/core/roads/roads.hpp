@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/classes/terrain_classes.hpp"
@@ -90,10 +91,13 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<bool>& walkable, std::span<const std::uint8_t> discounted,
                         int threads = 1);
 
+// `after_cost_grid`, when set, is called once, after the cost grid (a pass on `threads`) is made
+// and before the routes (one thread's work) start: the caller starts work beside the routes there.
 RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const std::vector<PlaceRule>& rules,
                         const RoadSettings& settings, const std::vector<bool>& walkable,
-                        std::uint64_t seed, Router& router, int threads = 1);
+                        std::uint64_t seed, Router& router, int threads = 1,
+                        const std::function<void()>& after_cost_grid = {});
 
 // Writes road cells as road_class and bridge spans as bridge_class (footprint cells untouched).
 void write_roads(ClassGrid& classes, const RoadsResult& roads, const std::vector<Place>& places,
