@@ -128,9 +128,15 @@ PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
         std::vector<int> column_bucket(static_cast<std::size_t>(w)); // x / side
         for (int x = 0; x < w; ++x)
             column_bucket[static_cast<std::size_t>(x)] = x / side;
-        // Bands of bucket rows on the threads: each band writes only its own buckets, and a
-        // bucket keeps the least (score, index) whatever order its candidates come in.
-        parallel_for(bh, threads, [&](int by0, int by1) {
+        // Groups of kBucketRowsPerItem bucket rows handed out one at a time to the threads (the
+        // anchors lie unevenly over the map: halves of it made unequal bands): each group writes
+        // only its own buckets, and a bucket keeps the least (score, index) whatever order its
+        // candidates come in.
+        constexpr int kBucketRowsPerItem = 2;
+        const int items = (bh + kBucketRowsPerItem - 1) / kBucketRowsPerItem;
+        for_each_item(items, threads, [&](int item) {
+            const int by0 = item * kBucketRowsPerItem;
+            const int by1 = std::min(bh, by0 + kBucketRowsPerItem);
             std::vector<std::uint16_t> rows; // for_each_covered_anchor's buffer
             int bucket_y = -1;               // the row of the last candidate
             std::size_t bucket_row = 0;      // (bucket_y / side) * bw
