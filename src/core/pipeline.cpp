@@ -638,6 +638,7 @@ bool has_reachability(const Run& run);
 void drop_spent_maps(Run& run, bool places_done);
 bool places_objects(const Run& run);
 std::vector<std::string> density_maps_needed(const Run& run);
+NamedMaps density_maps_of(const Run& run, const std::vector<std::string>& names, int threads);
 
 void make_places(Run& run) {
     GenerateResult& r = run.result;
@@ -716,13 +717,7 @@ void make_reachable_stage(Run& run) {
         if (std::vector<std::string> names = density_maps_needed(run); !names.empty())
             run.density_maps = start_task(
                 run.options.threads, [&run, names, threads = std::max(1, run.options.threads / 2)] {
-                    NamedMaps maps;
-                    for (const std::string& name : names)
-                        maps.emplace_back(name, compute_map(run.project.recipe, name,
-                                                            run.result.seed, run.width, run.height,
-                                                            Region{0, 0, run.width, run.height},
-                                                            threads));
-                    return maps;
+                    return density_maps_of(run, names, threads);
                 });
     r.reach = make_reachable(r.classes, walkable, run_start_cells(run), *recipe.places.constraints,
                              roads, place_mask(run.width, run.height, r.places), run.router,
@@ -803,6 +798,16 @@ std::vector<std::string> density_maps_needed(const Run& run) {
         if (density && !computed) needed.push_back(def.name);
     }
     return needed;
+}
+
+// The named maps over the run's whole map (compute_map of the recipe and the seed), in order.
+NamedMaps density_maps_of(const Run& run, const std::vector<std::string>& names, int threads) {
+    NamedMaps maps;
+    for (const std::string& name : names)
+        maps.emplace_back(name,
+                          compute_map(run.project.recipe, name, run.result.seed, run.width,
+                                      run.height, Region{0, 0, run.width, run.height}, threads));
+    return maps;
 }
 
 // Frees the maps no later stage reads (their blocks go back to the grid pool for the stages
@@ -1147,10 +1152,8 @@ void place_sprites(Run& run) {
     if (run.density_maps.valid())
         for (auto& map : run.density_maps.get())
             r.maps.push_back(std::move(map));
-    for (const std::string& name : density_maps_needed(run))
-        r.maps.emplace_back(name,
-                            compute_map(run.project.recipe, name, r.seed, run.width, run.height,
-                                        Region{0, 0, run.width, run.height}, run.options.threads));
+    for (auto& map : density_maps_of(run, density_maps_needed(run), run.options.threads))
+        r.maps.push_back(std::move(map));
     // Nothing stands on an overlay terrain (rivers, lakes, waterfalls).
     std::vector<ObjectRule> rules = run.project.recipe.objects;
     for (ObjectRule& rule : rules)
