@@ -447,6 +447,9 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         // the distance it was reached at, so the routes form one tree, and the interior of joined
         // regions is never explored.
         constexpr std::uint8_t kRoot = 0xFF;
+        // How many pops ahead the search fetches an entry's cells: 8 was the fastest of 0, 2, 4,
+        // 8 and 16 at 4096² (the search 167 -> 124 ms with the pushes' fetches).
+        constexpr std::size_t kReachPrefetchAhead = 8;
         SearchCell* cell_of = g.cells.data();
         BucketQueue& queue = router.queue(); // the router's buckets: grown once per run
         queue.reset(0, static_cast<std::uint64_t>(std::max(pass, one)) +
@@ -472,8 +475,10 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             big_left += !merged[r] && big(r) ? 1 : 0;
         while (big_left > 0 && !queue.empty()) {
             const auto [key, c] = queue.pop();
-            // The next entry's cells, fetched while this one is expanded (a hint).
-            if (const std::uint32_t next = queue.ahead(0); next != kUnreached)
+            // Cells fetched ahead (hints): those of the entry kReachPrefetchAhead pops away, so
+            // they arrive in time (the flood's frontier is too large for the caches), and those
+            // of each cell pushed (below), for the entries popped right after it.
+            if (const std::uint32_t next = queue.ahead(kReachPrefetchAhead); next != kUnreached)
                 prefetch_cell_and_rows(next, w, n, cell_of);
             const auto d = static_cast<std::uint32_t>(key);
             if (key != cell_of[c].dist) continue; // stale entry
@@ -530,6 +535,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                     next.dist = nd;
                     next.parent = static_cast<std::uint8_t>(dir | (k << 2));
                     push(nd, nc);
+                    prefetch_cell_and_rows(nc, w, n, cell_of);
                 }
             }
         }

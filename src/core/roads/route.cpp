@@ -116,24 +116,23 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
     std::uint32_t found = kInfinite;
     const std::uint8_t* is_target = target.data();
     while (!queue_.empty()) {
-        const auto [key, c] = queue_.pop();
-        // The next entry's cells, fetched while this one is expanded (a hint: the queue's order
-        // over the whole frontier makes each expansion read cold cells).
+        const std::uint32_t c = queue_.pop().second;
+        // The next entry's cells, fetched while this one is expanded, and below each pushed
+        // cell's (hints: the queue's order over the whole frontier makes each expansion read cold
+        // cells, and a pushed cell with a lower key is the very next one popped).
         if (const std::uint32_t next = queue_.ahead(0); next != kInfinite)
             prefetch_cell_and_rows(next, w, n, cells);
         const std::uint32_t d = cells[c].dist;
         const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
         const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
-        // A cell's entries have strictly falling keys: the one whose key is its cost so far plus
-        // the weighted heuristic comes out first and closes the cell (the others are stale, and an
-        // expanded cell's cost has the closed bit, which no key matches).
-        const std::uint64_t hc = heuristic(x, y);
-        if (key != d + hc) continue;
+        // A cell's entries have strictly falling keys (each push lowers its cost so far; its
+        // heuristic is fixed), so the one of its current cost comes out first and closes the
+        // cell: an entry of a closed cell is stale (no key or heuristic to compare).
+        if (d & kClosed) continue;
         cells[c].dist = d | kClosed;
         ++explored_;
-        // Every target lies in a box, where the heuristic is 0 (Dijkstra: 0 everywhere): outside
-        // the boxes the target grid need not be read.
-        if (hc == 0 && (is_target[c] & target_bits)) {
+        // Every target lies in a box, where the heuristic is 0 (Dijkstra: 0 everywhere).
+        if ((is_target[c] & target_bits) && heuristic(x, y) == 0) {
             found = c;
             break;
         }
@@ -164,6 +163,7 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
             if (nd >= old || (old != kInfinite && (old & kClosed) != 0)) continue;
             reach(nc, nx, ny, nd, static_cast<std::uint8_t>(dir | (k << 2)));
             queue_.push(nd + heuristic(nx, ny), nc);
+            prefetch_cell_and_rows(nc, w, n, cells);
         }
     }
     if (found != kInfinite) {
