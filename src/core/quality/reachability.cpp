@@ -516,20 +516,19 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             }
             const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
             const bool from_water = (cell_of[c].span & kSpanWater) != 0;
-            for (int dir = 0; dir < 4; ++dir) {
-                const int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
-                if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-                auto nc = static_cast<std::uint32_t>(ny * w + nx);
+            // The move in direction `dir` (kRouteDx/kRouteDy) to the neighbour cell nc, which
+            // is inside the map.
+            const auto relax = [&](int dir, std::uint32_t nc) {
                 int k = 0;
                 if (cell_of[nc].span & kSpanWater) { // a bridge: the general move
                     const std::optional<RouteMove> move = route_move(g, x, y, dir, from_water);
-                    if (!move) continue;
+                    if (!move) return;
                     nc = move->cell;
                     k = move->bridged;
                 }
                 const std::uint32_t extra = static_cast<std::uint32_t>(k) * g.bridge_cost;
                 SearchCell& next = cell_of[nc];
-                if (next.cost == kBlocked) continue; // blocked, or a joined region's cell
+                if (next.cost == kBlocked) return; // blocked, or a joined region's cell
                 const std::uint32_t nd = d + extra + next.cost;
                 if (nd < next.dist) {
                     next.dist = nd;
@@ -537,7 +536,13 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                     push(nd, nc);
                     prefetch_cell_and_rows(nc, w, n, cell_of);
                 }
-            }
+            };
+            // The four directions in kRouteDx/kRouteDy's order: +x, -x, +y, -y.
+            const auto row = static_cast<std::uint32_t>(w);
+            if (x + 1 < w) relax(0, c + 1);
+            if (x > 0) relax(1, c - 1);
+            if (y + 1 < h) relax(2, c + row);
+            if (y > 0) relax(3, c - row);
         }
     }
     // Fill: under connect the big regions left; under fill every other region.

@@ -10,6 +10,7 @@ namespace {
 constexpr std::uint8_t kSource = 0xFF;
 constexpr std::uint32_t kInfinite = kUnreached;
 constexpr std::uint32_t kClosed = 0x80000000u; // dist_ bit: expanded (never reopened)
+
 } // namespace
 
 void BucketQueue::reset(std::uint64_t first, std::uint64_t span) {
@@ -67,15 +68,10 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         astar ? (grid.max_bridge > 0 ? std::min<std::uint64_t>(lo, grid.bridge_cost) : lo) : 0;
     const std::uint64_t per_cell = weight.per_cell(least_per_cell);
     const int w = grid.width, h = grid.height;
+    const BoxDistance box_distance(astar ? std::span<const Box>(boxes) : std::span<const Box>());
     const auto heuristic = [&](int x, int y) -> std::uint64_t {
         if (!astar) return 0;
-        int best = 0x7FFFFFFF;
-        for (const Box& b : boxes) {
-            const int dx = x < b.x0 ? b.x0 - x : (x >= b.x1 ? x - b.x1 + 1 : 0);
-            const int dy = y < b.y0 ? b.y0 - y : (y >= b.y1 ? y - b.y1 + 1 : 0);
-            best = std::min(best, dx + dy);
-        }
-        return per_cell * static_cast<std::uint64_t>(best);
+        return per_cell * static_cast<std::uint64_t>(box_distance(x, y));
     };
     const auto heuristic_of = [&](std::uint32_t c) {
         return heuristic(static_cast<int>(c % static_cast<std::uint32_t>(w)),
@@ -137,34 +133,37 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
             break;
         }
         const bool from_water = (cells[c].span & kSpanWater) != 0;
-        for (int dir = 0; dir < 4; ++dir) {
-            std::uint32_t nc = 0;
+        // The move in direction `dir` (kRouteDx/kRouteDy) to the neighbour (nx, ny) = cell nc,
+        // which is inside the map.
+        const auto relax = [&](int dir, int nx, int ny, std::uint32_t nc) {
             int k = 0;
-            int nx = x + kRouteDx[dir], ny = y + kRouteDy[dir];
-            if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-            nc = static_cast<std::uint32_t>(ny * w + nx);
             if (cells[nc].span & kSpanWater) { // a bridge (rare): the general move
                 const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
-                if (!move) continue;
+                if (!move) return;
                 nc = move->cell;
                 k = move->bridged;
                 nx += kRouteDx[dir] * k;
                 ny += kRouteDy[dir] * k;
             }
             const SearchCell& next = cells[nc];
-            if (next.cost == kBlocked) continue;
+            if (next.cost == kBlocked) return;
             const std::uint64_t nd64 =
                 std::uint64_t{d} + std::uint64_t{grid.bridge_cost} * k + next.cost;
-            if (nd64 >= kClosed) continue; // dearer than any route is allowed to be
+            if (nd64 >= kClosed) return; // dearer than any route is allowed to be
             const auto nd = static_cast<std::uint32_t>(nd64);
             const std::uint32_t old = next.dist;
             // Reached as cheaply before, or expanded (closed: never reopened; with weight 1 it
             // was expanded at its least cost).
-            if (nd >= old || (old != kInfinite && (old & kClosed) != 0)) continue;
+            if (nd >= old || (old != kInfinite && (old & kClosed) != 0)) return;
             reach(nc, nx, ny, nd, static_cast<std::uint8_t>(dir | (k << 2)));
             queue_.push(nd + heuristic(nx, ny), nc);
             prefetch_cell_and_rows(nc, w, n, cells);
-        }
+        };
+        // The four directions in kRouteDx/kRouteDy's order: +x, -x, +y, -y.
+        if (x + 1 < w) relax(0, x + 1, y, c + 1);
+        if (x > 0) relax(1, x - 1, y, c - 1);
+        if (y + 1 < h) relax(2, x, y + 1, c + static_cast<std::uint32_t>(w));
+        if (y > 0) relax(3, x, y - 1, c - static_cast<std::uint32_t>(w));
     }
     if (found != kInfinite) {
         r.found = true;

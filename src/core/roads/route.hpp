@@ -237,6 +237,40 @@ struct Route {
     bool found = false;
 };
 
+// A rectangle of cells [x0, x1) x [y0, y1) (Router::route's target boxes).
+struct RouteBox {
+    int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+// Manhattan distance in cells from (x, y) to the nearest of the first 64 boxes (0 inside one;
+// 0x7FFFFFFF when there is none): the A* heuristic's count of cells. The bounds are kept as arrays
+// and each axis' distance is max(0, lo - v, v - last), with no branch, as the search takes it at
+// every push.
+class BoxDistance {
+  public:
+    static constexpr std::size_t kMaxBoxes = 64;
+    explicit BoxDistance(std::span<const RouteBox> boxes)
+        : count_(std::min(boxes.size(), kMaxBoxes)) {
+        for (std::size_t i = 0; i < count_; ++i) {
+            x0_[i] = boxes[i].x0;
+            x_last_[i] = boxes[i].x1 - 1;
+            y0_[i] = boxes[i].y0;
+            y_last_[i] = boxes[i].y1 - 1;
+        }
+    }
+    int operator()(int x, int y) const {
+        int best = 0x7FFFFFFF;
+        for (std::size_t i = 0; i < count_; ++i)
+            best = std::min(best, axis(x, x0_[i], x_last_[i]) + axis(y, y0_[i], y_last_[i]));
+        return best;
+    }
+
+  private:
+    static int axis(int v, int lo, int last) { return std::max(0, std::max(lo - v, v - last)); }
+    std::size_t count_;
+    int x0_[kMaxBoxes], x_last_[kMaxBoxes], y0_[kMaxBoxes], y_last_[kMaxBoxes];
+};
+
 class Router {
   public:
     // The cheapest route from `sources` to a cell whose target[] has a bit of `target_bits` set
@@ -247,9 +281,7 @@ class Router {
     // with at most 64 of them the search is A* towards them.
     // The search's state lives in `grid`'s cells (SearchCell: every dist kUnreached before, and
     // again after, the call); their cost and span are only read.
-    struct Box {
-        int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    };
+    using Box = RouteBox;
     [[nodiscard]] Route route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                               std::span<const std::uint8_t> target,
                               const std::vector<Box>& boxes = {}, RouteWeight weight = {},

@@ -721,6 +721,39 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("BoxDistance: the Manhattan distance to the nearest box, against a plain per-box "
+          "case analysis") {
+    // The plain form: left of, right of or over the box on each axis.
+    const auto reference = [](int x, int y, const std::vector<RouteBox>& boxes) {
+        int best = 0x7FFFFFFF;
+        for (const RouteBox& b : boxes) {
+            const int dx = x < b.x0 ? b.x0 - x : (x >= b.x1 ? x - b.x1 + 1 : 0);
+            const int dy = y < b.y0 ? b.y0 - y : (y >= b.y1 ? y - b.y1 + 1 : 0);
+            best = std::min(best, dx + dy);
+        }
+        return best;
+    };
+    CHECK(BoxDistance({})(3, 4) == 0x7FFFFFFF);
+    for (std::uint64_t trial = 0; trial < 200; ++trial) {
+        std::vector<RouteBox> boxes;
+        const int count = 1 + static_cast<int>(hash_values(trial, 1) % 8);
+        for (int i = 0; i < count; ++i) {
+            const int x0 = static_cast<int>(hash_values(trial, i, 2) % 60);
+            const int y0 = static_cast<int>(hash_values(trial, i, 3) % 60);
+            boxes.push_back({x0, y0, x0 + 1 + static_cast<int>(hash_values(trial, i, 4) % 9),
+                             y0 + 1 + static_cast<int>(hash_values(trial, i, 5) % 9)});
+        }
+        const BoxDistance distance(boxes);
+        for (int y = -3; y < 72; y += 2)
+            for (int x = -3; x < 72; ++x)
+                REQUIRE(distance(x, y) == reference(x, y, boxes));
+    }
+    // Only the first 64 boxes count.
+    std::vector<RouteBox> many(64, RouteBox{0, 0, 1, 1});
+    many.push_back({50, 50, 51, 51});
+    CHECK(BoxDistance(many)(50, 50) == 100);
+}
+
 TEST_CASE("cost_units: std::round(cost * 16) clamped to 1..65534, halves and bounds included") {
     const auto plain = [](double cost) {
         return static_cast<std::uint16_t>(std::clamp(std::round(cost * kCostScale), 1.0, 65534.0));
