@@ -415,25 +415,34 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         // The cells of big regions are blocked but for the borders of those not joined yet: the
         // search enters a region only through its border (a step from outside, or a bridge, lands
         // next to a blocker), reaching a big region's border joins it, and joining blocks it.
+        // Per class, its cell (walkable: by region, below); per region, whether it is big.
+        std::array<SearchCell, 256> class_cell;
+        for (int c = 0; c < 256; ++c) {
+            SearchCell cell = kFreshCell; // blocked: an avoid class
+            const bool avoided = (roads.avoid >> c & 1u) != 0;
+            if (walk(static_cast<ClassId>(c)))
+                cell.cost = one;
+            else if (!avoided && (roads.bridge_over >> c & 1u))
+                cell.span = roads.max_bridge > 0 ? kSpanWater : 0;
+            else if (!avoided)
+                cell.cost = pass;
+            class_cell[static_cast<std::size_t>(c)] = cell;
+        }
+        SearchCell big_cell = kFreshCell;
+        big_cell.span = kSpanMark; // popped only on the border of a region not joined yet
+        std::vector<std::uint8_t> is_big(count);
+        for (std::size_t r = 0; r < count; ++r)
+            is_big[r] = big(r) ? 1 : 0;
         SearchCell* out = g.cells.data();
         parallel_for(h, threads, [&](int y0, int y1) {
             const std::size_t end = static_cast<std::size_t>(y1) * w;
             for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
-                SearchCell cell = kFreshCell; // blocked
                 const ClassId c = cells[i];
-                if (!protect.empty() && protect[i]) {
-                    // blocked
-                } else if (walk(c) && big(static_cast<std::size_t>(label[i]))) {
-                    cell.span = kSpanMark; // popped only on the border of a region not joined yet
-                } else if (walk(c)) {
-                    cell.cost = one;
-                } else if (roads.avoid >> c & 1u) {
-                    // blocked
-                } else if (roads.bridge_over >> c & 1u) {
-                    cell.span = roads.max_bridge > 0 ? kSpanWater : 0;
-                } else {
-                    cell.cost = pass;
-                }
+                SearchCell cell = class_cell[c];
+                if (!protect.empty() && protect[i])
+                    cell = kFreshCell; // blocked
+                else if (walk(c) && is_big[static_cast<std::size_t>(label[i])])
+                    cell = big_cell;
                 out[i] = cell;
             }
         });
