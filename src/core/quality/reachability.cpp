@@ -526,8 +526,8 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
             const bool from_water = (cell_of[c].span & kSpanWater) != 0;
             // The move in direction `dir` (kRouteDx/kRouteDy) to the neighbour cell nc, which
-            // is inside the map.
-            const auto relax = [&](int dir, std::uint32_t nc) {
+            // is inside the map (inlined at its four calls).
+            const auto relax = [&](int dir, std::uint32_t nc) __attribute__((always_inline)) {
                 int k = 0;
                 if (cell_of[nc].span & kSpanWater) { // a bridge: the general move
                     const std::optional<RouteMove> move = route_move(g, x, y, dir, from_water);

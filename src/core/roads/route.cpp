@@ -134,8 +134,10 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         }
         const bool from_water = (cells[c].span & kSpanWater) != 0;
         // The move in direction `dir` (kRouteDx/kRouteDy) to the neighbour (nx, ny) = cell nc,
-        // which is inside the map.
-        const auto relax = [&](int dir, int nx, int ny, std::uint32_t nc) {
+        // which is inside the map. Inlined at its four calls (as an out-of-line call it cost more
+        // instructions than the loop over directions it replaces).
+        const auto relax = [&](int dir, int nx, int ny, std::uint32_t nc)
+            __attribute__((always_inline)) {
             int k = 0;
             if (cells[nc].span & kSpanWater) { // a bridge (rare): the general move
                 const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
