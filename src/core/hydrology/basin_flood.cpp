@@ -199,41 +199,31 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
 }
 
-// The cells whose bits are set, in reading order, from rows of `row_words` 64-bit words (bit b
-// of a row's word k: column 64 k + b); `none` after the last. The refill is out of line, so the
-// callers' loops stay small (count_upstream's walks stay in registers).
-class SourceBits {
-  public:
-    SourceBits(const std::vector<std::uint64_t>& bits, std::size_t width, std::size_t row_words,
-               std::size_t none)
-        : words_(bits), width_(width), row_words_(row_words), none_(none),
-          bits_(bits.empty() ? 0 : bits[0]) {}
-    std::size_t next() {
-        if (bits_ == 0 && !refill()) return none_;
-        const std::size_t c = base_ + static_cast<std::size_t>(std::countr_zero(bits_));
-        bits_ &= bits_ - 1;
-        return c;
+// One wave of count_upstream's walks over its words (see there): each cell of wave[0..size)
+// adds its count into the cell it drains into (edge cells drain off the map: nothing), which
+// loses one inflow; the cells left with none are written to `next` (at most `size` of them, in
+// wave order) and their number returned. Branch-free but for the rare edge cell: whether a cell
+// is passed on follows no pattern a branch could learn (a walk's end was a misprediction).
+std::size_t advance_wave(float* words, const std::int64_t offset[4], const std::uint32_t* wave,
+                         std::size_t size, std::uint32_t* next) {
+    constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kCountMask = ~0x7fu;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+        const std::uint32_t c = wave[i];
+        std::uint32_t s;
+        std::memcpy(&s, words + c, sizeof s);
+        if (s & kDrainOff) [[unlikely]]
+            continue;
+        const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3u]);
+        std::uint32_t u;
+        std::memcpy(&u, words + t, sizeof u);
+        u += (s & kCountMask) - (1u << kInShift);
+        std::memcpy(words + t, &u, sizeof u);
+        next[kept] = t;
+        kept += (u & kInMask) == 0 ? 1u : 0u;
     }
-
-  private:
-    [[gnu::noinline]] bool refill() {
-        while (bits_ == 0) {
-            if (at_ + 1 >= words_.size()) return false;
-            ++at_;
-            base_ += 64;
-            if (++column_ == row_words_) { // the next row
-                column_ = 0;
-                base_ = at_ / row_words_ * width_;
-            }
-            bits_ = words_[at_];
-        }
-        return true;
-    }
-    const std::vector<std::uint64_t>& words_;
-    std::size_t width_, row_words_, none_;
-    std::size_t at_ = 0, column_ = 0, base_ = 0; // the word at_, its column of words, cell of bit 0
-    std::uint64_t bits_;
-};
+    return kept;
+}
 
 } // namespace
 
@@ -516,26 +506,20 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     return f;
 }
 
-Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
+Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads,
+                           std::size_t band_cells) {
     const int w = down_grid.width(), h = down_grid.height();
-    const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
-    // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree (bits 3..5) and
-    // the drain code (bits 0..2), so each step of a walk touches one word. The words live in the
-    // result's own cells (bit patterns copied in and out with memcpy: no second map-sized
-    // buffer) and become the counts in place at the end.
-    constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kWalked = 1u << 6,
-                            kCountShift = 7, kOne = 1u << kCountShift;
+    const std::size_t uw = static_cast<std::size_t>(w);
+    // One word per cell: the count from bit 7 up, the inflows still to come (bits 3..5) and the
+    // drain code (bits 0..2), so each step down touches one word. The words live in the result's
+    // own cells (bit patterns copied in and out with memcpy: no second map-sized buffer) and
+    // become the counts in place at the end.
+    constexpr std::uint32_t kInShift = 3, kCountShift = 7, kOne = 1u << kCountShift;
     Grid<float> acc = Grid<float>::uninitialised(w, h);
     float* a = acc.cells().data();
-    auto load = [a](std::size_t c) {
-        std::uint32_t v;
-        std::memcpy(&v, a + c, sizeof v);
-        return v;
-    };
-    auto store = [a](std::size_t c, std::uint32_t v) { std::memcpy(a + c, &v, sizeof v); };
     const std::uint8_t* down = down_grid.cells().data();
     // The sources (cells nothing drains into) as bits, one row in row_words 64-bit words (a
-    // block of rows writes whole words of its own), taken in reading order.
+    // block of rows writes whole words of its own).
     const std::size_t row_words = (uw + 63) / 64;
     std::vector<std::uint64_t> is_source(row_words * static_cast<std::size_t>(h), 0);
     const std::vector<std::uint8_t> none(uw, kDrainPit); // the rows above and below the map
@@ -556,41 +540,26 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
                 bits[k] = zero_bytes_64(in.data() + k * 64);
         }
     });
-    // Walks down from the sources, each on while the next cell has all its inflows in. One walk
-    // waits at every step for the word it loads; kWalks walks advanced in turn overlap those waits.
-    // Whole numbers: the order they are added in does not matter.
-    constexpr int kWalks = 4;
+    // Down from the sources, breadth first: the sources of a band of rows are the first wave;
+    // each wave adds every cell's count into the cell it drains into, and the next wave is the
+    // cells that got their last inflow (advance_wave). Whole numbers: the order they are added
+    // in does not matter, and every cell is passed on exactly once, by the wave after its last
+    // inflow arrived (or as a source).
+    const std::size_t band_rows =
+        std::max<std::size_t>(1, band_cells / std::max<std::size_t>(uw, 1));
+    std::vector<std::uint32_t> wave(band_rows * uw), next(band_rows * uw); // a wave never grows
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
-    std::uint32_t cell[kWalks], word[kWalks];
-    SourceBits sources(is_source, uw, row_words, n);
-    auto take_source = [&](int k) {
-        const std::size_t c = sources.next();
-        const bool left = c != n;
-        cell[k] = static_cast<std::uint32_t>(c);
-        word[k] = left ? load(c) : kDrainOff | kWalked;
-    };
-    for (int k = 0; k < kWalks; ++k)
-        take_source(k);
-    for (bool busy = true; busy;) {
-        busy = false;
-        for (int k = 0; k < kWalks; ++k) {
-            const std::uint32_t s = word[k], c = cell[k];
-            busy |= c != n;
-            if (s & kDrainOff) { // off the map (or idle): the next source
-                take_source(k);
-                continue;
-            }
-            const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3]);
-            std::uint32_t u = load(t) + (s & ~(kOne - 1)) - (1u << kInShift);
-            const bool on = (u & kInMask) == 0;
-            u |= on ? kWalked : 0u;
-            store(t, u);
-            if (on) {
-                cell[k] = t;
-                word[k] = u;
-            } else {
-                take_source(k);
-            }
+    for (std::size_t y0 = 0; y0 < static_cast<std::size_t>(h); y0 += band_rows) {
+        const std::size_t y1 = std::min<std::size_t>(y0 + band_rows, static_cast<std::size_t>(h));
+        std::size_t size = 0;
+        for (std::size_t y = y0; y < y1; ++y)
+            for (std::size_t k = 0; k < row_words; ++k)
+                for (std::uint64_t m = is_source[y * row_words + k]; m != 0; m &= m - 1)
+                    wave[size++] = static_cast<std::uint32_t>(
+                        y * uw + 64 * k + static_cast<std::size_t>(std::countr_zero(m)));
+        while (size != 0) {
+            size = advance_wave(a, offset, wave.data(), size, next.data());
+            std::swap(wave, next);
         }
     }
     parallel_for(h, threads, [&](int y0, int y1) {

@@ -28,6 +28,7 @@
 // cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on every run, at any count.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -84,7 +85,11 @@ Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int t
 Grid<float> accumulate_rain(const FlowField& f, Grid<float> rain);
 
 // The number of cells draining through each cell (itself included) of a drainage grid (Drain
-// values, no pits), as whole numbers in floats; at most 2^25 - 1 cells.
-Grid<float> count_upstream(const Grid<std::uint8_t>& down, int threads = 1);
+// values, no pits), as whole numbers in floats; at most 2^25 - 1 cells. The walks down from the
+// cells nothing drains into go breadth first from the sources of about `band_cells` cells at a
+// time (whole rows; any band gives the same counts: the tests use small ones).
+inline constexpr std::size_t kUpstreamBand = std::size_t{1} << 16;
+Grid<float> count_upstream(const Grid<std::uint8_t>& down, int threads = 1,
+                           std::size_t band_cells = kUpstreamBand);
 
 } // namespace tilegen

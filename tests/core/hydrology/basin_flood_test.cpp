@@ -231,6 +231,28 @@ TEST_CASE("basin flood: the same flood as the plain version, depressions as a fl
     }
 }
 
+TEST_CASE("basin flood: counted flow by waves of any band of rows equals walking every path") {
+    std::mt19937 rng(36);
+    for (int trial = 0; trial < 80; ++trial) {
+        Grid<std::uint16_t> level = random_levels(rng, trial);
+        if (trial % 4 == 3) { // larger maps: long paths through many bands
+            level = Grid<std::uint16_t>(40 + static_cast<int>(rng() % 40),
+                                        40 + static_cast<int>(rng() % 40));
+            for (auto& v : level.cells())
+                v = static_cast<std::uint16_t>(rng() % (trial % 8 == 3 ? 16 : 65536));
+        }
+        CAPTURE(trial);
+        const FlowField f = flood_basins(level);
+        const Grid<float> walked = accumulation_by_walking(f.down);
+        const std::size_t w = static_cast<std::size_t>(level.width());
+        for (std::size_t band : {std::size_t{1}, std::size_t{7}, w, 3 * w + 1, kUpstreamBand}) {
+            CAPTURE(band);
+            CHECK(count_upstream(f.down, 1, band) == walked);
+            CHECK(count_upstream(f.down, 2, band) == walked);
+        }
+    }
+}
+
 TEST_CASE("basin flood: the passes by blocks of rows give the same at 1, 2 and 3 threads") {
     std::mt19937 rng(34);
     for (int trial = 0; trial < 60; ++trial) {
