@@ -202,10 +202,13 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
 // One wave of count_upstream's walks over its words (see there): each cell of wave[0..size)
 // adds its count into the cell it drains into (edge cells drain off the map: nothing), which
 // loses one inflow; the cells left with none are written to `next` (at most `size` of them, in
-// wave order) and their number returned. Branch-free but for the rare edge cell: whether a cell
-// is passed on follows no pattern a branch could learn (a walk's end was a misprediction).
+// wave order) and their number returned. A cell draining into a cell at or past `limit` (words
+// not written yet) is appended to `parked` instead, untouched. Branch-free but for the rare edge
+// or parked cell: whether a cell is passed on follows no pattern a branch could learn (a walk's
+// end was a misprediction).
 std::size_t advance_wave(float* words, const std::int64_t offset[4], const std::uint32_t* wave,
-                         std::size_t size, std::uint32_t* next) {
+                         std::size_t size, std::uint32_t limit, std::uint32_t* next,
+                         std::vector<std::uint32_t>& parked) {
     constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kCountMask = ~0x7fu;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < size; ++i) {
@@ -215,6 +218,10 @@ std::size_t advance_wave(float* words, const std::int64_t offset[4], const std::
         if (s & kDrainOff) [[unlikely]]
             continue;
         const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3u]);
+        if (t >= limit) [[unlikely]] {
+            parked.push_back(c);
+            continue;
+        }
         std::uint32_t u;
         std::memcpy(&u, words + t, sizeof u);
         u += (s & kCountMask) - (1u << kInShift);
@@ -523,11 +530,10 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads,
     const std::size_t row_words = (uw + 63) / 64;
     std::vector<std::uint64_t> is_source(row_words * static_cast<std::size_t>(h), 0);
     const std::vector<std::uint8_t> none(uw, kDrainPit); // the rows above and below the map
-    parallel_for(h, threads, [&](int y_begin, int y_end) {
+    auto prepare_rows = [&](std::size_t y_begin, std::size_t y_end) {
         std::vector<std::uint8_t> in(row_words * 64, 1); // past the row: no source
         std::vector<std::uint32_t> words(uw);
-        for (std::size_t y = static_cast<std::size_t>(y_begin); y < static_cast<std::size_t>(y_end);
-             ++y) {
+        for (std::size_t y = y_begin; y < y_end; ++y) {
             const std::uint8_t* mid = down + y * uw;
             in_degree_row(y > 0 ? mid - uw : none.data(), mid,
                           y + 1 < static_cast<std::size_t>(h) ? mid + uw : none.data(), in.data(),
@@ -539,28 +545,57 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads,
             for (std::size_t k = 0; k < row_words; ++k)
                 bits[k] = zero_bytes_64(in.data() + k * 64);
         }
-    });
+    };
     // Down from the sources, breadth first: the sources of a band of rows are the first wave;
     // each wave adds every cell's count into the cell it drains into, and the next wave is the
     // cells that got their last inflow (advance_wave). Whole numbers: the order they are added
     // in does not matter, and every cell is passed on exactly once, by the wave after its last
     // inflow arrived (or as a source).
+    // With one thread the rows are prepared just ahead of the waves (twice a band's rows past
+    // it), so the words the waves touch are still in the cache; a cell whose step leads into a
+    // row not prepared yet (rare: most steps stay near their source's row) is parked, its count
+    // final, and passed on once every row is. With more, all rows first, by blocks of rows.
+    const std::size_t rows = static_cast<std::size_t>(h);
     const std::size_t band_rows =
         std::max<std::size_t>(1, band_cells / std::max<std::size_t>(uw, 1));
+    const bool ahead = threads <= 1;
+    std::size_t prepared = 0; // rows prepared
+    if (!ahead) {
+        parallel_for(h, threads, [&](int y0, int y1) {
+            prepare_rows(static_cast<std::size_t>(y0), static_cast<std::size_t>(y1));
+        });
+        prepared = rows;
+    }
     std::vector<std::uint32_t> wave(band_rows * uw), next(band_rows * uw); // a wave never grows
+    std::vector<std::uint32_t> parked;
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
-    for (std::size_t y0 = 0; y0 < static_cast<std::size_t>(h); y0 += band_rows) {
-        const std::size_t y1 = std::min<std::size_t>(y0 + band_rows, static_cast<std::size_t>(h));
+    auto run_waves = [&](std::size_t size) {
+        const auto limit = static_cast<std::uint32_t>(prepared * uw);
+        while (size != 0) {
+            size = advance_wave(a, offset, wave.data(), size, limit, next.data(), parked);
+            std::swap(wave, next);
+        }
+    };
+    for (std::size_t y0 = 0; y0 < rows; y0 += band_rows) {
+        const std::size_t y1 = std::min(y0 + band_rows, rows);
+        if (const std::size_t to = std::min(y1 + 2 * band_rows, rows); to > prepared) {
+            prepare_rows(prepared, to);
+            prepared = to;
+        }
         std::size_t size = 0;
         for (std::size_t y = y0; y < y1; ++y)
             for (std::size_t k = 0; k < row_words; ++k)
                 for (std::uint64_t m = is_source[y * row_words + k]; m != 0; m &= m - 1)
                     wave[size++] = static_cast<std::uint32_t>(
                         y * uw + 64 * k + static_cast<std::size_t>(std::countr_zero(m)));
-        while (size != 0) {
-            size = advance_wave(a, offset, wave.data(), size, next.data());
-            std::swap(wave, next);
-        }
+        run_waves(size);
+    }
+    const std::vector<std::uint32_t> late = std::move(parked); // every row is prepared now
+    parked.clear();
+    for (std::size_t p0 = 0; p0 < late.size(); p0 += wave.size()) {
+        const std::size_t size = std::min(wave.size(), late.size() - p0);
+        std::copy_n(late.begin() + static_cast<std::ptrdiff_t>(p0), size, wave.begin());
+        run_waves(size);
     }
     parallel_for(h, threads, [&](int y0, int y1) {
         std::vector<std::uint32_t> words(uw);
