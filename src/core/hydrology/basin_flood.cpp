@@ -234,35 +234,34 @@ std::size_t advance_wave(float* words, const std::int64_t offset[4], const std::
 
 } // namespace
 
-Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads) {
+namespace {
+
+// The descent of row y of a level grid (w, h: its size) into out[0..w).
+void descend_one_row(const Grid<std::uint16_t>& level, int y, std::uint8_t* out) {
     const int w = level.width(), h = level.height();
-    Grid<std::uint8_t> down = Grid<std::uint8_t>::uninitialised(w, h);
-    parallel_for(h, threads, [&](int y0, int y1) {
-        for (int y = y0; y < y1; ++y) {
-            std::uint8_t* out = down.row(y);
-            if (y == 0 || y == h - 1) {
-                std::memset(out, edge_drain(0, y, h), static_cast<std::size_t>(w));
-                continue;
-            }
-            if (w >= 3) descend_row(level.row(y - 1), level.row(y), level.row(y + 1), out, w);
-            out[w - 1] = edge_drain(w - 1, y, h);
-            out[0] = edge_drain(0, y, h);
-        }
-    });
-    return down;
+    if (y == 0 || y == h - 1) {
+        std::memset(out, edge_drain(0, y, h), static_cast<std::size_t>(w));
+        return;
+    }
+    if (w >= 3) descend_row(level.row(y - 1), level.row(y), level.row(y + 1), out, w);
+    out[w - 1] = edge_drain(w - 1, y, h);
+    out[0] = edge_drain(0, y, h);
 }
 
-std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32_t>& basin_grid,
-                           int threads) {
-    const int w = down_grid.width(), h = down_grid.height();
-    const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
+// label_basins of a descent grid (w x h) whose rows come from drains(y): a pointer to row y's
+// drain codes, asked for in order y = 0, 1, ..., h - 2 (the bottom row is never read), each read
+// until the row after the next is asked for (so two rows of a rolling buffer can serve them).
+template <class DrainRows>
+std::uint32_t label_basins_by_rows(int w, int h, DrainRows&& drains,
+                                   Grid<std::uint32_t>& basin_grid, int threads) {
+    const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h),
+                      uw = static_cast<std::size_t>(w);
     basin_grid = Grid<std::uint32_t>::uninitialised(w, h);
     std::uint32_t* lab = basin_grid.cells().data();
     if (w < 3 || h < 3) { // every cell lies on the edge
         std::fill_n(lab, n, 0u);
         return 1;
     }
-    const std::uint8_t* down = down_grid.cells().data();
     // Pass 1: provisional labels. A cell joins its west and north neighbours when either drains
     // into the other; without such a link it starts a label. The edge cells are label 0.
     // At most one label per interior cell (a flat is all pits), + label 0; maps of noise have
@@ -274,16 +273,17 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
     parent[0] = 0;
     std::uint32_t next = 1;
     std::fill_n(lab, uw, 0u);
+    const std::uint8_t* d_up = drains(std::size_t{0});
     for (std::size_t y = 1; y + 1 < static_cast<std::size_t>(h); ++y) {
         if (next + uw > parent.size()) parent.resize(std::max(2 * parent.size(), next + uw));
         const std::size_t row = y * uw;
-        const std::uint8_t* d_up = down + row - uw;
+        const std::uint8_t* d_mid = drains(y);
         const std::uint32_t* l_up = lab + row - uw;
         lab[row] = 0;
         std::uint32_t west = 0; // the label of the cell to the west
-        std::uint8_t d_west = down[row];
+        std::uint8_t d_west = d_mid[0];
         for (std::size_t x = 1; x + 1 < uw; ++x) {
-            const std::uint8_t d = down[row + x];
+            const std::uint8_t d = d_mid[x];
             const bool to_west = (d == drain_west) | (d_west == drain_east);
             const bool to_north = (d == drain_north) | (d_up[x] == drain_south);
             const std::uint32_t north = l_up[x];
@@ -303,11 +303,12 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
         // The east edge cell (label 0) takes in its west neighbour when that drains into it.
         lab[row + uw - 1] = 0;
         if (d_west == drain_east) (void)forest.join(west, 0);
+        d_up = d_mid;
     }
     const std::size_t last = (static_cast<std::size_t>(h) - 1) * uw;
     for (std::size_t x = 0; x < uw; ++x) {
         lab[last + x] = 0;
-        if (down[last + x - uw] == drain_south) (void)forest.join(lab[last + x - uw], 0);
+        if (d_up[x] == drain_south) (void)forest.join(lab[last + x - uw], 0);
     }
     // Flatten: parents lie below their labels, so in increasing order each label's parent is
     // already numbered; roots get the basin numbers 1, 2, ... (label 0 stays basin 0).
@@ -324,6 +325,41 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
             lab[c] = final_label[lab[c]];
     });
     return basins;
+}
+
+} // namespace
+
+Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads) {
+    Grid<std::uint8_t> down = Grid<std::uint8_t>::uninitialised(level.width(), level.height());
+    parallel_for(level.height(), threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y)
+            descend_one_row(level, y, down.row(y));
+    });
+    return down;
+}
+
+std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32_t>& basin_grid,
+                           int threads) {
+    const std::uint8_t* down = down_grid.cells().data();
+    const std::size_t uw = static_cast<std::size_t>(down_grid.width());
+    return label_basins_by_rows(
+        down_grid.width(), down_grid.height(), [&](std::size_t y) { return down + y * uw; },
+        basin_grid, threads);
+}
+
+std::uint32_t label_basins_of_levels(const Grid<std::uint16_t>& level,
+                                     Grid<std::uint32_t>& basin_grid, int threads) {
+    // Two rows of descent, made as the scan reaches them (the scan reads rows y - 1 and y).
+    const std::size_t uw = static_cast<std::size_t>(level.width());
+    std::vector<std::uint8_t> rows(2 * uw);
+    return label_basins_by_rows(
+        level.width(), level.height(),
+        [&](std::size_t y) {
+            std::uint8_t* out = rows.data() + (y & 1u) * uw;
+            descend_one_row(level, static_cast<int>(y), out);
+            return static_cast<const std::uint8_t*>(out);
+        },
+        basin_grid, threads);
 }
 
 namespace {
@@ -377,13 +413,10 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     const std::uint16_t* lv = level.cells().data();
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
 
-    // 1. Descent, 2. basins.
-    f.down = descend(level, threads);
-    const std::uint32_t basins = label_basins(f.down, f.basin, threads);
+    // 1. Descent, 2. basins: the descent made row by row as the labels' scan reaches it (no
+    // grid of it: it is not read while the pairs are listed and joined, and made whole after).
+    const std::uint32_t basins = label_basins_of_levels(level, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
-    // The descent is not read while the pairs are listed and joined: its memory serves them, and
-    // it is made again afterwards (the same grid; a pass cheaper than the pairs' list).
-    f.down = Grid<std::uint8_t>();
     if (before_pairs) before_pairs();
 
     // 3. Kruskal over the pairs. The pairs (the stage's largest temporary) are freed as soon as

@@ -46,6 +46,10 @@ Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads = 1);
 // pit, numbered in no particular order) of a descent grid; returns the number of basins.
 std::uint32_t label_basins(const Grid<std::uint8_t>& down, Grid<std::uint32_t>& basin,
                            int threads = 1);
+// label_basins(descend(level), basin, threads) without the descent grid: each row's descent is
+// made as the labels' scan reaches it (two rows of it at a time), a map pass less.
+std::uint32_t label_basins_of_levels(const Grid<std::uint16_t>& level, Grid<std::uint32_t>& basin,
+                                     int threads = 1);
 
 // Step 3's input: the pairs of 4-neighbour cells p, q = p + 1 or p + width in different basins, in
 // the order Kruskal's algorithm takes them (by cost, then scan order), leaving out a pair when one

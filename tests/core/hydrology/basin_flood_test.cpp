@@ -93,6 +93,12 @@ TEST_CASE("basin flood: descent and basins against their definitions") {
                 REQUIRE(down(x, y) == plain_descent(level, x, y));
         Grid<std::uint32_t> basin;
         const std::uint32_t basins = label_basins(down, basin);
+        // Without the descent grid (its rows made as the scan reaches them): the same labels.
+        for (int threads : {1, 2, 3}) {
+            Grid<std::uint32_t> of_levels;
+            CHECK(label_basins_of_levels(level, of_levels, threads) == basins);
+            CHECK(of_levels == basin);
+        }
         // Same partition as the descent ends: basin 0 <-> off the map, one basin per pit.
         std::map<std::int64_t, std::uint32_t> of_end;
         std::map<std::uint32_t, std::int64_t> end_of;
