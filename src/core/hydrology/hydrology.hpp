@@ -98,6 +98,12 @@ HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* 
                                        const IntoSource& into, bool keep_flow = false,
                                        int threads = 1);
 
+// The cells where a river may end, in reading order: cells c with into[c] and lake[c] both 0
+// that drain (`down`, Drain codes without pits) off the map or into a cell t with into[t] or
+// lake[t] not 0. Bands of rows on `threads` threads: the same list at any count.
+std::vector<std::uint32_t> river_end_cells(const Grid<std::uint8_t>& down, const std::uint8_t* into,
+                                           const std::uint8_t* lake, int threads = 1);
+
 // The `into` grid of run_hydrology from a row of class ids, in place: cells[i] becomes cells[i] + 1
 // where bit cells[i] of the mask `into` is set (class ids below 32), else 0.
 void mark_into_classes(ClassId* cells, std::size_t count, std::uint32_t into);

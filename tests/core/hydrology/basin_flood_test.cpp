@@ -411,6 +411,42 @@ TEST_CASE("hydrology: the into grid from class ids equals the plain rule") {
     }
 }
 
+TEST_CASE("hydrology: the cells where rivers may end equal the plain rule") {
+    // river_end_cells against the rule cell by cell: widths up to 80 (the vector code's 16 cells
+    // and the rest), sinks sparse or dense, at 1, 2 and 3 threads.
+    std::mt19937 rng(92);
+    for (int trial = 0; trial < 120; ++trial) {
+        Grid<std::uint16_t> level = random_levels(rng, trial);
+        if (trial % 3 == 2) {
+            level = Grid<std::uint16_t>(1 + static_cast<int>(rng() % 80),
+                                        1 + static_cast<int>(rng() % 30));
+            for (auto& v : level.cells())
+                v = static_cast<std::uint16_t>(rng() % 65536);
+        }
+        const FlowField f = flood_basins(level);
+        const int w = level.width(), h = level.height();
+        const unsigned odds = 2 + static_cast<unsigned>(trial % 6);
+        std::vector<std::uint8_t> into(level.size()), lake(level.size());
+        for (std::size_t c = 0; c < level.size(); ++c) {
+            into[c] = rng() % odds == 0 ? static_cast<std::uint8_t>(1 + rng() % 30) : 0;
+            lake[c] = rng() % (2 * odds) == 0 ? 1 : 0;
+        }
+        std::vector<std::uint32_t> plain;
+        for (std::uint32_t c = 0; c < level.size(); ++c) {
+            const std::int64_t t = drain_target(f, c);
+            const bool sink_c = into[c] != 0 || lake[c] != 0;
+            const bool ends = t < 0 || into[static_cast<std::size_t>(t)] != 0 ||
+                              lake[static_cast<std::size_t>(t)] != 0;
+            if (!sink_c && ends) plain.push_back(c);
+        }
+        CAPTURE(trial);
+        CAPTURE(w);
+        CAPTURE(h);
+        for (int threads : {1, 2, 3})
+            CHECK(river_end_cells(f.down, into.data(), lake.data(), threads) == plain);
+    }
+}
+
 namespace {
 
 // Every field of two hydrology results (the carved map given apart: run_hydrology_in_place leaves
