@@ -22,10 +22,12 @@
 //     and raised cells of two basins touch exactly when the basins have the same water level W and
 //     a pair between them costs less than W; the basins are grouped by those pairs (the tree's
 //     pairs suffice: any other such pair closed a cycle of tree pairs costing no more).
-// Deterministic: fixed scan orders, no randomness; the cell-by-cell passes (descent, final labels,
-// filling, count_upstream's in-degrees) run by blocks of rows on `threads` threads, each writing
-// its own rows; the rest is single-threaded: the same `down`, `filled` and basins as the plain
-// cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on every run, at any count.
+// Deterministic: fixed scan orders, no randomness; the cell-by-cell passes (the descent after
+// Kruskal, final labels, filling, count_upstream's in-degrees with two threads or more) run by
+// blocks of rows on `threads` threads, each writing its own rows; the rest (the labels' scan and
+// the descent rows it makes, count_upstream's waves) is single-threaded: the same `down`, `filled`
+// and basins as the plain cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on
+// every run, at any count.
 #pragma once
 
 #include <cstddef>
