@@ -199,73 +199,69 @@ void in_degree_row(const std::uint8_t* __restrict up, const std::uint8_t* __rest
         in[x] = static_cast<std::uint8_t>(in[x] + (mid[x + 1] == drain_west));
 }
 
-// The cells whose bits are set, in reading order, from rows of `row_words` 64-bit words (bit b
-// of a row's word k: column 64 k + b); `none` after the last. The refill is out of line, so the
-// callers' loops stay small (count_upstream's walks stay in registers).
-class SourceBits {
-  public:
-    SourceBits(const std::vector<std::uint64_t>& bits, std::size_t width, std::size_t row_words,
-               std::size_t none)
-        : words_(bits), width_(width), row_words_(row_words), none_(none),
-          bits_(bits.empty() ? 0 : bits[0]) {}
-    std::size_t next() {
-        if (bits_ == 0 && !refill()) return none_;
-        const std::size_t c = base_ + static_cast<std::size_t>(std::countr_zero(bits_));
-        bits_ &= bits_ - 1;
-        return c;
-    }
-
-  private:
-    [[gnu::noinline]] bool refill() {
-        while (bits_ == 0) {
-            if (at_ + 1 >= words_.size()) return false;
-            ++at_;
-            base_ += 64;
-            if (++column_ == row_words_) { // the next row
-                column_ = 0;
-                base_ = at_ / row_words_ * width_;
-            }
-            bits_ = words_[at_];
+// One wave of count_upstream's walks over its words (see there): each cell of wave[0..size)
+// adds its count into the cell it drains into (edge cells drain off the map: nothing), which
+// loses one inflow; the cells left with none are written to `next` (at most `size` of them, in
+// wave order) and their number returned. A cell draining into a cell at or past `limit` (words
+// not written yet) is appended to `parked` instead, untouched. Branch-free but for the rare edge
+// or parked cell: whether a cell is passed on follows no pattern a branch could learn (a walk's
+// end was a misprediction).
+std::size_t advance_wave(float* words, const std::int64_t offset[4], const std::uint32_t* wave,
+                         std::size_t size, std::uint32_t limit, std::uint32_t* next,
+                         std::vector<std::uint32_t>& parked) {
+    constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kCountMask = ~0x7fu;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < size; ++i) {
+        const std::uint32_t c = wave[i];
+        std::uint32_t s;
+        std::memcpy(&s, words + c, sizeof s);
+        if (s & kDrainOff) [[unlikely]]
+            continue;
+        const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3u]);
+        if (t >= limit) [[unlikely]] {
+            parked.push_back(c);
+            continue;
         }
-        return true;
+        std::uint32_t u;
+        std::memcpy(&u, words + t, sizeof u);
+        u += (s & kCountMask) - (1u << kInShift);
+        std::memcpy(words + t, &u, sizeof u);
+        next[kept] = t;
+        kept += (u & kInMask) == 0 ? 1u : 0u;
     }
-    const std::vector<std::uint64_t>& words_;
-    std::size_t width_, row_words_, none_;
-    std::size_t at_ = 0, column_ = 0, base_ = 0; // the word at_, its column of words, cell of bit 0
-    std::uint64_t bits_;
-};
+    return kept;
+}
 
 } // namespace
 
-Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads) {
+namespace {
+
+// The descent of row y of a level grid (w, h: its size) into out[0..w).
+void descend_one_row(const Grid<std::uint16_t>& level, int y, std::uint8_t* out) {
     const int w = level.width(), h = level.height();
-    Grid<std::uint8_t> down = Grid<std::uint8_t>::uninitialised(w, h);
-    parallel_for(h, threads, [&](int y0, int y1) {
-        for (int y = y0; y < y1; ++y) {
-            std::uint8_t* out = down.row(y);
-            if (y == 0 || y == h - 1) {
-                std::memset(out, edge_drain(0, y, h), static_cast<std::size_t>(w));
-                continue;
-            }
-            if (w >= 3) descend_row(level.row(y - 1), level.row(y), level.row(y + 1), out, w);
-            out[w - 1] = edge_drain(w - 1, y, h);
-            out[0] = edge_drain(0, y, h);
-        }
-    });
-    return down;
+    if (y == 0 || y == h - 1) {
+        std::memset(out, edge_drain(0, y, h), static_cast<std::size_t>(w));
+        return;
+    }
+    if (w >= 3) descend_row(level.row(y - 1), level.row(y), level.row(y + 1), out, w);
+    out[w - 1] = edge_drain(w - 1, y, h);
+    out[0] = edge_drain(0, y, h);
 }
 
-std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32_t>& basin_grid,
-                           int threads) {
-    const int w = down_grid.width(), h = down_grid.height();
-    const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
+// label_basins of a descent grid (w x h) whose rows come from drains(y): a pointer to row y's
+// drain codes, asked for in order y = 0, 1, ..., h - 2 (the bottom row is never read), each read
+// until the row after the next is asked for (so two rows of a rolling buffer can serve them).
+template <class DrainRows>
+std::uint32_t label_basins_by_rows(int w, int h, DrainRows&& drains,
+                                   Grid<std::uint32_t>& basin_grid, int threads) {
+    const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h),
+                      uw = static_cast<std::size_t>(w);
     basin_grid = Grid<std::uint32_t>::uninitialised(w, h);
     std::uint32_t* lab = basin_grid.cells().data();
     if (w < 3 || h < 3) { // every cell lies on the edge
         std::fill_n(lab, n, 0u);
         return 1;
     }
-    const std::uint8_t* down = down_grid.cells().data();
     // Pass 1: provisional labels. A cell joins its west and north neighbours when either drains
     // into the other; without such a link it starts a label. The edge cells are label 0.
     // At most one label per interior cell (a flat is all pits), + label 0; maps of noise have
@@ -277,16 +273,17 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
     parent[0] = 0;
     std::uint32_t next = 1;
     std::fill_n(lab, uw, 0u);
+    const std::uint8_t* d_up = drains(std::size_t{0});
     for (std::size_t y = 1; y + 1 < static_cast<std::size_t>(h); ++y) {
         if (next + uw > parent.size()) parent.resize(std::max(2 * parent.size(), next + uw));
         const std::size_t row = y * uw;
-        const std::uint8_t* d_up = down + row - uw;
+        const std::uint8_t* d_mid = drains(y);
         const std::uint32_t* l_up = lab + row - uw;
         lab[row] = 0;
         std::uint32_t west = 0; // the label of the cell to the west
-        std::uint8_t d_west = down[row];
+        std::uint8_t d_west = d_mid[0];
         for (std::size_t x = 1; x + 1 < uw; ++x) {
-            const std::uint8_t d = down[row + x];
+            const std::uint8_t d = d_mid[x];
             const bool to_west = (d == drain_west) | (d_west == drain_east);
             const bool to_north = (d == drain_north) | (d_up[x] == drain_south);
             const std::uint32_t north = l_up[x];
@@ -306,11 +303,12 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
         // The east edge cell (label 0) takes in its west neighbour when that drains into it.
         lab[row + uw - 1] = 0;
         if (d_west == drain_east) (void)forest.join(west, 0);
+        d_up = d_mid;
     }
     const std::size_t last = (static_cast<std::size_t>(h) - 1) * uw;
     for (std::size_t x = 0; x < uw; ++x) {
         lab[last + x] = 0;
-        if (down[last + x - uw] == drain_south) (void)forest.join(lab[last + x - uw], 0);
+        if (d_up[x] == drain_south) (void)forest.join(lab[last + x - uw], 0);
     }
     // Flatten: parents lie below their labels, so in increasing order each label's parent is
     // already numbered; roots get the basin numbers 1, 2, ... (label 0 stays basin 0).
@@ -327,6 +325,41 @@ std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32
             lab[c] = final_label[lab[c]];
     });
     return basins;
+}
+
+} // namespace
+
+Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads) {
+    Grid<std::uint8_t> down = Grid<std::uint8_t>::uninitialised(level.width(), level.height());
+    parallel_for(level.height(), threads, [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y)
+            descend_one_row(level, y, down.row(y));
+    });
+    return down;
+}
+
+std::uint32_t label_basins(const Grid<std::uint8_t>& down_grid, Grid<std::uint32_t>& basin_grid,
+                           int threads) {
+    const std::uint8_t* down = down_grid.cells().data();
+    const std::size_t uw = static_cast<std::size_t>(down_grid.width());
+    return label_basins_by_rows(
+        down_grid.width(), down_grid.height(), [&](std::size_t y) { return down + y * uw; },
+        basin_grid, threads);
+}
+
+std::uint32_t label_basins_of_levels(const Grid<std::uint16_t>& level,
+                                     Grid<std::uint32_t>& basin_grid, int threads) {
+    // Two rows of descent, made as the scan reaches them (the scan reads rows y - 1 and y).
+    const std::size_t uw = static_cast<std::size_t>(level.width());
+    std::vector<std::uint8_t> rows(2 * uw);
+    return label_basins_by_rows(
+        level.width(), level.height(),
+        [&](std::size_t y) {
+            std::uint8_t* out = rows.data() + (y & 1u) * uw;
+            descend_one_row(level, static_cast<int>(y), out);
+            return static_cast<const std::uint8_t*>(out);
+        },
+        basin_grid, threads);
 }
 
 namespace {
@@ -380,13 +413,10 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     const std::uint16_t* lv = level.cells().data();
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
 
-    // 1. Descent, 2. basins.
-    f.down = descend(level, threads);
-    const std::uint32_t basins = label_basins(f.down, f.basin, threads);
+    // 1. Descent, 2. basins: the descent made row by row as the labels' scan reaches it (no
+    // grid of it: it is not read while the pairs are listed and joined, and made whole after).
+    const std::uint32_t basins = label_basins_of_levels(level, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
-    // The descent is not read while the pairs are listed and joined: its memory serves them, and
-    // it is made again afterwards (the same grid; a pass cheaper than the pairs' list).
-    f.down = Grid<std::uint8_t>();
     if (before_pairs) before_pairs();
 
     // 3. Kruskal over the pairs. The pairs (the stage's largest temporary) are freed as soon as
@@ -516,34 +546,27 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     return f;
 }
 
-Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
+Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads,
+                           std::size_t band_cells) {
     const int w = down_grid.width(), h = down_grid.height();
-    const std::size_t n = down_grid.size(), uw = static_cast<std::size_t>(w);
-    // One word per cell: the count from bit 7 up, a "walked" flag, the in-degree (bits 3..5) and
-    // the drain code (bits 0..2), so each step of a walk touches one word. The words live in the
-    // result's own cells (bit patterns copied in and out with memcpy: no second map-sized
-    // buffer) and become the counts in place at the end.
-    constexpr std::uint32_t kInShift = 3, kInMask = 7u << kInShift, kWalked = 1u << 6,
-                            kCountShift = 7, kOne = 1u << kCountShift;
+    const std::size_t uw = static_cast<std::size_t>(w);
+    // One word per cell: the count from bit 7 up, the inflows still to come (bits 3..5) and the
+    // drain code (bits 0..2), so each step down touches one word. The words live in the result's
+    // own cells (bit patterns copied in and out with memcpy: no second map-sized buffer) and
+    // become the counts in place at the end.
+    constexpr std::uint32_t kInShift = 3, kCountShift = 7, kOne = 1u << kCountShift;
     Grid<float> acc = Grid<float>::uninitialised(w, h);
     float* a = acc.cells().data();
-    auto load = [a](std::size_t c) {
-        std::uint32_t v;
-        std::memcpy(&v, a + c, sizeof v);
-        return v;
-    };
-    auto store = [a](std::size_t c, std::uint32_t v) { std::memcpy(a + c, &v, sizeof v); };
     const std::uint8_t* down = down_grid.cells().data();
     // The sources (cells nothing drains into) as bits, one row in row_words 64-bit words (a
-    // block of rows writes whole words of its own), taken in reading order.
+    // block of rows writes whole words of its own).
     const std::size_t row_words = (uw + 63) / 64;
     std::vector<std::uint64_t> is_source(row_words * static_cast<std::size_t>(h), 0);
     const std::vector<std::uint8_t> none(uw, kDrainPit); // the rows above and below the map
-    parallel_for(h, threads, [&](int y_begin, int y_end) {
+    auto prepare_rows = [&](std::size_t y_begin, std::size_t y_end) {
         std::vector<std::uint8_t> in(row_words * 64, 1); // past the row: no source
         std::vector<std::uint32_t> words(uw);
-        for (std::size_t y = static_cast<std::size_t>(y_begin); y < static_cast<std::size_t>(y_end);
-             ++y) {
+        for (std::size_t y = y_begin; y < y_end; ++y) {
             const std::uint8_t* mid = down + y * uw;
             in_degree_row(y > 0 ? mid - uw : none.data(), mid,
                           y + 1 < static_cast<std::size_t>(h) ? mid + uw : none.data(), in.data(),
@@ -555,43 +578,57 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads) {
             for (std::size_t k = 0; k < row_words; ++k)
                 bits[k] = zero_bytes_64(in.data() + k * 64);
         }
-    });
-    // Walks down from the sources, each on while the next cell has all its inflows in. One walk
-    // waits at every step for the word it loads; kWalks walks advanced in turn overlap those waits.
-    // Whole numbers: the order they are added in does not matter.
-    constexpr int kWalks = 4;
-    const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
-    std::uint32_t cell[kWalks], word[kWalks];
-    SourceBits sources(is_source, uw, row_words, n);
-    auto take_source = [&](int k) {
-        const std::size_t c = sources.next();
-        const bool left = c != n;
-        cell[k] = static_cast<std::uint32_t>(c);
-        word[k] = left ? load(c) : kDrainOff | kWalked;
     };
-    for (int k = 0; k < kWalks; ++k)
-        take_source(k);
-    for (bool busy = true; busy;) {
-        busy = false;
-        for (int k = 0; k < kWalks; ++k) {
-            const std::uint32_t s = word[k], c = cell[k];
-            busy |= c != n;
-            if (s & kDrainOff) { // off the map (or idle): the next source
-                take_source(k);
-                continue;
-            }
-            const auto t = static_cast<std::uint32_t>(static_cast<std::int64_t>(c) + offset[s & 3]);
-            std::uint32_t u = load(t) + (s & ~(kOne - 1)) - (1u << kInShift);
-            const bool on = (u & kInMask) == 0;
-            u |= on ? kWalked : 0u;
-            store(t, u);
-            if (on) {
-                cell[k] = t;
-                word[k] = u;
-            } else {
-                take_source(k);
-            }
+    // Down from the sources, breadth first: the sources of a band of rows are the first wave;
+    // each wave adds every cell's count into the cell it drains into, and the next wave is the
+    // cells that got their last inflow (advance_wave). Whole numbers: the order they are added
+    // in does not matter, and every cell is passed on exactly once, by the wave after its last
+    // inflow arrived (or as a source).
+    // With one thread the rows are prepared just ahead of the waves (twice a band's rows past
+    // it), so the words the waves touch are still in the cache; a cell whose step leads into a
+    // row not prepared yet (rare: most steps stay near their source's row) is parked, its count
+    // final, and passed on once every row is. With more, all rows first, by blocks of rows.
+    const std::size_t rows = static_cast<std::size_t>(h);
+    const std::size_t band_rows =
+        std::max<std::size_t>(1, band_cells / std::max<std::size_t>(uw, 1));
+    const bool ahead = threads <= 1;
+    std::size_t prepared = 0; // rows prepared
+    if (!ahead) {
+        parallel_for(h, threads, [&](int y0, int y1) {
+            prepare_rows(static_cast<std::size_t>(y0), static_cast<std::size_t>(y1));
+        });
+        prepared = rows;
+    }
+    std::vector<std::uint32_t> wave(band_rows * uw), next(band_rows * uw); // a wave never grows
+    std::vector<std::uint32_t> parked;
+    const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
+    auto run_waves = [&](std::size_t size) {
+        const auto limit = static_cast<std::uint32_t>(prepared * uw);
+        while (size != 0) {
+            size = advance_wave(a, offset, wave.data(), size, limit, next.data(), parked);
+            std::swap(wave, next);
         }
+    };
+    for (std::size_t y0 = 0; y0 < rows; y0 += band_rows) {
+        const std::size_t y1 = std::min(y0 + band_rows, rows);
+        if (const std::size_t to = std::min(y1 + 2 * band_rows, rows); to > prepared) {
+            prepare_rows(prepared, to);
+            prepared = to;
+        }
+        std::size_t size = 0;
+        for (std::size_t y = y0; y < y1; ++y)
+            for (std::size_t k = 0; k < row_words; ++k)
+                for (std::uint64_t m = is_source[y * row_words + k]; m != 0; m &= m - 1)
+                    wave[size++] = static_cast<std::uint32_t>(
+                        y * uw + 64 * k + static_cast<std::size_t>(std::countr_zero(m)));
+        run_waves(size);
+    }
+    const std::vector<std::uint32_t> late = std::move(parked); // every row is prepared now
+    parked.clear();
+    for (std::size_t p0 = 0; p0 < late.size(); p0 += wave.size()) {
+        const std::size_t size = std::min(wave.size(), late.size() - p0);
+        std::copy_n(late.begin() + static_cast<std::ptrdiff_t>(p0), size, wave.begin());
+        run_waves(size);
     }
     parallel_for(h, threads, [&](int y0, int y1) {
         std::vector<std::uint32_t> words(uw);

@@ -22,12 +22,15 @@
 //     and raised cells of two basins touch exactly when the basins have the same water level W and
 //     a pair between them costs less than W; the basins are grouped by those pairs (the tree's
 //     pairs suffice: any other such pair closed a cycle of tree pairs costing no more).
-// Deterministic: fixed scan orders, no randomness; the cell-by-cell passes (descent, final labels,
-// filling, count_upstream's in-degrees) run by blocks of rows on `threads` threads, each writing
-// its own rows; the rest is single-threaded: the same `down`, `filled` and basins as the plain
-// cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on every run, at any count.
+// Deterministic: fixed scan orders, no randomness; the cell-by-cell passes (the descent after
+// Kruskal, final labels, filling, count_upstream's in-degrees with two threads or more) run by
+// blocks of rows on `threads` threads, each writing its own rows; the rest (the labels' scan and
+// the descent rows it makes, count_upstream's waves) is single-threaded: the same `down`, `filled`
+// and basins as the plain cell-by-cell version (tests/core/hydrology/reference_flood.hpp) on
+// every run, at any count.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -45,6 +48,10 @@ Grid<std::uint8_t> descend(const Grid<std::uint16_t>& level, int threads = 1);
 // pit, numbered in no particular order) of a descent grid; returns the number of basins.
 std::uint32_t label_basins(const Grid<std::uint8_t>& down, Grid<std::uint32_t>& basin,
                            int threads = 1);
+// label_basins(descend(level), basin, threads) without the descent grid: each row's descent is
+// made as the labels' scan reaches it (two rows of it at a time), a map pass less.
+std::uint32_t label_basins_of_levels(const Grid<std::uint16_t>& level, Grid<std::uint32_t>& basin,
+                                     int threads = 1);
 
 // Step 3's input: the pairs of 4-neighbour cells p, q = p + 1 or p + width in different basins, in
 // the order Kruskal's algorithm takes them (by cost, then scan order), leaving out a pair when one
@@ -84,7 +91,11 @@ Grid<float> flow_accumulation(const FlowField& f, const Grid<float>* rain, int t
 Grid<float> accumulate_rain(const FlowField& f, Grid<float> rain);
 
 // The number of cells draining through each cell (itself included) of a drainage grid (Drain
-// values, no pits), as whole numbers in floats; at most 2^25 - 1 cells.
-Grid<float> count_upstream(const Grid<std::uint8_t>& down, int threads = 1);
+// values, no pits), as whole numbers in floats; at most 2^25 - 1 cells. The walks down from the
+// cells nothing drains into go breadth first from the sources of about `band_cells` cells at a
+// time (whole rows; any band gives the same counts: the tests use small ones).
+inline constexpr std::size_t kUpstreamBand = std::size_t{1} << 16;
+Grid<float> count_upstream(const Grid<std::uint8_t>& down, int threads = 1,
+                           std::size_t band_cells = kUpstreamBand);
 
 } // namespace tilegen

@@ -233,67 +233,75 @@ int river_count(const RiverSettings& s, std::uint64_t seed) {
     return s.count_min + static_cast<int>(hash_values(seed, 0x72697665727321ull) % span);
 }
 
-// Bit k set when v[k] < threshold is false (k < 32).
-std::uint32_t not_below_32(const float* v, float threshold) {
+// The cells of row y where a river may end, as bits (see river_end_cells) in words[0..(w + 63) /
+// 64). Interior rows 16 cells at a time (SSE2: a byte compare per drain direction selects the
+// neighbour drained into); the edge rows and the rest cell by cell.
+void river_end_row(const std::uint8_t* down, const std::uint8_t* into, const std::uint8_t* lake,
+                   std::size_t w, std::size_t h, std::size_t y, std::uint64_t* words) {
+    const std::size_t row = y * w;
+    std::fill_n(words, (w + 63) / 64, 0);
+    const std::int64_t step[4] = {-static_cast<std::int64_t>(w), -1, 1,
+                                  static_cast<std::int64_t>(w)};
+    auto ends_at = [&](std::size_t c) {
+        const std::uint8_t d = down[c];
+        const bool off = (d & kDrainOff) != 0;
+        const auto t = static_cast<std::size_t>(off ? static_cast<std::int64_t>(c)
+                                                    : static_cast<std::int64_t>(c) + step[d & 3u]);
+        return (into[c] | lake[c]) == 0 && (off || (into[t] | lake[t]) != 0);
+    };
+    std::size_t x = 0;
 #if defined(__SSE2__)
-    const __m128 t = _mm_set1_ps(threshold);
-    std::uint32_t below = 0;
-    for (int k = 0; k < 32; k += 4)
-        below |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(_mm_loadu_ps(v + k), t)))
-                 << k;
-    return ~below;
-#else
-    std::uint32_t over = 0;
-    for (std::uint32_t k = 0; k < 32; ++k)
-        over |= (v[k] < threshold ? 0u : 1u) << k;
-    return over;
+    // Interior rows: the loads at c - 1 and c + 16 stay on the map (rows y - 1 and y + 1).
+    if (y > 0 && y + 1 < h) {
+        auto sink = [&](std::size_t c) {
+            return _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(into + c)),
+                                _mm_loadu_si128(reinterpret_cast<const __m128i*>(lake + c)));
+        };
+        auto is = [](__m128i d, int k) {
+            return _mm_cmpeq_epi8(d, _mm_set1_epi8(static_cast<char>(k)));
+        };
+        const __m128i zero = _mm_setzero_si128();
+        for (; x + 16 <= w; x += 16) {
+            const std::size_t c = row + x;
+            const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(down + c));
+            // Not 0 where the cell drained into is a sink, or the cell drains off the map.
+            __m128i ends = _mm_and_si128(d, _mm_set1_epi8(static_cast<char>(kDrainOff)));
+            ends = _mm_or_si128(ends, _mm_and_si128(is(d, drain_north), sink(c - w)));
+            ends = _mm_or_si128(ends, _mm_and_si128(is(d, drain_west), sink(c - 1)));
+            ends = _mm_or_si128(ends, _mm_and_si128(is(d, drain_east), sink(c + 1)));
+            ends = _mm_or_si128(ends, _mm_and_si128(is(d, drain_south), sink(c + w)));
+            const __m128i yes =
+                _mm_andnot_si128(_mm_cmpeq_epi8(ends, zero), _mm_cmpeq_epi8(sink(c), zero));
+            words[x / 64] |=
+                static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(yes)))
+                << (x % 64);
+        }
+    }
 #endif
+    for (; x < w; ++x)
+        words[x / 64] |= static_cast<std::uint64_t>(ends_at(row + x)) << (x % 64);
 }
 
 // The rivers of one threshold: mouths by flow, each stem climbing to the upstream neighbour of
 // most flow; stems shorter than min_length are skipped; at most `wanted`.
+// `ends`: the cells where a river may end (river_end_cells), in reading order.
 template <class IntoFn, class LakeFn>
 void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_length,
-                 std::size_t wanted, const IntoFn& is_into, const LakeFn& is_lake,
-                 HydrologyResult& out) {
+                 std::size_t wanted, const std::vector<std::uint32_t>& ends, const IntoFn& is_into,
+                 const LakeFn& is_lake, HydrologyResult& out) {
     const int w = f.down.width(), h = f.down.height();
-    const auto n = static_cast<std::uint32_t>(f.down.size());
     struct Mouth {
         float flow;
         std::uint32_t cell;
     };
-    std::vector<Mouth> mouths;
-    // A mouth: a cell that is no sink (lake or `into`) draining off the map or into a sink.
-    // Branch-free (about a tenth of the cells pass the threshold, mouths or not in no pattern):
-    // each candidate is written and kept by advancing the count.
-    const std::uint8_t* into = out.into.cells().data();
-    const std::uint8_t* lake = out.lake_mask.empty() ? into : out.lake_mask.cells().data();
-    const std::uint8_t* down = f.down.cells().data();
-    const std::int64_t step[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
+    // A mouth: a cell where a river may end whose flow is not below the threshold (NaN counts
+    // as over). Branch-free: each is written and kept by advancing the count.
+    std::vector<Mouth> mouths(ends.size());
     std::size_t kept = 0;
-    auto consider_mouth = [&](std::uint32_t c) {
-        const std::uint8_t d = down[c];
-        const bool off = (d & kDrainOff) != 0;
-        const auto t = static_cast<std::size_t>(off ? c : c + step[d & 3u]);
-        const bool sink_c = (into[c] | lake[c]) != 0;
-        const bool ends = off | ((into[t] | lake[t]) != 0);
+    for (std::uint32_t c : ends) {
         mouths[kept] = {acc[c], c};
-        kept += (!sink_c & ends) ? 1 : 0;
-    };
-    // Most cells fail the threshold: 32 cells at a time give a mask of those that do not (vector
-    // code: not below the threshold, so NaN counts as over, as in the scalar test), whose bits
-    // are then taken in order.
-    std::uint32_t c = 0;
-    for (; n - c >= 32; c += 32) {
-        std::uint32_t over = not_below_32(acc + c, threshold);
-        if (over == 0) continue;
-        mouths.resize(kept + static_cast<std::size_t>(std::popcount(over)));
-        for (; over != 0; over &= over - 1)
-            consider_mouth(c + static_cast<std::uint32_t>(std::countr_zero(over)));
+        kept += acc[c] < threshold ? 0u : 1u;
     }
-    mouths.resize(kept + (n - c));
-    for (; c < n; ++c)
-        if (!(acc[c] < threshold)) consider_mouth(c);
     mouths.resize(kept);
     std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
         return a.flow != b.flow ? a.flow > b.flow : a.cell < b.cell;
@@ -368,10 +376,14 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     // fewer rivers than the count reach min_length, the threshold is halved (not below 1 cell).
     const std::size_t wanted = s.has_count ? static_cast<std::size_t>(river_count(s, seed))
                                            : std::numeric_limits<std::size_t>::max();
+    // The cells where a river may end do not depend on the threshold: found once.
+    const std::vector<std::uint32_t> ends =
+        river_end_cells(f.down, into, lakes ? out.lake_mask.cells().data() : into, threads);
     double used = s.threshold;
     for (;;) {
         out.rivers.clear();
-        pick_rivers(f, acc, static_cast<float>(used), s.min_length, wanted, is_into, is_lake, out);
+        pick_rivers(f, acc, static_cast<float>(used), s.min_length, wanted, ends, is_into, is_lake,
+                    out);
         if (!s.has_count || out.rivers.size() >= wanted || used <= 1) break;
         used = std::max(1.0, used / 2);
     }
@@ -453,6 +465,31 @@ void agent_rivers(const Grid<float>& heights, const RiverSettings& s, std::uint6
 }
 
 } // namespace
+
+std::vector<std::uint32_t> river_end_cells(const Grid<std::uint8_t>& down, const std::uint8_t* into,
+                                           const std::uint8_t* lake, int threads) {
+    const std::size_t w = static_cast<std::size_t>(down.width()),
+                      h = static_cast<std::size_t>(down.height());
+    const std::size_t row_words = (w + 63) / 64;
+    // Per band of rows its cells, joined in band order: reading order at any thread count.
+    std::vector<std::uint32_t> cells;
+    for (const std::vector<std::uint32_t>&band :
+         parallel_bands(down.height(), threads, [&](int y0, int y1) {
+             std::vector<std::uint32_t> found;
+             std::vector<std::uint64_t> words(row_words);
+             for (std::size_t y = static_cast<std::size_t>(y0); y < static_cast<std::size_t>(y1);
+                  ++y) {
+                 river_end_row(down.cells().data(), into, lake, w, h, y, words.data());
+                 for (std::size_t k = 0; k < row_words; ++k)
+                     for (std::uint64_t m = words[k]; m != 0; m &= m - 1)
+                         found.push_back(static_cast<std::uint32_t>(
+                             y * w + 64 * k + static_cast<std::size_t>(std::countr_zero(m))));
+             }
+             return found;
+         }))
+        cells.insert(cells.end(), band.begin(), band.end());
+    return cells;
+}
 
 // SSE2: one byte compare per `into` class, 16 cells at a time; the rest cell by cell.
 void mark_into_classes(ClassId* cells, std::size_t count, std::uint32_t into) {

@@ -25,12 +25,12 @@
 // width x width square at each stem cell (stems in order of carved height, lowest first), nearest
 // first, each claimed by the first river reaching it and only when the neighbour one step
 // towards the stem cell belongs to the same river (so each river stays one 4-connected piece).
-// Invariants: no randomness beyond hashes of the seed, the cell-by-cell passes (quantising,
-// descent, final basin labels, filling, in-degrees) on `threads` threads by blocks of rows and the
-// rest single-threaded (run_hydrology_in_place makes its `into` grid beside the flood's first
-// steps, which do not read it): identical on every run and at any thread count;
-// along every stem and from each bank cell to the cell it drains into, the carved height never
-// rises; stems are 4-connected and disjoint; widths never shrink downstream.
+// Invariants: no randomness beyond hashes of the seed, the cell-by-cell passes (quantising, the
+// descent after Kruskal, final basin labels, filling, in-degrees, the cells where rivers may end)
+// on `threads` threads by blocks of rows and the rest single-threaded (run_hydrology_in_place makes
+// its `into` grid beside the flood's first steps, which do not read it): identical on every run and
+// at any thread count; along every stem and from each bank cell to the cell it drains into, the
+// carved height never rises; stems are 4-connected and disjoint; widths never shrink downstream.
 // Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells. Memory: at
 // most about 9 bytes per cell of map-sized temporaries at once (levels 2, basins 4 and the pairs'
 // buckets about 3, the descent being made again after them, basin_flood.hpp); the heights are
@@ -97,6 +97,12 @@ HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* 
                                        const RiverSettings& settings, std::uint64_t seed,
                                        const IntoSource& into, bool keep_flow = false,
                                        int threads = 1);
+
+// The cells where a river may end, in reading order: cells c with into[c] and lake[c] both 0
+// that drain (`down`, Drain codes without pits) off the map or into a cell t with into[t] or
+// lake[t] not 0. Bands of rows on `threads` threads: the same list at any count.
+std::vector<std::uint32_t> river_end_cells(const Grid<std::uint8_t>& down, const std::uint8_t* into,
+                                           const std::uint8_t* lake, int threads = 1);
 
 // The `into` grid of run_hydrology from a row of class ids, in place: cells[i] becomes cells[i] + 1
 // where bit cells[i] of the mask `into` is set (class ids below 32), else 0.

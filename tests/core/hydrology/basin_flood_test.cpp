@@ -93,6 +93,12 @@ TEST_CASE("basin flood: descent and basins against their definitions") {
                 REQUIRE(down(x, y) == plain_descent(level, x, y));
         Grid<std::uint32_t> basin;
         const std::uint32_t basins = label_basins(down, basin);
+        // Without the descent grid (its rows made as the scan reaches them): the same labels.
+        for (int threads : {1, 2, 3}) {
+            Grid<std::uint32_t> of_levels;
+            CHECK(label_basins_of_levels(level, of_levels, threads) == basins);
+            CHECK(of_levels == basin);
+        }
         // Same partition as the descent ends: basin 0 <-> off the map, one basin per pit.
         std::map<std::int64_t, std::uint32_t> of_end;
         std::map<std::uint32_t, std::int64_t> end_of;
@@ -228,6 +234,28 @@ TEST_CASE("basin flood: the same flood as the plain version, depressions as a fl
         // Counted flow against walking every path (no rain).
         CHECK(count_upstream(fast.down) == accumulation_by_walking(fast.down));
         CHECK(flow_accumulation(fast, nullptr) == accumulation_by_walking(fast.down));
+    }
+}
+
+TEST_CASE("basin flood: counted flow by waves of any band of rows equals walking every path") {
+    std::mt19937 rng(36);
+    for (int trial = 0; trial < 80; ++trial) {
+        Grid<std::uint16_t> level = random_levels(rng, trial);
+        if (trial % 4 == 3) { // larger maps: long paths through many bands
+            level = Grid<std::uint16_t>(40 + static_cast<int>(rng() % 40),
+                                        40 + static_cast<int>(rng() % 40));
+            for (auto& v : level.cells())
+                v = static_cast<std::uint16_t>(rng() % (trial % 8 == 3 ? 16 : 65536));
+        }
+        CAPTURE(trial);
+        const FlowField f = flood_basins(level);
+        const Grid<float> walked = accumulation_by_walking(f.down);
+        const std::size_t w = static_cast<std::size_t>(level.width());
+        for (std::size_t band : {std::size_t{1}, std::size_t{7}, w, 3 * w + 1, kUpstreamBand}) {
+            CAPTURE(band);
+            CHECK(count_upstream(f.down, 1, band) == walked);
+            CHECK(count_upstream(f.down, 2, band) == walked);
+        }
     }
 }
 
@@ -380,6 +408,42 @@ TEST_CASE("hydrology: the into grid from class ids equals the plain rule") {
             const bool is_into = cells[i] < 32 && ((into >> cells[i]) & 1u) != 0;
             CHECK(got[i] == (is_into ? cells[i] + 1 : 0));
         }
+    }
+}
+
+TEST_CASE("hydrology: the cells where rivers may end equal the plain rule") {
+    // river_end_cells against the rule cell by cell: widths up to 80 (the vector code's 16 cells
+    // and the rest), sinks sparse or dense, at 1, 2 and 3 threads.
+    std::mt19937 rng(92);
+    for (int trial = 0; trial < 120; ++trial) {
+        Grid<std::uint16_t> level = random_levels(rng, trial);
+        if (trial % 3 == 2) {
+            level = Grid<std::uint16_t>(1 + static_cast<int>(rng() % 80),
+                                        1 + static_cast<int>(rng() % 30));
+            for (auto& v : level.cells())
+                v = static_cast<std::uint16_t>(rng() % 65536);
+        }
+        const FlowField f = flood_basins(level);
+        const int w = level.width(), h = level.height();
+        const unsigned odds = 2 + static_cast<unsigned>(trial % 6);
+        std::vector<std::uint8_t> into(level.size()), lake(level.size());
+        for (std::size_t c = 0; c < level.size(); ++c) {
+            into[c] = rng() % odds == 0 ? static_cast<std::uint8_t>(1 + rng() % 30) : 0;
+            lake[c] = rng() % (2 * odds) == 0 ? 1 : 0;
+        }
+        std::vector<std::uint32_t> plain;
+        for (std::uint32_t c = 0; c < level.size(); ++c) {
+            const std::int64_t t = drain_target(f, c);
+            const bool sink_c = into[c] != 0 || lake[c] != 0;
+            const bool ends = t < 0 || into[static_cast<std::size_t>(t)] != 0 ||
+                              lake[static_cast<std::size_t>(t)] != 0;
+            if (!sink_c && ends) plain.push_back(c);
+        }
+        CAPTURE(trial);
+        CAPTURE(w);
+        CAPTURE(h);
+        for (int threads : {1, 2, 3})
+            CHECK(river_end_cells(f.down, into.data(), lake.data(), threads) == plain);
     }
 }
 
