@@ -58,6 +58,8 @@ struct PlacesResult {
 // The slope of a cell: the largest absolute height difference to a 4-neighbour, times 100
 // (percent of the height range per cell). Empty heights: all 0.
 Grid<float> slope_of(const Grid<float>& heights, int threads = 1);
+// One row of slope_of: row y of the heights, the rows above and below (null: none), w cells.
+void slope_row(const float* row, const float* up, const float* down, int w, float* out);
 
 // Per cell: the 4-connected steps to the nearest cell whose class is in `mask` (no cell blocks a
 // step, so the Manhattan distance), capped at cap + 1 (range of cap: 0..65533). A row pass (the
@@ -71,6 +73,18 @@ GridCells<std::uint16_t> class_distance(const ClassGrid& classes, std::uint32_t 
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
                           const Grid<float>* slope = nullptr, int threads = 1);
+
+// place_places with each rule's list of least candidates (no place on the map) cut at `cut`
+// entries (0: 256 + 16 * count): a rule whose list runs out before its count is met takes the
+// plain scan of every bucket instead. The same result for any cut (tests force the plain scan).
+PlacesResult place_places_cut(const ClassGrid& classes, const Grid<float>& heights,
+                              const std::vector<PlaceRule>& rules, std::uint64_t seed,
+                              const Grid<float>* slope, int threads, int cut);
+
+// Whether some cell within d 4-connected steps (Manhattan: nothing blocks) of the fw x fh
+// footprint at (x, y) has a class in `mask`: a plain look over the cells around it.
+bool near_class_within(const ClassGrid& classes, std::uint32_t mask, int x, int y, int fw, int fh,
+                       int d);
 
 // Calls f(x, y) for every anchor (top-left cell) of an fw x fh block inside a w x h map whose
 // cells all pass covered(cell index) and whose row y lies in [y_begin, y_end), ordered by the

@@ -1,0 +1,88 @@
+#include "core/places/anchor_rows.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace tilegen {
+
+float float_at_or_below(double limit) {
+    if (std::isnan(limit)) return std::numeric_limits<float>::quiet_NaN();
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    if (limit == static_cast<double>(inf)) return inf;
+    if (limit >= static_cast<double>(std::numeric_limits<float>::max()))
+        return std::numeric_limits<float>::max(); // only +inf is above both
+    if (limit < static_cast<double>(std::numeric_limits<float>::lowest()))
+        return -std::numeric_limits<float>::infinity();
+    float f = static_cast<float>(limit); // nearest: may be just above
+    if (static_cast<double>(f) > limit) f = std::nextafter(f, -inf);
+    return f;
+}
+
+AnchorRows::AnchorRows(std::span<const AnchorRule> rules, int w) : w_(w) {
+    for (std::size_t k = 0; k < rules.size(); ++k) {
+        const AnchorRule& r = rules[k];
+        const auto bit = static_cast<std::uint8_t>(1u << k);
+        for (int c = 0; c < kMaxClasses; ++c)
+            if (r.on >> c & 1u) on_[c] |= bit;
+        if (r.limited) lim_.emplace_back(static_cast<int>(k), r.steeper);
+        max_fw_ = std::max(max_fw_, r.fw);
+        max_fh_ = std::max(max_fh_, r.fh);
+        for (int i = 0; i < kMaxSide; ++i) {
+            if (r.fw <= i) keep_w_[i] |= bit;
+            if (r.fh <= i) keep_h_[i] |= bit;
+        }
+    }
+    cells_.assign(static_cast<std::size_t>(w) + max_fw_, 0);
+    ring_.assign(static_cast<std::size_t>(w) * max_fh_, 0);
+    anchors_.assign(static_cast<std::size_t>(w), 0);
+}
+
+// The loops below read members into locals and write through restrict pointers, so the compiler
+// keeps them in registers and vectorises the byte loops.
+void AnchorRows::covered_row(const ClassId* classes, const float* slopes, int y,
+                             std::uint8_t* out_row) {
+    const int w = w_;
+    const std::size_t at = static_cast<std::size_t>(y) * w;
+    const ClassId* __restrict cls = classes + at;
+    std::uint8_t* __restrict cell = cells_.data();
+    std::uint8_t* __restrict out = out_row;
+    const std::uint8_t* on = on_;
+    for (int x = 0; x < w; ++x)
+        cell[x] = on[cls[x]];
+    if (slopes)
+        for (const auto& [k, steeper] : lim_) {
+            const float* __restrict s = slopes + at;
+            const float t = steeper;
+            const auto bit = static_cast<std::uint8_t>(1u << k);
+            for (int x = 0; x < w; ++x)
+                cell[x] = static_cast<std::uint8_t>(cell[x] & ~(s[x] > t ? bit : 0));
+        }
+    // A block of fw cells starting at x: cells x .. x + fw - 1 (the zeros past the row end
+    // clear the blocks that would leave the map).
+    std::copy_n(cell, w, out);
+    for (int i = 1; i < max_fw_; ++i) {
+        const std::uint8_t keep = keep_w_[i];
+        const std::uint8_t* __restrict shifted = cell + i;
+        for (int x = 0; x < w; ++x)
+            out[x] = static_cast<std::uint8_t>(out[x] & (shifted[x] | keep));
+    }
+}
+
+void AnchorRows::anchor_row(int y, int h) {
+    const int w = w_;
+    std::uint8_t* __restrict a = anchors_.data();
+    std::copy_n(ring_row(y), w, a);
+    for (int j = 1; j < max_fh_; ++j) {
+        const std::uint8_t keep = keep_h_[j];
+        if (y + j >= h) { // no row y + j: only rules with fh <= j keep their anchors
+            for (int x = 0; x < w; ++x)
+                a[x] = static_cast<std::uint8_t>(a[x] & keep);
+            continue;
+        }
+        const std::uint8_t* __restrict below = ring_row(y + j);
+        for (int x = 0; x < w; ++x)
+            a[x] = static_cast<std::uint8_t>(a[x] & (below[x] | keep));
+    }
+}
+
+} // namespace tilegen
