@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "core/hash.hpp"
+
 namespace tilegen {
 
 float float_at_or_below(double limit) {
@@ -16,6 +18,30 @@ float float_at_or_below(double limit) {
     float f = static_cast<float>(limit); // nearest: may be just above
     if (static_cast<double>(f) > limit) f = std::nextafter(f, -inf);
     return f;
+}
+
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
+#define TILEGEN_HASH_RUN_CLONES __attribute__((target_clones("default", "arch=x86-64-v4")))
+#else
+#define TILEGEN_HASH_RUN_CLONES
+#endif
+
+TILEGEN_HASH_RUN_CLONES
+void hash_run(std::uint64_t stream, int x0, int y, int n, std::uint64_t* __restrict out) {
+    for (int i = 0; i < n; ++i)
+        out[i] = hash_position(stream, x0 + i, y);
+}
+
+TILEGEN_HASH_RUN_CLONES
+bool split_at_limit(const std::uint64_t* __restrict scores, const std::uint8_t* __restrict bits,
+                    int n, int k, std::uint64_t limit, std::uint8_t* __restrict low) {
+    std::uint8_t high = 0;
+    for (int i = 0; i < n; ++i) {
+        const auto anchor = static_cast<std::uint8_t>(bits[i] >> k & 1u);
+        low[i] = static_cast<std::uint8_t>(anchor & (scores[i] <= limit));
+        high = static_cast<std::uint8_t>(high | (anchor & (scores[i] > limit)));
+    }
+    return high != 0;
 }
 
 AnchorRows::AnchorRows(std::span<const AnchorRule> rules, int w) : w_(w) {

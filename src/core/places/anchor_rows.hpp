@@ -24,6 +24,16 @@ namespace tilegen {
 // so a per-cell float compare decides the same as the double one (NaN: false both ways).
 float float_at_or_below(double limit);
 
+// out[i] = hash_position(stream, x0 + i, y) for i in 0..n-1: the scores of a run of cells. On
+// x86-64 Linux with GCC, a clone for x86-64-v4 (64-bit lane multiplies) is picked when the
+// program loads; the same integers either way.
+void hash_run(std::uint64_t stream, int x0, int y, int n, std::uint64_t* out);
+
+// For i in 0..n-1: low[i] = 1 when bit k of bits[i] is set and scores[i] <= limit, else 0.
+// Returns whether some i has bit k set and scores[i] > limit. (Vectorised as hash_run.)
+bool split_at_limit(const std::uint64_t* scores, const std::uint8_t* bits, int n, int k,
+                    std::uint64_t limit, std::uint8_t* low);
+
 struct AnchorRule {
     std::uint32_t on = 0; // classes every footprint cell stands on
     bool limited = false; // with a slope limit (and slopes given)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -207,30 +208,38 @@ std::vector<Candidate> plain_buckets(const PlaceRule& rule, std::uint64_t stream
 }
 
 // For x in 0..w-1 with bit k of bits[x] set: the score hash_position(stream, x, y), and
-// take(x, score) when score <= limit (`limit` is re-read after each take: take may lower it).
-// Returns whether some such x scored above the limit. The scores are made for every cell of a
-// group of 8 with the bit somewhere in it and the bit tested after (no branch per cell on the
-// bits: most cells of the groups are anchors, and the hash is cheaper than a mispredicted jump).
+// take(x, score) when score <= limit (read once per run of 64 cells: take may lower it, and a
+// higher limit only takes more). Returns whether some such x scored above the limit. Scores are
+// made for runs with the bit somewhere in them (hash_run, split_at_limit: vectorised).
 template <class Take>
 bool for_each_low_hash(const std::uint8_t* bits, int w, int k, std::uint64_t stream, int y,
                        const std::uint64_t& limit, Take&& take) {
+    constexpr int kRun = 64;
     const std::uint64_t any = 0x0101010101010101ull << k;
-    std::uint64_t lim = limit;
+    std::uint64_t scores[kRun];
+    std::uint8_t low[kRun + 8] = {};
     bool above = false;
-    for (int x0 = 0; x0 < w; x0 += 8) {
-        const int x1 = std::min(w, x0 + 8);
-        if (x1 - x0 == 8) {
+    for (int x0 = 0; x0 < w; x0 += kRun) {
+        const int n = std::min(kRun, w - x0);
+        std::uint64_t seen = 0; // bit k of the run's cells, ORed (a byte at a time)
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
             std::uint64_t word;
-            std::memcpy(&word, bits + x0, sizeof word);
-            if ((word & any) == 0) continue;
+            std::memcpy(&word, bits + x0 + i, sizeof word);
+            seen |= word;
         }
-        for (int x = x0; x < x1; ++x) {
-            const std::uint64_t score = hash_position(stream, x, y);
-            const bool anchor = (bits[x] >> k & 1u) != 0;
-            above = above | (anchor & (score > lim));
-            if (anchor & (score <= lim)) {
-                take(x, score);
-                lim = limit;
+        for (; i < n; ++i)
+            seen |= bits[x0 + i];
+        if ((seen & any) == 0) continue;
+        hash_run(stream, x0, y, n, scores);
+        above = split_at_limit(scores, bits + x0, n, k, limit, low) || above;
+        for (i = 0; i < n; i += 8) { // the few low scores: eight flags at a time
+            std::uint64_t word;
+            std::memcpy(&word, low + i, sizeof word);
+            if (n - i < 8) word &= (std::uint64_t{1} << 8 * (n - i)) - 1; // past the run: stale
+            for (; word; word &= word - 1) {
+                const int at = i + std::countr_zero(word) / 8;
+                take(x0 + at, scores[at]);
             }
         }
     }

@@ -187,6 +187,36 @@ TEST_CASE("AnchorRows: per rule, the anchors of for_each_covered_anchor, in any 
     }
 }
 
+TEST_CASE("hash_run / split_at_limit: hash_position per cell, the low and high anchors") {
+    for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+        const int n = static_cast<int>(hash_values(seed, 1) % 70); // 0 .. 69: odd tails too
+        const int x0 = static_cast<int>(hash_values(seed, 2) % 5000) - 100;
+        const int y = static_cast<int>(hash_values(seed, 3) % 5000);
+        const std::uint64_t stream = hash_values(seed, 4);
+        std::vector<std::uint64_t> scores(static_cast<std::size_t>(n) + 1, 7);
+        hash_run(stream, x0, y, n, scores.data());
+        for (int i = 0; i < n; ++i)
+            CHECK(scores[i] == hash_position(stream, x0 + i, y));
+        CHECK(scores[n] == 7); // nothing past the run
+        std::vector<std::uint8_t> bits(static_cast<std::size_t>(n) + 1), low(bits.size(), 9);
+        for (int i = 0; i < n; ++i)
+            bits[i] = static_cast<std::uint8_t>(hash_values(seed, i, 5));
+        const int k = static_cast<int>(seed % 8);
+        // A limit among the scores (ties included), or none below or above them all.
+        const std::uint64_t limit = seed % 5 == 0   ? 0
+                                    : seed % 5 == 1 ? ~std::uint64_t{0}
+                                    : n > 0         ? scores[seed % n]
+                                                    : 0;
+        bool want_high = false;
+        for (int i = 0; i < n; ++i)
+            want_high = want_high || ((bits[i] >> k & 1u) && scores[i] > limit);
+        CHECK(split_at_limit(scores.data(), bits.data(), n, k, limit, low.data()) == want_high);
+        for (int i = 0; i < n; ++i)
+            CHECK(low[i] == ((bits[i] >> k & 1u) && scores[i] <= limit ? 1 : 0));
+        CHECK(low[n] == 9);
+    }
+}
+
 TEST_CASE("slope_row / slope_of: the largest step to a 4-neighbour times 100, edges, inf, NaN") {
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
         const int w = 1 + static_cast<int>(seed % 13), h = 1 + static_cast<int>(seed / 3 % 7);
