@@ -21,25 +21,20 @@ float float_at_or_below(double limit) {
 }
 
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__)
-#define TILEGEN_HASH_RUN_CLONES __attribute__((target_clones("default", "arch=x86-64-v4")))
+#define TILEGEN_LOW_SCORES_CLONES __attribute__((target_clones("default", "arch=x86-64-v4")))
 #else
-#define TILEGEN_HASH_RUN_CLONES
+#define TILEGEN_LOW_SCORES_CLONES
 #endif
 
-TILEGEN_HASH_RUN_CLONES
-void hash_run(std::uint64_t stream, int x0, int y, int n, std::uint64_t* __restrict out) {
-    for (int i = 0; i < n; ++i)
-        out[i] = hash_position(stream, x0 + i, y);
-}
-
-TILEGEN_HASH_RUN_CLONES
-bool split_at_limit(const std::uint64_t* __restrict scores, const std::uint8_t* __restrict bits,
-                    int n, int k, std::uint64_t limit, std::uint8_t* __restrict low) {
+TILEGEN_LOW_SCORES_CLONES
+bool low_scores(std::uint64_t stream, int x0, int y, int n, const std::uint8_t* __restrict bits,
+                int k, std::uint64_t limit, std::uint8_t* __restrict low) {
     std::uint8_t high = 0;
     for (int i = 0; i < n; ++i) {
+        const std::uint64_t score = hash_position(stream, x0 + i, y);
         const auto anchor = static_cast<std::uint8_t>(bits[i] >> k & 1u);
-        low[i] = static_cast<std::uint8_t>(anchor & (scores[i] <= limit));
-        high = static_cast<std::uint8_t>(high | (anchor & (scores[i] > limit)));
+        low[i] = static_cast<std::uint8_t>(anchor & (score <= limit));
+        high = static_cast<std::uint8_t>(high | (anchor & (score > limit)));
     }
     return high != 0;
 }
@@ -51,6 +46,11 @@ AnchorRows::AnchorRows(std::span<const AnchorRule> rules, int w) : w_(w) {
         for (int c = 0; c < kMaxClasses; ++c)
             if (r.on >> c & 1u) on_[c] |= bit;
         if (r.limited) lim_.emplace_back(static_cast<int>(k), r.steeper);
+        if (r.face) {
+            for (int c = 0; c < kMaxClasses; ++c)
+                if (r.face >> c & 1u) face_[c] |= bit;
+            face_at_[r.fh] |= bit;
+        }
         max_fw_ = std::max(max_fw_, r.fw);
         max_fh_ = std::max(max_fh_, r.fh);
         for (int i = 0; i < kMaxSide; ++i) {
@@ -58,15 +58,20 @@ AnchorRows::AnchorRows(std::span<const AnchorRule> rules, int w) : w_(w) {
             if (r.fh <= i) keep_h_[i] |= bit;
         }
     }
+    bool any_face = false;
+    for (const std::uint8_t f : face_at_)
+        any_face = any_face || f != 0;
+    rows_ = max_fh_ + (any_face ? 1 : 0);
     cells_.assign(static_cast<std::size_t>(w) + max_fw_, 0);
-    ring_.assign(static_cast<std::size_t>(w) * max_fh_, 0);
+    ring_.assign(static_cast<std::size_t>(w) * rows_, 0);
+    if (any_face) face_ring_.assign(static_cast<std::size_t>(w) * rows_, 0);
     anchors_.assign(static_cast<std::size_t>(w), 0);
 }
 
 // The loops below read members into locals and write through restrict pointers, so the compiler
 // keeps them in registers and vectorises the byte loops.
 void AnchorRows::covered_row(const ClassId* classes, const float* slopes, int y,
-                             std::uint8_t* out_row) {
+                             std::uint8_t* out_row, std::uint8_t* face_out) {
     const int w = w_;
     const std::size_t at = static_cast<std::size_t>(y) * w;
     const ClassId* __restrict cls = classes + at;
@@ -92,6 +97,19 @@ void AnchorRows::covered_row(const ClassId* classes, const float* slopes, int y,
         for (int x = 0; x < w; ++x)
             out[x] = static_cast<std::uint8_t>(out[x] & (shifted[x] | keep));
     }
+    if (face_ring_.empty()) return;
+    // The same blocks on the face classes (cells_ reused: the covered bits are out already).
+    std::uint8_t* __restrict face_block = face_out;
+    const std::uint8_t* face = face_;
+    for (int x = 0; x < w; ++x)
+        cell[x] = face[cls[x]];
+    std::copy_n(cell, w, face_block);
+    for (int i = 1; i < max_fw_; ++i) {
+        const std::uint8_t keep = keep_w_[i];
+        const std::uint8_t* __restrict shifted = cell + i;
+        for (int x = 0; x < w; ++x)
+            face_block[x] = static_cast<std::uint8_t>(face_block[x] & (shifted[x] | keep));
+    }
 }
 
 void AnchorRows::anchor_row(int y, int h) {
@@ -108,6 +126,20 @@ void AnchorRows::anchor_row(int y, int h) {
         const std::uint8_t* __restrict below = ring_row(y + j);
         for (int x = 0; x < w; ++x)
             a[x] = static_cast<std::uint8_t>(a[x] & (below[x] | keep));
+    }
+    if (face_ring_.empty()) return;
+    for (int j = 1; j <= max_fh_; ++j) { // face rules of height j: row y + j, the face row
+        const auto need = static_cast<std::uint8_t>(face_at_[j]);
+        if (!need) continue;
+        if (y + j >= h) { // no row below: no anchor
+            for (int x = 0; x < w; ++x)
+                a[x] = static_cast<std::uint8_t>(a[x] & ~need);
+            continue;
+        }
+        const std::uint8_t* __restrict face = face_row(y + j);
+        const auto keep = static_cast<std::uint8_t>(~need);
+        for (int x = 0; x < w; ++x)
+            a[x] = static_cast<std::uint8_t>(a[x] & (face[x] | keep));
     }
 }
 

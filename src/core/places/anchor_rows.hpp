@@ -3,12 +3,14 @@
 // limits and footprints, a band of anchor rows.
 // Output: per anchor row y of the band, in order, bits[x] for x in 0..w-1 with bit k set iff rule
 // k's footprint anchored (top-left) at (x, y) lies inside the map with every cell on rule k's
-// classes and, with a limit, no cell's slope above it. Occupancy is not looked at (place_places
-// rescans the few buckets a place can touch).
-// Invariants: per rule, the anchors of for_each_covered_anchor with covered = on && !steep.
+// classes and, with a limit, no cell's slope above it, and, with `face`, the fw cells of the row
+// just below it inside the map and on the face classes. Occupancy is not looked at.
+// Invariants: per rule, the anchors of for_each_covered_anchor with covered = on && !steep whose
+// row below passes `face`.
 // Cost: per map row, a table look-up per cell, a compare per cell and limited rule, then
 // (max fw - 1) byte ANDs per cell; per anchor row (max fh - 1) byte ANDs per cell over a ring of
-// the last max-fh rows. A band reads max fh - 1 rows past its end, so bands run apart.
+// the last max-fh rows (one more with `face`: a second ring of the face classes' blocks). A band
+// reads max fh - 1 rows past its end (max fh with face), so bands run apart.
 #pragma once
 
 #include <algorithm>
@@ -24,21 +26,19 @@ namespace tilegen {
 // so a per-cell float compare decides the same as the double one (NaN: false both ways).
 float float_at_or_below(double limit);
 
-// out[i] = hash_position(stream, x0 + i, y) for i in 0..n-1: the scores of a run of cells. On
-// x86-64 Linux with GCC, a clone for x86-64-v4 (64-bit lane multiplies) is picked when the
-// program loads; the same integers either way.
-void hash_run(std::uint64_t stream, int x0, int y, int n, std::uint64_t* out);
-
-// For i in 0..n-1: low[i] = 1 when bit k of bits[i] is set and scores[i] <= limit, else 0.
-// Returns whether some i has bit k set and scores[i] > limit. (Vectorised as hash_run.)
-bool split_at_limit(const std::uint64_t* scores, const std::uint8_t* bits, int n, int k,
-                    std::uint64_t limit, std::uint8_t* low);
+// For i in 0..n-1, with bit k of bits[i] set: low[i] = 1 when hash_position(stream, x0 + i, y)
+// <= limit, else 0 (low[i] = 0 without the bit). Returns whether some i with the bit scored above
+// the limit. On x86-64 Linux with GCC, a clone for x86-64-v4 (64-bit lane multiplies) is picked
+// when the program loads; the same flags either way.
+bool low_scores(std::uint64_t stream, int x0, int y, int n, const std::uint8_t* bits, int k,
+                std::uint64_t limit, std::uint8_t* low);
 
 struct AnchorRule {
-    std::uint32_t on = 0; // classes every footprint cell stands on
-    bool limited = false; // with a slope limit (and slopes given)
-    float steeper = 0;    // limited: a cell with slope > steeper is not covered
-    int fw = 1, fh = 1;   // footprint, 1..16
+    std::uint32_t on = 0;   // classes every footprint cell stands on
+    bool limited = false;   // with a slope limit (and slopes given)
+    float steeper = 0;      // limited: a cell with slope > steeper is not covered
+    int fw = 1, fh = 1;     // footprint, 1..16
+    std::uint32_t face = 0; // classes of the row below the footprint (0: no test)
 };
 
 class AnchorRows {
@@ -55,9 +55,9 @@ class AnchorRows {
     void scan(const ClassId* classes, const float* slopes, int h, int y_begin, int y_end, F&& f) {
         int next = y_begin; // the next map row to cover into the ring
         for (int y = y_begin; y < y_end; ++y) {
-            const int need = std::min(h, y + max_fh_);
+            const int need = std::min(h, y + rows_);
             for (; next < need; ++next)
-                covered_row(classes, slopes, next, ring_row(next));
+                covered_row(classes, slopes, next, ring_row(next), face_row(next));
             anchor_row(y, h);
             f(y, static_cast<const std::uint8_t*>(anchors_.data()));
         }
@@ -65,22 +65,32 @@ class AnchorRows {
 
   private:
     std::uint8_t* ring_row(int y) {
-        return ring_.data() + static_cast<std::size_t>(y % max_fh_) * w_;
+        return ring_.data() + static_cast<std::size_t>(y % rows_) * w_;
     }
-    // out[x]: bit k iff rule k's fw cells x .. x + fw - 1 of row y are all covered.
-    void covered_row(const ClassId* classes, const float* slopes, int y, std::uint8_t* out);
-    // anchors_[x]: bit k iff rows y .. y + fh - 1 of the ring have bit k at x.
+    std::uint8_t* face_row(int y) {
+        return face_ring_.data() + static_cast<std::size_t>(y % rows_) * w_;
+    }
+    // out[x]: bit k iff rule k's fw cells x .. x + fw - 1 of row y are all covered; face_out[x]
+    // (with a face rule): bit k iff they are all on rule k's face classes.
+    void covered_row(const ClassId* classes, const float* slopes, int y, std::uint8_t* out,
+                     std::uint8_t* face_out);
+    // anchors_[x]: bit k iff rows y .. y + fh - 1 of the ring have bit k at x (and with face,
+    // row y + fh of the face ring).
     void anchor_row(int y, int h);
 
     int w_;
     int max_fw_ = 1, max_fh_ = 1;
-    std::uint8_t on_[256] = {};              // per class: the rules standing on it
-    std::vector<std::pair<int, float>> lim_; // limited rules: (bit, steeper)
-    std::uint8_t keep_w_[kMaxSide] = {};     // [i]: rules with fw <= i (need no cell x + i)
-    std::uint8_t keep_h_[kMaxSide] = {};     // [j]: rules with fh <= j (need no row y + j)
-    std::vector<std::uint8_t> cells_;        // one row's covered bits, max_fw zeros after it
-    std::vector<std::uint8_t> ring_;         // max_fh rows of covered_row
-    std::vector<std::uint8_t> anchors_;      // the current anchor row
+    int rows_ = 1;                            // ring rows: max_fh, plus one with a face rule
+    std::uint8_t on_[256] = {};               // per class: the rules standing on it
+    std::vector<std::pair<int, float>> lim_;  // limited rules: (bit, steeper)
+    std::uint8_t keep_w_[kMaxSide] = {};      // [i]: rules with fw <= i (need no cell x + i)
+    std::uint8_t keep_h_[kMaxSide] = {};      // [j]: rules with fh <= j (need no row y + j)
+    std::uint8_t face_[256] = {};             // per class: the face rules it is a face for
+    std::uint8_t face_at_[kMaxSide + 1] = {}; // [j]: face rules with fh == j
+    std::vector<std::uint8_t> cells_;         // one row's covered bits, max_fw zeros after it
+    std::vector<std::uint8_t> ring_;          // rows_ rows of covered_row
+    std::vector<std::uint8_t> face_ring_;     // rows_ rows of its face blocks (with a face rule)
+    std::vector<std::uint8_t> anchors_;       // the current anchor row
 };
 
 } // namespace tilegen

@@ -209,14 +209,13 @@ std::vector<Candidate> plain_buckets(const PlaceRule& rule, std::uint64_t stream
 
 // For x in 0..w-1 with bit k of bits[x] set: the score hash_position(stream, x, y), and
 // take(x, score) when score <= limit (read once per run of 64 cells: take may lower it, and a
-// higher limit only takes more). Returns whether some such x scored above the limit. Scores are
-// made for runs with the bit somewhere in them (hash_run, split_at_limit: vectorised).
+// higher limit only takes more). Returns whether some such x scored above the limit. Runs with
+// the bit somewhere in them are scored by low_scores (vectorised); the few low ones hashed again.
 template <class Take>
 bool for_each_low_hash(const std::uint8_t* bits, int w, int k, std::uint64_t stream, int y,
                        const std::uint64_t& limit, Take&& take) {
     constexpr int kRun = 64;
     const std::uint64_t any = 0x0101010101010101ull << k;
-    std::uint64_t scores[kRun];
     std::uint8_t low[kRun + 8] = {};
     bool above = false;
     for (int x0 = 0; x0 < w; x0 += kRun) {
@@ -231,15 +230,14 @@ bool for_each_low_hash(const std::uint8_t* bits, int w, int k, std::uint64_t str
         for (; i < n; ++i)
             seen |= bits[x0 + i];
         if ((seen & any) == 0) continue;
-        hash_run(stream, x0, y, n, scores);
-        above = split_at_limit(scores, bits + x0, n, k, limit, low) || above;
+        above = low_scores(stream, x0, y, n, bits + x0, k, limit, low) || above;
         for (i = 0; i < n; i += 8) { // the few low scores: eight flags at a time
             std::uint64_t word;
             std::memcpy(&word, low + i, sizeof word);
             if (n - i < 8) word &= (std::uint64_t{1} << 8 * (n - i)) - 1; // past the run: stale
             for (; word; word &= word - 1) {
                 const int at = i + std::countr_zero(word) / 8;
-                take(x0 + at, scores[at]);
+                take(x0 + at, hash_position(stream, x0 + at, y));
             }
         }
     }
@@ -273,7 +271,7 @@ void least_candidates(const std::vector<PlaceRule>& rules, const std::vector<std
             near = class_distance(classes, r.near, r.near_distance, threads);
         const bool limited = slopes && r.flat > 0;
         spec.push_back({r.on, limited, limited ? float_at_or_below(r.flat) : 0.0f, r.footprint_w,
-                        r.footprint_h});
+                        r.footprint_h, r.face});
         stream[k] = rule_stream(seed, group[k]);
     }
     std::vector<std::atomic<std::uint64_t>> bound(n); // per rule: `cut` candidates score <= it

@@ -134,7 +134,8 @@ TEST_CASE("float_at_or_below: a float compare decides as the double one") {
     CHECK(!(1.0f > nan));
 }
 
-TEST_CASE("AnchorRows: per rule, the anchors of for_each_covered_anchor, in any band") {
+TEST_CASE("AnchorRows: per rule, the anchors of for_each_covered_anchor with the face row below, "
+          "in any band") {
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
         const int w = 1 + static_cast<int>(hash_values(seed, 1) % 40);
         const int h = 1 + static_cast<int>(hash_values(seed, 2) % 30);
@@ -153,6 +154,8 @@ TEST_CASE("AnchorRows: per rule, the anchors of for_each_covered_anchor, in any 
             const bool big = hash_values(seed, k, 9) % 5 == 0;
             r.fw = 1 + static_cast<int>(hash_values(seed, k, 7) % (big ? 16 : 4));
             r.fh = 1 + static_cast<int>(hash_values(seed, k, 8) % (big ? 16 : 4));
+            if (hash_values(seed, k, 10) % 3 == 0)
+                r.face = static_cast<std::uint32_t>(hash_values(seed, k, 11) % 7) + 1;
         }
         // want[k][y * w + x]: rule k's anchor by for_each_covered_anchor.
         std::vector<std::vector<std::uint8_t>> want(n);
@@ -166,7 +169,12 @@ TEST_CASE("AnchorRows: per rule, the anchors of for_each_covered_anchor, in any 
                     return (r.on >> g.cells()[c] & 1u) &&
                            !(with_slopes && r.limited && slopes[c] > r.steeper);
                 },
-                [&](int x, int y) { want[k][static_cast<std::size_t>(y) * w + x] = 1; });
+                [&](int x, int y) {
+                    bool face = y + r.fh < h || !r.face;
+                    for (int xx = x; r.face && face && xx < x + r.fw; ++xx)
+                        face = (r.face >> g(xx, y + r.fh) & 1u) != 0;
+                    want[k][static_cast<std::size_t>(y) * w + x] = face ? 1 : 0;
+                });
         }
         const int band = 1 + static_cast<int>(seed % 5);
         AnchorRows rows(rules, w);
@@ -187,33 +195,31 @@ TEST_CASE("AnchorRows: per rule, the anchors of for_each_covered_anchor, in any 
     }
 }
 
-TEST_CASE("hash_run / split_at_limit: hash_position per cell, the low and high anchors") {
-    for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+TEST_CASE("low_scores: the anchors scoring at most the limit, and whether one scored above") {
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
         const int n = static_cast<int>(hash_values(seed, 1) % 70); // 0 .. 69: odd tails too
         const int x0 = static_cast<int>(hash_values(seed, 2) % 5000) - 100;
         const int y = static_cast<int>(hash_values(seed, 3) % 5000);
         const std::uint64_t stream = hash_values(seed, 4);
-        std::vector<std::uint64_t> scores(static_cast<std::size_t>(n) + 1, 7);
-        hash_run(stream, x0, y, n, scores.data());
-        for (int i = 0; i < n; ++i)
-            CHECK(scores[i] == hash_position(stream, x0 + i, y));
-        CHECK(scores[n] == 7); // nothing past the run
         std::vector<std::uint8_t> bits(static_cast<std::size_t>(n) + 1), low(bits.size(), 9);
         for (int i = 0; i < n; ++i)
             bits[i] = static_cast<std::uint8_t>(hash_values(seed, i, 5));
         const int k = static_cast<int>(seed % 8);
-        // A limit among the scores (ties included), or none below or above them all.
+        // A limit at one of the scores (ties), or below or above them all.
         const std::uint64_t limit = seed % 5 == 0   ? 0
                                     : seed % 5 == 1 ? ~std::uint64_t{0}
-                                    : n > 0         ? scores[seed % n]
-                                                    : 0;
+                                    : n > 0
+                                        ? hash_position(stream, x0 + static_cast<int>(seed % n), y)
+                                        : 0;
         bool want_high = false;
         for (int i = 0; i < n; ++i)
-            want_high = want_high || ((bits[i] >> k & 1u) && scores[i] > limit);
-        CHECK(split_at_limit(scores.data(), bits.data(), n, k, limit, low.data()) == want_high);
+            want_high =
+                want_high || ((bits[i] >> k & 1u) && hash_position(stream, x0 + i, y) > limit);
+        CHECK(low_scores(stream, x0, y, n, bits.data(), k, limit, low.data()) == want_high);
         for (int i = 0; i < n; ++i)
-            CHECK(low[i] == ((bits[i] >> k & 1u) && scores[i] <= limit ? 1 : 0));
-        CHECK(low[n] == 9);
+            CHECK(low[i] ==
+                  ((bits[i] >> k & 1u) && hash_position(stream, x0 + i, y) <= limit ? 1 : 0));
+        CHECK(low[n] == 9); // nothing past the run
     }
 }
 
