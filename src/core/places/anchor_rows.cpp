@@ -45,7 +45,12 @@ AnchorRows::AnchorRows(std::span<const AnchorRule> rules, int w) : w_(w) {
         const auto bit = static_cast<std::uint8_t>(1u << k);
         for (int c = 0; c < kMaxClasses; ++c)
             if (r.on >> c & 1u) on_[c] |= bit;
-        if (r.limited) lim_.emplace_back(static_cast<int>(k), r.steeper);
+        if (r.limited) { // rules with the same limit share one compare per cell
+            auto same = std::find_if(lim_.begin(), lim_.end(),
+                                     [&](const auto& l) { return l.second == r.steeper; });
+            if (same == lim_.end()) same = lim_.insert(lim_.end(), {0, r.steeper});
+            same->first = static_cast<std::uint8_t>(same->first | bit);
+        }
         if (r.face) {
             for (int c = 0; c < kMaxClasses; ++c)
                 if (r.face >> c & 1u) face_[c] |= bit;
@@ -81,10 +86,10 @@ void AnchorRows::covered_row(const ClassId* classes, const float* slopes, int y,
     for (int x = 0; x < w; ++x)
         cell[x] = on[cls[x]];
     if (slopes)
-        for (const auto& [k, steeper] : lim_) {
+        for (const auto& [rules, steeper] : lim_) {
             const float* __restrict s = slopes + at;
             const float t = steeper;
-            const auto bit = static_cast<std::uint8_t>(1u << k);
+            const std::uint8_t bit = rules; // a local: no reload per cell (cell may alias it)
             for (int x = 0; x < w; ++x)
                 cell[x] = static_cast<std::uint8_t>(cell[x] & ~(s[x] > t ? bit : 0));
         }

@@ -80,9 +80,9 @@ class AnchorRows {
 
     int w_;
     int max_fw_ = 1, max_fh_ = 1;
-    int rows_ = 1;                            // ring rows: max_fh, plus one with a face rule
-    std::uint8_t on_[256] = {};               // per class: the rules standing on it
-    std::vector<std::pair<int, float>> lim_;  // limited rules: (bit, steeper)
+    int rows_ = 1;              // ring rows: max_fh, plus one with a face rule
+    std::uint8_t on_[256] = {}; // per class: the rules standing on it
+    std::vector<std::pair<std::uint8_t, float>> lim_; // (rules, steeper) per distinct limit
     std::uint8_t keep_w_[kMaxSide] = {};      // [i]: rules with fw <= i (need no cell x + i)
     std::uint8_t keep_h_[kMaxSide] = {};      // [j]: rules with fh <= j (need no row y + j)
     std::uint8_t face_[256] = {};             // per class: the face rules it is a face for
