@@ -12,8 +12,12 @@
 // Decisions: each candidate anchor gets the score hash(seed, rule, x, y); the map is cut into
 // square buckets of side max(8, min_distance); per bucket the candidate of lowest (score, index)
 // is kept; the kept candidates are taken in order of (score, index) while they keep min_distance.
-// So the result is a pure function of the inputs. Cost: one pass over the map per rule (plus
-// class_distance for `near`), on bands of rows.
+// So the result is a pure function of the inputs. Cost: one pass over the map for up to 8 rules
+// (AnchorRows: every rule's covered anchors with the face row, no place on the map yet), on bands
+// of rows; per rule only the least 256 + 16 * count candidates by score are kept (and get the
+// `near` look-up), then each rule in turn drops those under earlier places and takes the first of
+// each bucket: the same as the buckets' least candidates up to the last one kept. A rule whose
+// kept ones run out before its count is met scans every bucket with the places on the map.
 #pragma once
 
 #include <algorithm>
