@@ -73,7 +73,7 @@ GridCells<std::uint16_t> class_distance(const ClassGrid& classes, std::uint32_t 
                                         int threads = 1);
 
 // `slope` (may be null): slope_of(heights), when the caller has it already. `threads`: workers
-// for the anchor scans (bands of bucket rows); the result never depends on it.
+// for the anchor scan (bands of 64 rows); the result never depends on it.
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
                           const Grid<float>* slope = nullptr, int threads = 1);
