@@ -649,7 +649,8 @@ void make_places(Run& run) {
         for (const auto& [name, grid] : r.maps)
             if (name == class_maps(recipe).front()) heights = &grid;
     if (heights) run.slope = slope_of(*heights, run.options.threads);
-    r.places = place_places(r.classes, heights ? *heights : Grid<float>{}, run.place_rules, r.seed,
+    const Grid<float> no_heights; // (`heights ? *heights : Grid<float>{}` would copy the grid)
+    r.places = place_places(r.classes, heights ? *heights : no_heights, run.place_rules, r.seed,
                             heights ? &run.slope : nullptr, run.options.threads)
                    .places;
     drop_spent_maps(run, true);

@@ -12,8 +12,12 @@
 // Decisions: each candidate anchor gets the score hash(seed, rule, x, y); the map is cut into
 // square buckets of side max(8, min_distance); per bucket the candidate of lowest (score, index)
 // is kept; the kept candidates are taken in order of (score, index) while they keep min_distance.
-// So the result is a pure function of the inputs. Cost: one pass over the map per rule (plus
-// class_distance for `near`), on bands of rows.
+// So the result is a pure function of the inputs. Cost: one pass over the map for up to 8 rules
+// (AnchorRows: every rule's covered anchors with the face row, no place on the map yet), on bands
+// of rows; per rule only the least 256 + 16 * count candidates by score are kept (and get the
+// `near` look-up), then each rule in turn drops those under earlier places and takes the first of
+// each bucket: the same as the buckets' least candidates up to the last one kept. A rule whose
+// kept ones run out before its count is met scans every bucket with the places on the map.
 #pragma once
 
 #include <algorithm>
@@ -58,6 +62,8 @@ struct PlacesResult {
 // The slope of a cell: the largest absolute height difference to a 4-neighbour, times 100
 // (percent of the height range per cell). Empty heights: all 0.
 Grid<float> slope_of(const Grid<float>& heights, int threads = 1);
+// One row of slope_of: row y of the heights, the rows above and below (null: none), w cells.
+void slope_row(const float* row, const float* up, const float* down, int w, float* out);
 
 // Per cell: the 4-connected steps to the nearest cell whose class is in `mask` (no cell blocks a
 // step, so the Manhattan distance), capped at cap + 1 (range of cap: 0..65533). A row pass (the
@@ -67,10 +73,22 @@ GridCells<std::uint16_t> class_distance(const ClassGrid& classes, std::uint32_t 
                                         int threads = 1);
 
 // `slope` (may be null): slope_of(heights), when the caller has it already. `threads`: workers
-// for the anchor scans (bands of bucket rows); the result never depends on it.
+// for the anchor scan (bands of 64 rows); the result never depends on it.
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
                           const Grid<float>* slope = nullptr, int threads = 1);
+
+// place_places with each rule's list of least candidates (no place on the map) cut at `cut`
+// entries (0: 256 + 16 * count): a rule whose list runs out before its count is met takes the
+// plain scan of every bucket instead. The same result for any cut (tests force the plain scan).
+PlacesResult place_places_cut(const ClassGrid& classes, const Grid<float>& heights,
+                              const std::vector<PlaceRule>& rules, std::uint64_t seed,
+                              const Grid<float>* slope, int threads, int cut);
+
+// Whether some cell within d 4-connected steps (Manhattan: nothing blocks) of the fw x fh
+// footprint at (x, y) has a class in `mask`: a plain look over the cells around it.
+bool near_class_within(const ClassGrid& classes, std::uint32_t mask, int x, int y, int fw, int fh,
+                       int d);
 
 // Calls f(x, y) for every anchor (top-left cell) of an fw x fh block inside a w x h map whose
 // cells all pass covered(cell index) and whose row y lies in [y_begin, y_end), ordered by the
