@@ -713,16 +713,20 @@ void make_reachable_stage(Run& run) {
     }
     if (!prep) prep = prepare_reachable(r.classes, walkable, run.options.threads);
     // The search is one thread's work: the objects' density maps are made beside it (on a thread
-    // of their own when there are two or more; else by the objects stage, as without this).
-    if (run.objects_follow && places_objects(run) && run.options.threads >= 2)
-        if (std::vector<std::string> names = density_maps_needed(run); !names.empty())
-            run.density_maps = start_task(
-                run.options.threads, [&run, names, threads = std::max(1, run.options.threads / 2)] {
-                    return density_maps_of(run, names, threads);
-                });
+    // of their own when there are two or more; else by the objects stage, as without this),
+    // started once the search's grid (a pass on every thread) is made.
+    const auto start_density_maps = [&run] {
+        if (run.objects_follow && places_objects(run) && run.options.threads >= 2)
+            if (std::vector<std::string> names = density_maps_needed(run); !names.empty())
+                run.density_maps =
+                    start_task(run.options.threads,
+                               [&run, names, threads = std::max(1, run.options.threads / 2)] {
+                                   return density_maps_of(run, names, threads);
+                               });
+    };
     r.reach = make_reachable(r.classes, walkable, run_start_cells(run), *recipe.places.constraints,
                              roads, place_mask(run.width, run.height, r.places), run.router,
-                             run.options.threads, std::move(*prep));
+                             run.options.threads, std::move(*prep), start_density_maps);
     run.router = Router(); // the last search: its buffers back to the pool
     r.class_fractions =
         class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);

@@ -367,7 +367,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
                            std::span<const std::uint8_t> protect, Router& router, int threads,
-                           ReachPrep prep) {
+                           ReachPrep prep, const std::function<void()>& before_search) {
     ReachReport report;
     const int w = classes.width(), h = classes.height();
     const std::size_t n = classes.size();
@@ -450,6 +450,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             if (big(r) && static_cast<std::int32_t>(r) != main)
                 for (std::uint32_t c : border(static_cast<std::size_t>(r)))
                     if (protect.empty() || !protect[c]) g.cost(c) = one;
+        if (before_search) before_search();
         // One Dijkstra from the main region's border (a bucket queue keyed by distance; entries
         // of one distance last in, first out). Reaching a cell of another big region carves the
         // route back to the regions already joined and joins that region: its border cells enter at
@@ -575,21 +576,37 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             fill_class[r] = best;
             if (best < 0) filled[r] = 0; // no blocker around it (cannot happen beside main)
         }
-        // Bands of rows, each counting the cells it filled.
+        // Each filled region's cells, by a flood from its first border cell (it has one: its fill
+        // class came from a border cell's blocker neighbour) over its label, so only those cells
+        // are visited, not the map. Visited cells get the label -2 (the labels are not read after
+        // the fill); protected cells are passed through but keep their class.
         ClassId* out = classes.cells().data();
-        const auto band_filled = parallel_bands(h, threads, [&](int y0, int y1) {
-            std::uint64_t made = 0;
-            const std::size_t end = static_cast<std::size_t>(y1) * w;
-            for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
-                const std::int32_t l = label[i];
-                if (l < 0 || !filled[l] || (!protect.empty() && protect[i])) continue;
-                out[i] = static_cast<ClassId>(fill_class[l]);
-                ++made;
+        std::int32_t* seen = prep.regions.label.data();
+        std::vector<std::uint32_t> stack;
+        const auto row = static_cast<std::uint32_t>(w);
+        for (std::size_t r = 0; r < count; ++r) {
+            if (!filled[r]) continue;
+            const auto l = static_cast<std::int32_t>(r);
+            const auto visit = [&](std::uint32_t c) {
+                if (seen[c] != l) return;
+                seen[c] = -2;
+                stack.push_back(c);
+            };
+            visit(border(r).front());
+            while (!stack.empty()) {
+                const std::uint32_t c = stack.back();
+                stack.pop_back();
+                if (protect.empty() || !protect[c]) {
+                    out[c] = static_cast<ClassId>(fill_class[r]);
+                    ++report.filled;
+                }
+                const std::uint32_t x = c % row, y = c / row;
+                if (x + 1 < row) visit(c + 1);
+                if (x > 0) visit(c - 1);
+                if (y + 1 < static_cast<std::uint32_t>(h)) visit(c + row);
+                if (y > 0) visit(c - row);
             }
-            return made;
-        });
-        for (std::uint64_t made : band_filled)
-            report.filled += made;
+        }
     }
     for (std::size_t r = 0; r < count; ++r)
         if (!merged[r] && !filled[r] && big(r)) ++report.big_after;

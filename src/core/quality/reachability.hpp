@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -87,17 +88,20 @@ struct ReachReport {
 };
 
 // `router`: its queue holds the connect search's entries (Router::queue: one set of buckets per
-// run). `threads`: the passes over the map (labels, borders, the search's grid, the fill) on
+// run). `threads`: the passes over the map (labels, borders, the search's grid) on
 // bands of rows; the search itself is one thread. The result never depends on it.
 ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
                            std::span<const std::uint8_t> protect, Router& router, int threads = 1);
 // The same from a preparation made on (or patched to) `classes` as they are now: the same result.
+// `before_search` (may be empty) is called once the connect search's grid is made (a pass on every
+// thread), just before the search (one thread's work) starts: a caller starts work of its own
+// there to run beside the search (it must not touch `classes`). Not called under fill or reseed.
 ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable,
                            const std::vector<std::uint32_t>& start_cells,
                            const ConstraintSettings& settings, const RoadSettings& roads,
                            std::span<const std::uint8_t> protect, Router& router, int threads,
-                           ReachPrep prep);
+                           ReachPrep prep, const std::function<void()>& before_search = {});
 
 } // namespace tilegen

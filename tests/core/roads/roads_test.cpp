@@ -600,6 +600,61 @@ TEST_CASE("reachability: connect and fill leave one big walkable region holding 
         }
 }
 
+TEST_CASE("reachability: the fill turns whole regions but their protected cells; before_search "
+          "runs once, before the connect search") {
+    for (std::uint64_t seed = 1; seed <= 30; ++seed)
+        for (ReachPolicy policy : {ReachPolicy::connect, ReachPolicy::fill}) {
+            RoadCase rc = road_case(seed);
+            ConstraintSettings cs;
+            cs.walkable_regions = 1;
+            cs.min_region = 12;
+            cs.policy = policy;
+            std::vector<std::uint8_t> protect(rc.classes.size(), 0);
+            for (std::size_t i = 0; i < protect.size(); ++i)
+                protect[i] = hash_values(seed, i, 77) % 13 == 0 ? 1 : 0;
+            const std::vector<std::uint32_t> start = {0};
+            Router router;
+            ClassGrid plain = rc.classes;
+            const ReachReport rep =
+                make_reachable(plain, rc.walkable, start, cs, rc.roads, protect, router);
+            ClassGrid hooked = rc.classes;
+            int calls = 0;
+            const ReachReport hrep =
+                make_reachable(hooked, rc.walkable, start, cs, rc.roads, protect, router, 2,
+                               prepare_reachable(rc.classes, rc.walkable), [&] { ++calls; });
+            CHECK(hooked == plain);
+            CHECK(hrep == rep);
+            // The search runs under connect once the main region is found (cell 0 walkable).
+            const bool searched =
+                policy == ReachPolicy::connect && rc.walkable[rc.classes.cells()[0]];
+            CHECK(calls == (searched ? 1 : 0));
+            if (policy != ReachPolicy::fill) continue;
+            // Under fill only the fill changes cells: whole regions of the original grid (but
+            // their protected cells, which keep their class), each to one blocker class.
+            const Regions regions = walkable_regions(rc.classes, rc.walkable);
+            std::vector<int> changed(regions.size.size(), 0), to(regions.size.size(), -1);
+            std::uint64_t count = 0;
+            for (std::size_t i = 0; i < plain.size(); ++i) {
+                const ClassId before = rc.classes.cells()[i], after = plain.cells()[i];
+                if (before == after) continue;
+                REQUIRE(regions.label[i] >= 0); // only walkable cells change
+                CHECK(protect[i] == 0);
+                CHECK_FALSE(rc.walkable[after]);
+                const auto r = static_cast<std::size_t>(regions.label[i]);
+                changed[r] = 1;
+                CHECK((to[r] < 0 || to[r] == after));
+                to[r] = after;
+                ++count;
+            }
+            CHECK(count == rep.filled);
+            for (std::size_t i = 0; i < plain.size(); ++i) {
+                const std::int32_t l = regions.label[i];
+                if (l >= 0 && changed[static_cast<std::size_t>(l)] && !protect[i])
+                    CHECK(plain.cells()[i] != rc.classes.cells()[i]);
+            }
+        }
+}
+
 TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from each region's first "
           "cell") {
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
