@@ -600,7 +600,7 @@ TEST_CASE("reachability: connect and fill leave one big walkable region holding 
         }
 }
 
-TEST_CASE("reachability: the fill turns whole regions but their protected cells; before_search "
+TEST_CASE("reachability: the fill turns whole regions but their protected cells, and before_search "
           "runs once, before the connect search") {
     for (std::uint64_t seed = 1; seed <= 30; ++seed)
         for (ReachPolicy policy : {ReachPolicy::connect, ReachPolicy::fill}) {
