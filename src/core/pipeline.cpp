@@ -684,8 +684,9 @@ void make_roads(Run& run) {
     run.slope = Grid<float>();                         // read by the roads only
     if (!has_reachability(run)) run.router = Router(); // its buffers back to the pool
     write_roads(r.classes, r.roads, r.places, *recipe.places.roads);
-    r.class_fractions =
-        class_fractions(r.classes, static_cast<int>(recipe.terrain.size()), run.options.threads);
+    if (!has_reachability(run)) // else the reachability stage, next, counts them
+        r.class_fractions = class_fractions(r.classes, static_cast<int>(recipe.terrain.size()),
+                                            run.options.threads);
 }
 
 // reachability: [constraints] walkable_regions = 1 (reachability.hpp).

@@ -125,7 +125,6 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                         const std::function<void()>& after_cost_grid) {
     RoadsResult result;
     const int w = classes.width();
-    const std::size_t n = classes.size();
     std::vector<int> members; // indices into places that the network connects
     for (std::size_t i = 0; i < places.size(); ++i) {
         const int r = places[i].rule;
@@ -246,8 +245,11 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                 road_min = std::min(road_min, looped.cost(c));
             }
         };
-        for (std::size_t c = 0; c < n; ++c)
-            if (mark[c] & kRoadCell) patch(static_cast<std::uint32_t>(c));
+        // The road cells are the tree roads' cells (patch is the same however often a cell is
+        // met: a road's first cell may be another's).
+        for (const Road& road : result.roads)
+            for (const std::uint32_t c : road.cells)
+                if (mark[c] & kRoadCell) patch(c);
         int made = 0;
         for (int from : order) {
             if (made >= settings.extra_links) break;
@@ -257,8 +259,9 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
                 looped.min_cost = road_min;
             else
                 std::tie(looped.min_cost, looped.max_cost) = cost_bounds(looped);
-            for (std::uint8_t& m : mark)
-                m &= static_cast<std::uint8_t>(~kTarget);
+            for (int m : members) // targets are only ever members' footprints
+                footprint(m,
+                          [&](std::uint32_t c) { mark[c] &= static_cast<std::uint8_t>(~kTarget); });
             boxes.clear();
             bool any = false;
             for (int m : order) {
@@ -317,11 +320,19 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
 
 void write_roads(ClassGrid& classes, const RoadsResult& roads, const std::vector<Place>& places,
                  const RoadSettings& settings) {
-    const GridCells<std::uint8_t> fp = place_mask(classes.width(), classes.height(), places);
+    // Whether a cell is on a place's footprint (a few places: no map-sized mask).
+    const int w = classes.width();
+    const auto on_footprint = [&](std::uint32_t c) {
+        const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
+        const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
+        return std::any_of(places.begin(), places.end(), [&](const Place& p) {
+            return x >= p.x && x < p.x + p.w && y >= p.y && y < p.y + p.h;
+        });
+    };
     for (const Road& r : roads.roads)
         for (std::size_t i = 0; i < r.cells.size(); ++i) {
             const std::uint32_t c = r.cells[i];
-            if (fp[c]) continue;
+            if (on_footprint(c)) continue;
             ClassId& cell = classes.cells()[c];
             if (r.bridged[i])
                 cell = settings.bridge_class;
