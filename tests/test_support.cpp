@@ -1,5 +1,7 @@
 #include "test_support.hpp"
 
+#include "core/hash.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -85,6 +87,17 @@ fs::path source_dir() {
 
 bool have_program(const std::string& name) {
     return std::system(("command -v " + shell_quote(name) + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+ClassGrid blobby_classes(int w, int h, std::uint64_t seed, int classes) {
+    ClassGrid g(w, h, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::uint64_t b = hash_values(seed, x / 4, y / 4);
+            const std::uint64_t c = hash_values(seed, x, y, 7);
+            g(x, y) = static_cast<ClassId>((c % 8 == 0 ? c >> 8 : b) % classes);
+        }
+    return g;
 }
 
 } // namespace tilegen::test

@@ -1,11 +1,19 @@
-// Shared helpers for tests: temporary folders, running the tilegen program, reading files.
+// Shared helpers for tests: temporary folders, running the tilegen program, reading files, test
+// class grids.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "core/classes/terrain_classes.hpp"
+
 namespace tilegen::test {
+
+// A w x h class grid of `classes` classes (ids 0..classes-1) in blobs: a class per 4x4 block (a
+// hash of seed and block), one cell in about 8 of another class (a hash of seed and cell).
+ClassGrid blobby_classes(int w, int h, std::uint64_t seed, int classes);
 
 // A fresh, empty folder under the system temp dir, removed when the object dies.
 class TempDir {

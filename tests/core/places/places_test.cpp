@@ -16,22 +16,13 @@
 #include "core/hash.hpp"
 #include "core/places/anchor_rows.hpp"
 #include "core/places/places.hpp"
+#include "test_support.hpp"
 
 using namespace tilegen;
 
 namespace {
 
-// Blobby classes: a class per 4x4 block, then noise per cell.
-ClassGrid blobby_classes(int w, int h, std::uint64_t seed, int classes) {
-    ClassGrid g(w, h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const std::uint64_t b = hash_values(seed, x / 4, y / 4);
-            const std::uint64_t c = hash_values(seed, x, y, 7);
-            g(x, y) = static_cast<ClassId>((c % 8 == 0 ? c >> 8 : b) % classes);
-        }
-    return g;
-}
+using test::blobby_classes;
 
 // Heights in steps of 0.01 per class plus a little per-cell noise: slopes near the limits.
 Grid<float> bumpy_heights(const ClassGrid& g, std::uint64_t seed) {

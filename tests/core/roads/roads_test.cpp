@@ -16,6 +16,7 @@
 #include "core/quality/reachability.hpp"
 #include "core/roads/roads.hpp"
 #include "core/roads/route.hpp"
+#include "test_support.hpp"
 
 using namespace tilegen;
 
@@ -74,16 +75,15 @@ std::uint64_t reference_cost(const CostGrid& g, const std::vector<std::uint32_t>
     return inf;
 }
 
-ClassGrid random_classes(int w, int h, std::uint64_t seed, int classes) {
-    // Blobby: a class per 4x4 block, then noise per cell.
-    ClassGrid g(w, h, 0);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const std::uint64_t b = hash_values(seed, x / 4, y / 4);
-            const std::uint64_t c = hash_values(seed, x, y, 7);
-            g(x, y) = static_cast<ClassId>((c % 8 == 0 ? c >> 8 : b) % classes);
-        }
-    return g;
+using test::blobby_classes;
+
+// [constraints] walkable_regions = 1 with min_region = 12 and the policy.
+ConstraintSettings one_region(ReachPolicy policy) {
+    ConstraintSettings cs;
+    cs.walkable_regions = 1;
+    cs.min_region = 12;
+    cs.policy = policy;
+    return cs;
 }
 
 } // namespace
@@ -179,7 +179,7 @@ TEST_CASE("route: weighted A* (the roads' weight, and 2) within its bound of the
 
 TEST_CASE("places: on their classes, apart, flat, facing, deterministic") {
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-        const ClassGrid g = random_classes(64, 48, seed, 4);
+        const ClassGrid g = blobby_classes(64, 48, seed, 4);
         Grid<float> heights(64, 48);
         for (int y = 0; y < 48; ++y)
             for (int x = 0; x < 64; ++x)
@@ -246,7 +246,7 @@ TEST_CASE("class_distance: capped 4-connected steps to a class, against a plain 
           "threads") {
     for (std::uint64_t seed = 1; seed <= 24; ++seed) {
         const int w = 3 + static_cast<int>(seed % 7) * 9, h = 2 + static_cast<int>(seed % 5) * 7;
-        ClassGrid g = random_classes(w, h, seed, 6);
+        ClassGrid g = blobby_classes(w, h, seed, 6);
         const std::uint32_t mask = seed % 3 == 0 ? 0b100000u : 0b000101u; // rare or common
         if (seed % 8 == 0) g = ClassGrid(w, h, 1);                        // no class cell at all
         // Reference: a multi-source BFS over every cell.
@@ -299,7 +299,7 @@ struct RoadCase {
 // Classes: 0 grass, 1 forest, 2 water (bridgeable), 3 mountain (avoided), 4 road, 5 bridge.
 RoadCase road_case(std::uint64_t seed, int towns = 5, int extra_links = 2) {
     RoadCase rc;
-    rc.classes = random_classes(72, 56, seed, 4);
+    rc.classes = blobby_classes(72, 56, seed, 4);
     rc.rules.resize(2);
     rc.rules[0].name = "start";
     rc.rules[0].on = 0b0001;
@@ -567,10 +567,7 @@ TEST_CASE("reachability: connect and fill leave one big walkable region holding 
     for (std::uint64_t seed = 1; seed <= 30; ++seed)
         for (ReachPolicy policy : {ReachPolicy::connect, ReachPolicy::fill}) {
             RoadCase rc = road_case(seed);
-            ConstraintSettings cs;
-            cs.walkable_regions = 1;
-            cs.min_region = 12;
-            cs.policy = policy;
+            const ConstraintSettings cs = one_region(policy);
             ClassGrid g = rc.classes;
             Router router;
             const std::vector<std::uint32_t> start = {0};
@@ -605,10 +602,7 @@ TEST_CASE("reachability: the fill turns whole regions but their protected cells,
     for (std::uint64_t seed = 1; seed <= 30; ++seed)
         for (ReachPolicy policy : {ReachPolicy::connect, ReachPolicy::fill}) {
             RoadCase rc = road_case(seed);
-            ConstraintSettings cs;
-            cs.walkable_regions = 1;
-            cs.min_region = 12;
-            cs.policy = policy;
+            const ConstraintSettings cs = one_region(policy);
             std::vector<std::uint8_t> protect(rc.classes.size(), 0);
             for (std::size_t i = 0; i < protect.size(); ++i)
                 protect[i] = hash_values(seed, i, 77) % 13 == 0 ? 1 : 0;
@@ -659,7 +653,7 @@ TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from eac
           "cell") {
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
         const int w = 5 + static_cast<int>(seed % 13) * 3, h = 3 + static_cast<int>(seed % 7) * 4;
-        const ClassGrid g = random_classes(w, h, seed, 3);
+        const ClassGrid g = blobby_classes(w, h, seed, 3);
         const std::vector<bool> walkable = {true, false, seed % 2 == 0};
         const Regions r = walkable_regions(g, walkable);
         // Reference: row-major scan; a walkable unlabelled cell starts a flood fill.
@@ -1001,7 +995,7 @@ TEST_CASE("patch_reachable: random cells made walkable (joins, new regions, cell
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
         CAPTURE(seed);
         const int w = 3 + static_cast<int>(seed % 11) * 3, h = 2 + static_cast<int>(seed % 5) * 4;
-        const ClassGrid before = random_classes(w, h, seed, 3);
+        const ClassGrid before = blobby_classes(w, h, seed, 3);
         const std::vector<bool> walkable = {true, false, seed % 3 == 0};
         ClassGrid after = before;
         std::vector<std::uint32_t> changed;
