@@ -415,14 +415,18 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         // The cells of big regions are blocked but for the borders of those not joined yet: the
         // search enters a region only through its border (a step from outside, or a bridge, lands
         // next to a blocker), reaching a big region's border joins it, and joining blocks it.
-        // Per class, its cell (walkable: by region, below); per region, whether it is big.
+        // Per class, its cell (walkable: by region, below); per region, whether it is big. The
+        // masks are 32-bit (kMaxClasses): an id past them is in neither.
+        const auto in_mask = [](std::uint32_t mask, int c) {
+            return c < kMaxClasses && (mask >> c & 1u) != 0;
+        };
         std::array<SearchCell, 256> class_cell;
         for (int c = 0; c < 256; ++c) {
             SearchCell cell = kFreshCell; // blocked: an avoid class
-            const bool avoided = (roads.avoid >> c & 1u) != 0;
+            const bool avoided = in_mask(roads.avoid, c);
             if (walk(static_cast<ClassId>(c)))
                 cell.cost = one;
-            else if (!avoided && (roads.bridge_over >> c & 1u))
+            else if (!avoided && in_mask(roads.bridge_over, c))
                 cell.span = roads.max_bridge > 0 ? kSpanWater : 0;
             else if (!avoided)
                 cell.cost = pass;
