@@ -93,27 +93,27 @@ void AnchorRows::covered_row(const ClassId* classes, const float* slopes, int y,
             for (int x = 0; x < w; ++x)
                 cell[x] = static_cast<std::uint8_t>(cell[x] & ~(s[x] > t ? bit : 0));
         }
+    blocks_of_fw(cell, out);
+    if (face_ring_.empty()) return;
+    // The same blocks on the face classes (cells_ reused: the covered bits are out already).
+    const std::uint8_t* face = face_;
+    for (int x = 0; x < w; ++x)
+        cell[x] = face[cls[x]];
+    blocks_of_fw(cell, face_out);
+}
+
+void AnchorRows::blocks_of_fw(const std::uint8_t* cell_bits, std::uint8_t* out_bits) const {
     // A block of fw cells starting at x: cells x .. x + fw - 1 (the zeros past the row end
     // clear the blocks that would leave the map).
+    const int w = w_;
+    const std::uint8_t* __restrict cell = cell_bits;
+    std::uint8_t* __restrict out = out_bits;
     std::copy_n(cell, w, out);
     for (int i = 1; i < max_fw_; ++i) {
         const std::uint8_t keep = keep_w_[i];
         const std::uint8_t* __restrict shifted = cell + i;
         for (int x = 0; x < w; ++x)
             out[x] = static_cast<std::uint8_t>(out[x] & (shifted[x] | keep));
-    }
-    if (face_ring_.empty()) return;
-    // The same blocks on the face classes (cells_ reused: the covered bits are out already).
-    std::uint8_t* __restrict face_block = face_out;
-    const std::uint8_t* face = face_;
-    for (int x = 0; x < w; ++x)
-        cell[x] = face[cls[x]];
-    std::copy_n(cell, w, face_block);
-    for (int i = 1; i < max_fw_; ++i) {
-        const std::uint8_t keep = keep_w_[i];
-        const std::uint8_t* __restrict shifted = cell + i;
-        for (int x = 0; x < w; ++x)
-            face_block[x] = static_cast<std::uint8_t>(face_block[x] & (shifted[x] | keep));
     }
 }
 

@@ -74,6 +74,9 @@ class AnchorRows {
     // (with a face rule): bit k iff they are all on rule k's face classes.
     void covered_row(const ClassId* classes, const float* slopes, int y, std::uint8_t* out,
                      std::uint8_t* face_out);
+    // out_bits[x]: bit k iff cell_bits[x + i] has it for i in 0 .. fw_k - 1 (cell_bits: w bytes
+    // and max_fw zeros after them).
+    void blocks_of_fw(const std::uint8_t* cell_bits, std::uint8_t* out_bits) const;
     // anchors_[x]: bit k iff rows y .. y + fh - 1 of the ring have bit k at x (and with face,
     // row y + fh of the face ring).
     void anchor_row(int y, int h);

@@ -158,6 +158,16 @@ bool face_and_near_ok(const PlaceRule& rule, const ClassGrid& classes, int x, in
     return !rule.near || near_ok(x, y);
 }
 
+// Whether some footprint cell of `rule` anchored at (x, y) has a class_distance (`near`, of a
+// w-wide map) within the rule's near_distance.
+bool near_in_grid(const GridCells<std::uint16_t>& near, int w, const PlaceRule& rule, int x,
+                  int y) {
+    for (int yy = y; yy < y + rule.footprint_h; ++yy)
+        for (int xx = x; xx < x + rule.footprint_w; ++xx)
+            if (near[static_cast<std::size_t>(yy) * w + xx] <= rule.near_distance) return true;
+    return false;
+}
+
 bool overlaps(const Place& p, int x, int y, int w, int h) {
     return x < p.x + p.w && p.x < x + w && y < p.y + p.h && p.y < y + h;
 }
@@ -169,19 +179,10 @@ std::vector<Candidate> plain_buckets(const PlaceRule& rule, std::uint64_t stream
                                      const std::vector<Place>& places, int threads) {
     const int w = classes.width(), h = classes.height();
     const int fw = rule.footprint_w, fh = rule.footprint_h;
-    GridCells<std::uint8_t> occupied(classes.size(), 0);
-    for (const Place& p : places)
-        for (int y = p.y; y < p.y + p.h; ++y)
-            for (int x = p.x; x < p.x + p.w; ++x)
-                occupied[static_cast<std::size_t>(y) * w + x] = 1;
+    const GridCells<std::uint8_t> occupied = place_mask(w, h, places);
     GridCells<std::uint16_t> near;
     if (rule.near) near = class_distance(classes, rule.near, rule.near_distance, threads);
-    const auto near_ok = [&](int x, int y) {
-        for (int yy = y; yy < y + fh; ++yy)
-            for (int xx = x; xx < x + fw; ++xx)
-                if (near[static_cast<std::size_t>(yy) * w + xx] <= rule.near_distance) return true;
-        return false;
-    };
+    const auto near_ok = [&](int x, int y) { return near_in_grid(near, w, rule, x, y); };
     const int side = bucket_side(rule);
     const int bw = (w + side - 1) / side, bh = (h + side - 1) / side;
     std::vector<Candidate> best(static_cast<std::size_t>(bw) * bh);
@@ -309,20 +310,16 @@ void least_candidates(const std::vector<PlaceRule>& rules, const std::vector<std
                 for (int k = 0; k < n; ++k) {
                     const PlaceRule& rule = rules[group[k]];
                     const int fw = rule.footprint_w, fh = rule.footprint_h;
-                    const auto near_ok = [&](int x, int yy) {
+                    const auto near_ok = [&](int x) {
                         if (rule.near_distance <= kDirectNear)
-                            return near_class_within(classes, rule.near, x, yy, fw, fh,
+                            return near_class_within(classes, rule.near, x, y, fw, fh,
                                                      rule.near_distance);
-                        for (int y2 = yy; y2 < yy + fh; ++y2)
-                            for (int x2 = x; x2 < x + fw; ++x2)
-                                if (near[static_cast<std::size_t>(y2) * w + x2] <=
-                                    rule.near_distance)
-                                    return true;
-                        return false;
+                        return near_in_grid(near, w, rule, x, y);
                     };
                     limit[k] = std::min(limit[k], bound[k].load(std::memory_order_relaxed));
+                    // The anchor rows passed `face` already (AnchorRule::face): only `near` left.
                     const auto take = [&](int x, std::uint64_t score) {
-                        if (!face_and_near_ok(rule, classes, x, y, near_ok)) return;
+                        if (rule.near && !near_ok(x)) return;
                         kept[k].push_back({score, static_cast<std::uint32_t>(y * w + x)});
                         if (kept[k].size() >= 2 * cut) shrink(k);
                     };
