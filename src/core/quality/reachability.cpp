@@ -473,14 +473,17 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         // border cells at the distance it was reached at.
         const auto join = [&](std::int32_t r, std::uint32_t d) {
             merged[r] = 1;
-            for (std::uint32_t c : border(static_cast<std::size_t>(r)))
-                g.cost(c) = kBlocked;
-            for (std::uint32_t c : border(static_cast<std::size_t>(r)))
-                if (d < cell_of[c].dist) {
-                    cell_of[c].dist = d;
-                    cell_of[c].parent = kRoot;
+            // One pass: blocking a cell and pushing it touch the same line (the pushes read no
+            // cost, so the order of the two does not matter).
+            for (std::uint32_t c : border(static_cast<std::size_t>(r))) {
+                SearchCell& cell = cell_of[c];
+                cell.cost = kBlocked;
+                if (d < cell.dist) {
+                    cell.dist = d;
+                    cell.parent = kRoot;
                     push(d, c);
                 }
+            }
         };
         join(main, 0);
         // Big regions not joined yet: when none is left, the search has nothing more to carve.
@@ -493,7 +496,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
             // they arrive in time (the flood's frontier is too large for the caches), and those
             // of each cell pushed (below), for the entries popped right after it.
             if (const std::uint32_t next = queue.ahead(kReachPrefetchAhead); next != kUnreached)
-                prefetch_cell_and_rows(next, w, n, cell_of);
+                prefetch_cell_and_rows(next, w, cell_of);
             const auto d = static_cast<std::uint32_t>(key);
             if (key != cell_of[c].dist) continue; // stale entry
             // A cell of a big region (marked: no label read for the others) not joined yet.
@@ -548,7 +551,7 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
                     next.dist = nd;
                     next.parent = static_cast<std::uint8_t>(dir | (k << 2));
                     push(nd, nc);
-                    prefetch_cell_and_rows(nc, w, n, cell_of);
+                    prefetch_cell_and_rows(nc, w, cell_of);
                 }
             };
             // The four directions in kRouteDx/kRouteDy's order: +x, -x, +y, -y.

@@ -9,7 +9,7 @@ namespace tilegen {
 namespace {
 constexpr std::uint8_t kSource = 0xFF;
 constexpr std::uint32_t kInfinite = kUnreached;
-constexpr std::uint32_t kClosed = 0x80000000u; // dist_ bit: expanded (never reopened)
+constexpr std::uint32_t kCostLimit = 0x80000000u; // costs so far stay below it
 
 } // namespace
 
@@ -55,7 +55,6 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
 Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     std::span<const std::uint8_t> target, const std::vector<Box>& boxes,
                     RouteWeight weight, std::uint8_t target_bits) {
-    const std::size_t n = grid.cells.size();
     explored_ = 0;
     std::uint16_t lo = grid.min_cost, hi = grid.max_cost;
     if (lo == 0 || hi == 0) std::tie(lo, hi) = cost_bounds(grid);
@@ -109,7 +108,7 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         queue_.push(heuristic_of(s), s);
     }
     Route r;
-    std::uint32_t found = kInfinite;
+    std::uint32_t found = kInfinite, found_cost = 0;
     const std::uint8_t* is_target = target.data();
     while (!queue_.empty()) {
         const std::uint32_t c = queue_.pop().second;
@@ -117,49 +116,51 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         // cell's (hints: the queue's order over the whole frontier makes each expansion read cold
         // cells, and a pushed cell with a lower key is the very next one popped).
         if (const std::uint32_t next = queue_.ahead(0); next != kInfinite)
-            prefetch_cell_and_rows(next, w, n, cells);
-        const std::uint32_t d = cells[c].dist;
-        const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
-        const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
+            prefetch_cell_and_rows(next, w, cells);
         // A cell's entries have strictly falling keys (each push lowers its cost so far; its
         // heuristic is fixed), so the one of its current cost comes out first and closes the
         // cell: an entry of a closed cell is stale (no key or heuristic to compare).
-        if (d & kClosed) continue;
-        cells[c].dist = d | kClosed;
+        SearchCell& cell = cells[c];
+        const std::uint32_t d = cell.dist;
+        if (d == 0 && cell.parent != kSource) continue; // closed (a source has one entry)
+        const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
+        const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
         ++explored_;
         // Every target lies in a box, where the heuristic is 0 (Dijkstra: 0 everywhere).
         if ((is_target[c] & target_bits) && heuristic(x, y) == 0) {
             found = c;
+            found_cost = d;
             break;
         }
-        const bool from_water = (cells[c].span & kSpanWater) != 0;
+        // Closed, never reopened (with weight 1 it was expanded at its least cost): its dist 0
+        // fails every move's `nd < dist` below (a move costs at least 1), and marks its later
+        // entries stale (every other reached cell's dist is at least 1).
+        cell.dist = 0;
+        const bool from_water = (cell.span & kSpanWater) != 0;
         // The move in direction `dir` (kRouteDx/kRouteDy) to the neighbour (nx, ny) = cell nc,
         // which is inside the map. Inlined at its four calls (as an out-of-line call it cost more
         // instructions than the loop over directions it replaces).
         const auto relax = [&](int dir, int nx, int ny, std::uint32_t nc)
             __attribute__((always_inline)) {
-            int k = 0;
+            std::uint32_t k = 0;
             if (cells[nc].span & kSpanWater) { // a bridge (rare): the general move
                 const std::optional<RouteMove> move = route_move(grid, x, y, dir, from_water);
                 if (!move) return;
                 nc = move->cell;
-                k = move->bridged;
-                nx += kRouteDx[dir] * k;
-                ny += kRouteDy[dir] * k;
+                k = static_cast<std::uint32_t>(move->bridged);
+                nx += kRouteDx[dir] * move->bridged;
+                ny += kRouteDy[dir] * move->bridged;
             }
             const SearchCell& next = cells[nc];
             if (next.cost == kBlocked) return;
-            const std::uint64_t nd64 =
-                std::uint64_t{d} + std::uint64_t{grid.bridge_cost} * k + next.cost;
-            if (nd64 >= kClosed) return; // dearer than any route is allowed to be
-            const auto nd = static_cast<std::uint32_t>(nd64);
-            const std::uint32_t old = next.dist;
-            // Reached as cheaply before, or expanded (closed: never reopened; with weight 1 it
-            // was expanded at its least cost).
-            if (nd >= old || (old != kInfinite && (old & kClosed) != 0)) return;
+            // d < 2^31, a jump's spans cost < 2^22 and a cell < 2^16: no 32-bit overflow. The
+            // move is kept when it is cheaper than the cell's cost so far (kUnreached: none; 0:
+            // closed) and than kCostLimit (a dearer route is not found).
+            const std::uint32_t nd = d + grid.bridge_cost * k + next.cost;
+            if (nd >= std::min(next.dist, kCostLimit)) return;
             reach(nc, nx, ny, nd, static_cast<std::uint8_t>(dir | (k << 2)));
             queue_.push(nd + heuristic(nx, ny), nc);
-            prefetch_cell_and_rows(nc, w, n, cells);
+            prefetch_cell_and_rows(nc, w, cells);
         };
         // The four directions in kRouteDx/kRouteDy's order: +x, -x, +y, -y.
         if (x + 1 < w) relax(0, x + 1, y, c + 1);
@@ -169,7 +170,7 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
     }
     if (found != kInfinite) {
         r.found = true;
-        r.cost = cells[found].dist & ~kClosed;
+        r.cost = found_cost;
         std::uint32_t c = found;
         while (true) { // back along the parents
             r.cells.push_back(c);

@@ -1,8 +1,8 @@
 // Least-cost routes over a grid of integer step costs, with straight bridge jumps.
-// Input: a CostGrid (per cell, a SearchCell: the cost of entering it by a 4-neighbour step, or
-// kBlocked; whether it is spannable water; the longest bridge and the cost per bridged cell; the
-// cells also hold the search's own state, set back after each call), source cells (distance
-// 0), a target mask and a weight w = RouteWeight (1 by default; range 1..1.2 for roads).
+// Input: a CostGrid (per cell, a SearchCell: the cost of entering it by a 4-neighbour step,
+// 1..65534, or kBlocked; whether it is spannable water; the longest bridge and the cost per bridged
+// cell; the cells also hold the search's own state, set back after each call), source cells
+// (distance 0), a target mask and a weight w = RouteWeight (1 by default; range 1..1.2 for roads).
 // Output: a cheap route from any source to a target: its cells in order (source first, target
 // last), which of them are bridged, its total cost.
 // Moves: a step to a 4-neighbour that is neither blocked nor spannable (cost: the neighbour's
@@ -45,9 +45,10 @@ inline constexpr std::uint8_t kSpanMark = 2;  // SearchCell::span bit: a search'
 // not 3 rows per array). The same 8 bytes per cell as four separate arrays. Between searches every
 // dist is kUnreached (a search sets back what it reached); parent is unspecified until reached.
 struct SearchCell {
-    std::uint32_t dist;  // cost so far (kUnreached: not reached); the router sets bit 31 once
-                         // expanded (closed)
-    std::uint16_t cost;  // cost of entering by a step; kBlocked: never
+    std::uint32_t dist;  // cost so far (kUnreached: not reached); the router sets it to 0 once
+                         // the cell is expanded (closed), so one compare rejects a move onto a
+                         // closed cell as onto one reached as cheaply
+    std::uint16_t cost;  // cost of entering by a step (at least 1); kBlocked: never
     std::uint8_t span;   // kSpanWater: water a bridge may span (never stepped on); kSpanMark: a
                          // caller's mark that moves ignore (reachability: a big region's cell)
     std::uint8_t parent; // bits 0-1: direction back to the parent; 2-7: jump length; 0xFF: a source
@@ -184,12 +185,21 @@ inline constexpr int kRouteDy[4] = {0, 0, 1, -1};
 
 // A hint for a grid search: fetch the lines of cell `c` and of the cells above and below it (its
 // left and right share those lines) in each of the per-cell arrays given, while the current cell
-// is expanded. `w` cells per row, `n` cells in all.
+// is expanded. `w` cells per row.
+// The rows above and below may lie outside the arrays (the first and last rows): a prefetch never
+// faults, and the addresses are made as integers (no pointer leaves its array), so no test is
+// needed.
+template <class Cell> inline void prefetch_near(const Cell* cells, std::uint32_t c, int offset) {
+    const std::uintptr_t at =
+        reinterpret_cast<std::uintptr_t>(cells) +
+        static_cast<std::uintptr_t>(static_cast<std::intptr_t>(c) + offset) * sizeof(Cell);
+    __builtin_prefetch(reinterpret_cast<const void*>(at));
+}
 template <class... Cells>
-inline void prefetch_cell_and_rows(std::uint32_t c, int w, std::size_t n, const Cells*... cells) {
+inline void prefetch_cell_and_rows(std::uint32_t c, int w, const Cells*... cells) {
     (__builtin_prefetch(cells + c), ...);
-    if (c >= static_cast<std::uint32_t>(w)) (__builtin_prefetch(cells + c - w), ...);
-    if (c + static_cast<std::size_t>(w) < n) (__builtin_prefetch(cells + c + w), ...);
+    (prefetch_near(cells, c, -w), ...);
+    (prefetch_near(cells, c, w), ...);
 }
 
 // One move of the Moves above from cell (x, y) in direction `dir`: the cell it lands on and the
@@ -210,6 +220,10 @@ inline std::optional<RouteMove> route_move(const CostGrid& grid, int x, int y, i
     int k = 0;
     if (grid.span(nc) & kSpanWater) { // a bridge: straight over water to the next land cell
         if (from_water) return std::nullopt;
+        // The cells it may cross, fetched together (a hint: down a column each is a row of its
+        // own, and the walk below would wait for them one by one).
+        for (int j = 1; j <= grid.max_bridge; ++j)
+            prefetch_near(grid.cells.data(), nc, j * (kRouteDx[dir] + kRouteDy[dir] * w));
         while (k < grid.max_bridge && (grid.span(nc) & kSpanWater)) {
             ++k;
             nx += kRouteDx[dir];
@@ -259,6 +273,8 @@ class BoxDistance {
         }
     }
     int operator()(int x, int y) const {
+        // One box (the last routes of a network, the longest ones): no loop.
+        if (count_ == 1) return axis(x, x0_[0], x_last_[0]) + axis(y, y0_[0], y_last_[0]);
         int best = 0x7FFFFFFF;
         for (std::size_t i = 0; i < count_; ++i)
             best = std::min(best, axis(x, x0_[i], x_last_[i]) + axis(y, y0_[i], y_last_[i]));
