@@ -113,6 +113,43 @@ std::uint16_t units(double cost) {
 } // namespace
 
 namespace {
+// What the connect search's grid is made of (make_reachable): per class its cell, the labels
+// (a blocker's -1), the protected cells (null: none), per class whether it is walkable, per label
+// + 1 whether its region is big, and the cell a big region's walkable cell gets.
+struct SearchCellSource {
+    const ClassId* cells;
+    const std::int32_t* label;
+    const std::uint8_t* protect;
+    const std::array<SearchCell, 256>* class_cell;
+    const std::array<bool, 256>* walk;
+    const std::uint8_t* big_of_label;
+    SearchCell big_cell;
+};
+
+// Cells [begin, end) of that grid: a protected cell blocked, a walkable cell of a big region
+// big_cell, any other its class's cell. The inputs are copied into locals, held in registers:
+// read through a closure or a reference they would be read again after every cell's store (a
+// store of byte fields may alias any object).
+void write_search_cells(const SearchCellSource& source, SearchCell* out, std::size_t begin,
+                        std::size_t end) {
+    const ClassId* cells = source.cells;
+    const std::int32_t* label = source.label;
+    const std::uint8_t* protect = source.protect;
+    const SearchCell* class_cell = source.class_cell->data();
+    const bool* walk = source.walk->data();
+    const std::uint8_t* big_of_label = source.big_of_label;
+    const SearchCell big_cell = source.big_cell;
+    for (std::size_t i = begin; i < end; ++i) {
+        const ClassId c = cells[i];
+        SearchCell cell = class_cell[c];
+        if (protect && protect[i])
+            cell = kFreshCell; // blocked
+        else if (walk[c] && big_of_label[label[i] + 1])
+            cell = big_cell;
+        out[i] = cell;
+    }
+}
+
 std::array<bool, 256> walk_table_of(const std::vector<bool>& walkable) {
     // walkable[] as a plain table: read per cell and neighbour (vector<bool> is slow).
     std::array<bool, 256> table{};
@@ -434,21 +471,17 @@ ReachReport make_reachable(ClassGrid& classes, const std::vector<bool>& walkable
         }
         SearchCell big_cell = kFreshCell;
         big_cell.span = kSpanMark; // popped only on the border of a region not joined yet
-        std::vector<std::uint8_t> is_big(count);
+        std::vector<std::uint8_t> big_of_label(count + 1, 0); // label + 1 (-1: a blocker)
         for (std::size_t r = 0; r < count; ++r)
-            is_big[r] = big(r) ? 1 : 0;
+            big_of_label[r + 1] = big(r) ? 1 : 0;
+        const SearchCellSource source{
+            cells,       label,       protect.empty() ? nullptr : protect.data(),
+            &class_cell, &walk_table, big_of_label.data(),
+            big_cell};
         SearchCell* out = g.cells.data();
         parallel_for(h, threads, [&](int y0, int y1) {
-            const std::size_t end = static_cast<std::size_t>(y1) * w;
-            for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
-                const ClassId c = cells[i];
-                SearchCell cell = class_cell[c];
-                if (!protect.empty() && protect[i])
-                    cell = kFreshCell; // blocked
-                else if (walk(c) && is_big[static_cast<std::size_t>(label[i])])
-                    cell = big_cell;
-                out[i] = cell;
-            }
+            write_search_cells(source, out, static_cast<std::size_t>(y0) * w,
+                               static_cast<std::size_t>(y1) * w);
         });
         for (std::size_t r = 0; r < count; ++r)
             if (big(r) && static_cast<std::int32_t>(r) != main)

@@ -1,6 +1,7 @@
 #include "core/roads/roads.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <tuple>
@@ -47,6 +48,42 @@ struct CellCost {
     }
 };
 
+// Per class: the cell it gives when that does not depend on the cell (avoided: blocked; spanned
+// by bridges: water), else (costed) kFreshCell and its recipe cost (>= 0), to which the cell's
+// slope is added. Ids past kMaxClasses are in no mask and have no cost: blocked.
+struct ClassCosts {
+    std::array<SearchCell, 256> cell;
+    std::array<double, 256> cost;
+    std::array<std::uint8_t, 256> costed{};
+};
+
+// Cells [begin, end) of the roads' cost grid, and the least and largest cost written (kBlocked
+// and 0 when none). `slopes`: null when the slope adds nothing; `discount_at`: null when no cell
+// is discounted. The inputs are parameters, held in registers: captured in a closure, they would
+// be read again after every cell's store (a store of byte fields may alias any object).
+std::pair<std::uint16_t, std::uint16_t>
+write_cost_cells(const ClassId* cells, SearchCell* out, std::size_t begin, std::size_t end,
+                 const ClassCosts& costs, const float* slopes, double slope_cost,
+                 const std::uint8_t* discount_at, double discount) {
+    std::uint16_t lo = kBlocked, hi = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+        const ClassId c = cells[i];
+        SearchCell cell = costs.cell[c];
+        if (costs.costed[c]) {
+            double cost = costs.cost[c]; // CellCost's sum, in its order
+            if (slopes) cost += slope_cost * slopes[i];
+            if (cost >= 0) {
+                if (discount_at && discount_at[i]) cost *= discount;
+                cell.cost = cost_units(cost);
+                lo = std::min(lo, cell.cost);
+                hi = std::max(hi, cell.cost);
+            }
+        }
+        out[i] = cell;
+    }
+    return {lo, hi};
+}
+
 } // namespace
 
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
@@ -58,30 +95,32 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
     g.max_bridge = settings.max_bridge;
     g.bridge_cost = units(settings.bridge_cost);
     const CellCost cell_cost(classes, slope, settings, walkable);
+    ClassCosts costs;
+    for (int c = 0; c < 256; ++c) {
+        const bool in_class_masks = c < kMaxClasses;
+        SearchCell cell = kFreshCell;
+        costs.cost[c] = -1;
+        if (in_class_masks && (settings.avoid >> c & 1u)) {
+            // blocked
+        } else if (in_class_masks && (settings.bridge_over >> c & 1u)) {
+            cell.span = settings.max_bridge > 0 ? kSpanWater : 0;
+        } else if (in_class_masks && cell_cost.base[c] >= 0) {
+            costs.costed[c] = 1;
+            costs.cost[c] = cell_cost.base[c];
+        }
+        costs.cell[c] = cell;
+    }
     const ClassId* cells = classes.cells().data();
     SearchCell* out = g.cells.data();
     // Bands of rows on the threads, each with the bounds of the costs it wrote (cost_bounds): the
     // least and largest of them are the grid's whatever the bands.
     const int w = classes.width(), h = classes.height();
+    const float* slopes = cell_cost.use_slope ? cell_cost.slope : nullptr;
+    const std::uint8_t* discount_at = discounted.empty() ? nullptr : discounted.data();
     const auto band_bounds = parallel_bands(h, threads, [&](int y0, int y1) {
-        std::uint16_t lo = kBlocked, hi = 0;
-        const std::size_t end = static_cast<std::size_t>(y1) * w;
-        for (std::size_t i = static_cast<std::size_t>(y0) * w; i < end; ++i) {
-            SearchCell cell = kFreshCell;
-            const ClassId c = cells[i];
-            if (settings.avoid >> c & 1u) {
-                // blocked
-            } else if (settings.bridge_over >> c & 1u) {
-                cell.span = settings.max_bridge > 0 ? kSpanWater : 0;
-            } else if (double cost = cell_cost(i); cost >= 0) {
-                if (!discounted.empty() && discounted[i]) cost *= settings.road_discount;
-                cell.cost = units(cost);
-                lo = std::min(lo, cell.cost);
-                hi = std::max(hi, cell.cost);
-            }
-            out[i] = cell;
-        }
-        return std::pair{lo, hi};
+        return write_cost_cells(cells, out, static_cast<std::size_t>(y0) * w,
+                                static_cast<std::size_t>(y1) * w, costs, slopes,
+                                cell_cost.slope_cost, discount_at, settings.road_discount);
     });
     std::uint16_t lo = kBlocked, hi = 0;
     for (const auto& [band_lo, band_hi] : band_bounds) {
