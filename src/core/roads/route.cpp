@@ -91,20 +91,21 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
     }
     if (sources.empty()) first = last = 0;
     queue_.reset(first, last - first + max_move + 2);
-    reached_rows_.assign(static_cast<std::size_t>(h), {w, 0});
     SearchCell* cells = grid.cells.data();
-    // Sets a cell's cost so far (widening its row's span of cells to set back after the call).
-    const auto reach = [&](std::uint32_t c, int x, int y, std::uint32_t d, std::uint8_t from) {
-        auto& [x0, x1] = reached_rows_[static_cast<std::size_t>(y)];
-        x0 = std::min(x0, x);
-        x1 = std::max(x1, x + 1);
-        cells[c].dist = d;
+    // This call's costs so far are stored as base + cost: a cell whose dist - base (mod 2^32) is
+    // below kCostLimit was reached by this call, any other (kUnreached, or an earlier call's
+    // value, all below base) was not, so nothing is set back after the call
+    // (CostGrid::search_base).
+    const std::uint32_t base = grid.search_base;
+    std::uint32_t most = 0; // the largest cost so far stored
+    const auto reach = [&](std::uint32_t c, std::uint32_t d, std::uint8_t from) {
+        cells[c].dist = base + d;
         cells[c].parent = from;
+        most = std::max(most, d);
     };
     for (std::uint32_t s : sources) {
-        if (cells[s].dist == 0) continue;
-        reach(s, static_cast<int>(s % static_cast<std::uint32_t>(w)),
-              static_cast<int>(s / static_cast<std::uint32_t>(w)), 0, kSource);
+        if (cells[s].dist == base) continue; // a source listed twice
+        reach(s, 0, kSource);
         queue_.push(heuristic_of(s), s);
     }
     Route r;
@@ -121,7 +122,7 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         // heuristic is fixed), so the one of its current cost comes out first and closes the
         // cell: an entry of a closed cell is stale (no key or heuristic to compare).
         SearchCell& cell = cells[c];
-        const std::uint32_t d = cell.dist;
+        const std::uint32_t d = cell.dist - base;
         if (d == 0 && cell.parent != kSource) continue; // closed (a source has one entry)
         const int x = static_cast<int>(c % static_cast<std::uint32_t>(w));
         const int y = static_cast<int>(c / static_cast<std::uint32_t>(w));
@@ -132,10 +133,10 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
             found_cost = d;
             break;
         }
-        // Closed, never reopened (with weight 1 it was expanded at its least cost): its dist 0
-        // fails every move's `nd < dist` below (a move costs at least 1), and marks its later
-        // entries stale (every other reached cell's dist is at least 1).
-        cell.dist = 0;
+        // Closed, never reopened (with weight 1 it was expanded at its least cost): its cost so
+        // far 0 fails every move's `nd < dist` below (a move costs at least 1), and marks its
+        // later entries stale (every other reached cell's cost so far is at least 1).
+        cell.dist = base;
         const bool from_water = (cell.span & kSpanWater) != 0;
         // The move in direction `dir` (kRouteDx/kRouteDy) to the neighbour (nx, ny) = cell nc,
         // which is inside the map. Inlined at its four calls (as an out-of-line call it cost more
@@ -154,11 +155,11 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
             const SearchCell& next = cells[nc];
             if (next.cost == kBlocked) return;
             // d < 2^31, a jump's spans cost < 2^22 and a cell < 2^16: no 32-bit overflow. The
-            // move is kept when it is cheaper than the cell's cost so far (kUnreached: none; 0:
-            // closed) and than kCostLimit (a dearer route is not found).
+            // move is kept when it is cheaper than the cell's cost so far (not reached by this
+            // call: 2^31 or more; closed: 0) and than kCostLimit (a dearer route is not found).
             const std::uint32_t nd = d + grid.bridge_cost * k + next.cost;
-            if (nd >= std::min(next.dist, kCostLimit)) return;
-            reach(nc, nx, ny, nd, static_cast<std::uint8_t>(dir | (k << 2)));
+            if (nd >= std::min(next.dist - base, kCostLimit)) return;
+            reach(nc, nd, static_cast<std::uint8_t>(dir | (k << 2)));
             queue_.push(nd + heuristic(nx, ny), nc);
             prefetch_cell_and_rows(nc, w, cells);
         };
@@ -193,11 +194,14 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         std::reverse(r.cells.begin(), r.cells.end());
         std::reverse(r.bridged.begin(), r.bridged.end());
     }
-    for (int y = 0; y < h; ++y) { // unreached again for the next call
-        const auto [x0, x1] = reached_rows_[static_cast<std::size_t>(y)];
-        SearchCell* row = cells + static_cast<std::size_t>(y) * static_cast<std::size_t>(w);
-        for (int x = x0; x < x1; ++x)
-            row[x].dist = kUnreached;
+    // The next call's base lies past every value stored; when it would reach kCostLimit, every
+    // cell is made unreached again (after about 2^31 / (a route's cost) calls).
+    if (std::uint64_t{base} + most + 1 + kCostLimit > 0xFFFFFFFFull) {
+        for (SearchCell& c : grid.cells)
+            c.dist = kUnreached;
+        grid.search_base = 0;
+    } else {
+        grid.search_base = base + most + 1;
     }
     return r;
 }

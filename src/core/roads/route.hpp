@@ -1,7 +1,7 @@
 // Least-cost routes over a grid of integer step costs, with straight bridge jumps.
 // Input: a CostGrid (per cell, a SearchCell: the cost of entering it by a 4-neighbour step,
 // 1..65534, or kBlocked; whether it is spannable water; the longest bridge and the cost per bridged
-// cell; the cells also hold the search's own state, set back after each call), source cells
+// cell; the cells also hold the search's own state, CostGrid::search_base), source cells
 // (distance 0), a target mask and a weight w = RouteWeight (1 by default; range 1..1.2 for roads).
 // Output: a cheap route from any source to a target: its cells in order (source first, target
 // last), which of them are bridged, its total cost.
@@ -18,9 +18,9 @@
 // (RouteWeight::per_cell), so keys are exact. Both over a bucket queue (entries of one key come
 // out last in, first out; a cell's parent is the first that reached it at its final cost), so the
 // result is a pure function of the inputs; the grid's search state and the Router's queue are
-// reused between calls (the rows' spans a call reached are reset at its end), so a call costs
-// what it explores, not the map's size. Costs so far stay below 2^31 (a route dearer than that is
-// not found).
+// reused between calls (a call's costs so far are stored above the last call's, so none is set
+// back), so a call costs what it explores, not the map's size. Costs so far stay below 2^31 (a
+// route dearer than that is not found).
 #pragma once
 
 #include <algorithm>
@@ -42,12 +42,13 @@ inline constexpr std::uint8_t kSpanMark = 2;  // SearchCell::span bit: a search'
 // One cell of a grid search: its input (the cost of entering it, whether a bridge may span it) and
 // the search's state (cost so far, the move that reached it) in one 8-byte record, so the one cache
 // line that holds a cell serves both (a popped cell and its 4 neighbours touch the lines of 3 rows,
-// not 3 rows per array). The same 8 bytes per cell as four separate arrays. Between searches every
-// dist is kUnreached (a search sets back what it reached); parent is unspecified until reached.
+// not 3 rows per array). The same 8 bytes per cell as four separate arrays. A fresh cell's dist
+// is kUnreached; parent is unspecified until reached.
 struct SearchCell {
-    std::uint32_t dist;  // cost so far (kUnreached: not reached); the router sets it to 0 once
-                         // the cell is expanded (closed), so one compare rejects a move onto a
-                         // closed cell as onto one reached as cheaply
+    std::uint32_t dist;  // cost so far (kUnreached: not reached); the router's is offset by
+                         // CostGrid::search_base, and 0 (the base) once the cell is expanded
+                         // (closed), so one compare rejects a move onto a closed cell as onto one
+                         // reached as cheaply
     std::uint16_t cost;  // cost of entering by a step (at least 1); kBlocked: never
     std::uint8_t span;   // kSpanWater: water a bridge may span (never stepped on); kSpanMark: a
                          // caller's mark that moves ignore (reachability: a big region's cell)
@@ -68,11 +69,16 @@ struct CostGrid {
     // grid). min_cost must not exceed, max_cost not fall below, any such cell's cost (blocking
     // more cells keeps them valid).
     std::uint16_t min_cost = 0, max_cost = 0;
+    // The router's (Router::route): each call stores its costs so far as search_base + cost, so
+    // a cell is unreached in a call unless dist - search_base (mod 2^32) is below 2^31; the call
+    // then moves search_base past every value it stored. Below 2^31; 0 for a fresh grid.
+    std::uint32_t search_base = 0;
 
     // width x height cells, every one kFreshCell (blocked, not spannable, unreached).
     void reset(int w, int h) {
         width = w;
         height = h;
+        search_base = 0;
         cells.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), kFreshCell);
     }
     // width x height cells left unset: for a builder that writes every cell (one pass over the
@@ -80,6 +86,7 @@ struct CostGrid {
     void reset_unset(int w, int h) {
         width = w;
         height = h;
+        search_base = 0;
         cells = GridCells<SearchCell>(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
     }
     std::size_t size() const { return cells.size(); }
@@ -295,8 +302,8 @@ class Router {
     // the route of that one cell.
     // `boxes` (may be empty: Dijkstra): rectangles [x0, x1) x [y0, y1) holding every target cell;
     // with at most 64 of them the search is A* towards them.
-    // The search's state lives in `grid`'s cells (SearchCell: every dist kUnreached before, and
-    // again after, the call); their cost and span are only read.
+    // The search's state lives in `grid`'s cells (SearchCell::dist and parent, read against
+    // grid.search_base, which the call advances); their cost and span are only read.
     using Box = RouteBox;
     [[nodiscard]] Route route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                               std::span<const std::uint8_t> target,
@@ -311,9 +318,6 @@ class Router {
     std::uint64_t explored() const { return explored_; }
 
   private:
-    // Per row of the last call's grid: the columns [first, end) holding every cell it reached, so
-    // the call sets back only those rows' spans (no list of the cells reached).
-    std::vector<std::pair<int, int>> reached_rows_;
     BucketQueue queue_;
     std::uint64_t explored_ = 0;
 };

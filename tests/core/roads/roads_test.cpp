@@ -693,6 +693,51 @@ TEST_CASE("walkable_regions: the labels and sizes of a plain flood fill from eac
     }
 }
 
+TEST_CASE("route: calls that reuse a grid (search_base advanced, and wrapped back to 0 near "
+          "2^31) give the routes of a fresh grid") {
+    // Each call leaves its costs so far in the cells and moves search_base past them; the next
+    // call must read them all as unreached. Started near the limit, a call makes every cell
+    // unreached again and search_base 0.
+    const int w = 40, h = 30;
+    CostGrid fresh;
+    fresh.max_bridge = 3;
+    fresh.bridge_cost = 24;
+    fresh.reset(w, h);
+    for (int i = 0; i < w * h; ++i) {
+        const std::uint64_t r = hash_values(77, i);
+        fresh.span(i) = r % 9 == 0 ? 1 : 0;
+        fresh.cost(i) = r % 13 == 0 ? kBlocked : static_cast<std::uint16_t>(16 + (r >> 8) % 40);
+    }
+    for (const std::uint32_t start_base : {0u, 0x7FFFFF00u}) {
+        CostGrid reused = fresh;
+        reused.search_base = start_base;
+        bool wrapped = false;
+        Router router, fresh_router;
+        for (std::uint64_t call = 0; call < 40; ++call) {
+            const auto s = static_cast<std::uint32_t>(hash_values(call, 1) % (w * h));
+            const auto t = static_cast<std::uint32_t>(hash_values(call, 2) % (w * h));
+            std::vector<std::uint8_t> target(static_cast<std::size_t>(w) * h, 0);
+            target[t] = 1;
+            std::vector<Router::Box> boxes;
+            if (call % 2 == 0)
+                boxes.push_back({static_cast<int>(t) % w, static_cast<int>(t) / w,
+                                 static_cast<int>(t) % w + 1, static_cast<int>(t) / w + 1});
+            const RouteWeight weight = call % 3 == 0 ? kRoadWeight : RouteWeight{};
+            const std::uint32_t base_before = reused.search_base;
+            const Route a = router.route(reused, {s}, target, boxes, weight);
+            CostGrid once = fresh;
+            const Route b = fresh_router.route(once, {s}, target, boxes, weight);
+            CHECK(a.found == b.found);
+            CHECK(a.cost == b.cost);
+            CHECK(a.cells == b.cells);
+            CHECK(a.bridged == b.bridged);
+            CHECK(reused.search_base < 0x80000000u);
+            if (reused.search_base <= base_before) wrapped = true;
+        }
+        CHECK(wrapped == (start_base != 0));
+    }
+}
+
 TEST_CASE("route: many sources far apart (a grown network) still give the least cost") {
     // The sources' heuristics differ by far more than the largest move: the queue must hold all
     // of them (a wrapped key came out too early and settled cells at costs above their least).
