@@ -11,6 +11,10 @@
 
 #include "core/parallel.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace tilegen {
 
 namespace {
@@ -395,8 +399,196 @@ void open_thin_parts(ClassGrid& g, std::span<const ClassCleanup> per_class, Clea
     }
 }
 
+namespace {
+
+// A cell of a class grid, as its index (y * width + x).
+using CellIndex = std::size_t;
+
+// The 4-connected cells of one class holding `start`, flooded breadth first (N, W, E, S) into
+// `cells` (cells[0] = start) until `limit` cells are found: fewer means `cells` is the whole
+// region. Stops early, returning false, at a cell before `start` in reading order when
+// `from_first` (then start is not the region's first cell). Membership by a linear search: meant
+// for limits of at most kLocalMinArea cells.
+bool flood_small_region(const ClassGrid& g, CellIndex start, std::size_t limit, bool from_first,
+                        std::vector<CellIndex>& cells) {
+    const auto w = static_cast<CellIndex>(g.width()), n = g.size();
+    const ClassId* cls = g.cells().data();
+    const ClassId c = cls[start];
+    cells.assign(1, start);
+    for (std::size_t k = 0; k < cells.size() && cells.size() < limit; ++k) {
+        const CellIndex p = cells[k], x = p % w;
+        bool before = false;
+        auto visit = [&](CellIndex q) {
+            if (cls[q] != c || std::find(cells.begin(), cells.end(), q) != cells.end()) return;
+            before = before || q < start;
+            cells.push_back(q);
+        };
+        if (p >= w) visit(p - w);
+        if (x > 0) visit(p - 1);
+        if (x + 1 < w) visit(p + 1);
+        if (p + w < n) visit(p + w);
+        if (before && from_first) return false;
+    }
+    return true;
+}
+
+// The runs of a row (w cells) shorter than `limit` (2..kLocalMinArea), as bits: bit x of
+// words[0..w / 64] set where such a run starts; `starts` gets bit x set where any run starts
+// (x = 0 or row[x] != row[x - 1]), and bit w (the row's end). Both hold w / 64 + 1 words. The
+// starts 16 cells at a time (SSE2), then a start is short when another one follows within
+// limit - 1 cells.
+void short_runs(const ClassId* row, int w, std::uint32_t limit, std::uint64_t* starts,
+                std::uint64_t* words) {
+    const auto uw = static_cast<std::size_t>(w);
+    const std::size_t count = uw / 64 + 1;
+    std::fill_n(starts, count, 0);
+    std::size_t x = 1;
+#if defined(__SSE2__)
+    for (x = 16; x + 16 <= uw; x += 16) { // aligned chunks of 16 bits (x = 0..15 below)
+        const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + x));
+        const __m128i left = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + x - 1));
+        const auto same = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(here, left)));
+        starts[x / 64] |= static_cast<std::uint64_t>(~same & 0xffffu) << (x % 64);
+    }
+    for (std::size_t i = 1; i < std::min<std::size_t>(16, uw); ++i)
+        starts[0] |= static_cast<std::uint64_t>(row[i] != row[i - 1]) << i;
+    if (uw < 16) x = uw;
+#endif
+    for (; x < uw; ++x)
+        starts[x / 64] |= static_cast<std::uint64_t>(row[x] != row[x - 1]) << (x % 64);
+    starts[0] |= 1;
+    starts[uw / 64] |= std::uint64_t{1} << (uw % 64);
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint64_t next = k + 1 < count ? starts[k + 1] : 0;
+        std::uint64_t near = 0; // bit x: a start at x + 1 .. x + limit - 1
+        for (std::uint32_t d = 1; d < limit; ++d)
+            near |= starts[k] >> d | next << (64 - d);
+        words[k] = starts[k] & near;
+    }
+    words[uw / 64] &= (std::uint64_t{1} << (uw % 64)) - 1; // not the end bit
+}
+
+// The first start in `starts` after x (the row's end bit w at the latest).
+std::size_t next_start(const std::uint64_t* starts, std::size_t x) {
+    ++x;
+    std::size_t k = x / 64;
+    std::uint64_t m = starts[k] >> (x % 64);
+    if (m != 0) return x + static_cast<std::size_t>(std::countr_zero(m));
+    for (++k;; ++k)
+        if (starts[k] != 0) return 64 * k + static_cast<std::size_t>(std::countr_zero(starts[k]));
+}
+
+// merge_small_regions when every min_area is at most kLocalMinArea: a too-small region has fewer
+// than kLocalMinArea cells, so it is found and merged by small floods instead of labelling every
+// run of the map (merge_small_regions_by_runs). Its first run (in reading order) is shorter than
+// its min_area and has no cell of its class above it; the bands of rows flood from those runs
+// only. Then, as there, the too-small region whose first cell comes first takes the most common
+// bordering class, and the region it joins is flooded again to tell whether it is still too small
+// (it holds the merged one's first cell or an earlier one). The same grid and report.
+void merge_small_regions_local(ClassGrid& g, const std::array<std::uint32_t, kIds>& need,
+                               CleanupReport& report, std::uint32_t frozen, int threads) {
+    const auto is_frozen = [frozen](ClassId c) { return c < 32 && ((frozen >> c) & 1u); };
+    const int w = g.width();
+    const std::size_t total = g.size();
+    const auto uw = static_cast<CellIndex>(w);
+    const std::uint32_t most = *std::max_element(need.begin(), need.end());
+    // The first cells of the too-small regions, in reading order (bands joined in order).
+    std::vector<CellIndex> initial;
+    for (const std::vector<CellIndex>&band :
+         parallel_bands(g.height(), threads, [&](int y0, int y1) {
+             std::vector<CellIndex> firsts, cells;
+             std::vector<std::uint64_t> starts(uw / 64 + 1), short_starts(uw / 64 + 1);
+             for (int y = y0; y < y1; ++y) {
+                 const ClassId* row = g.row(y);
+                 const ClassId* above = y > 0 ? g.row(y - 1) : nullptr;
+                 short_runs(row, w, most, starts.data(), short_starts.data());
+                 for (std::size_t k = 0; k < short_starts.size(); ++k)
+                     for (std::uint64_t m = short_starts[k]; m != 0; m &= m - 1) {
+                         const std::size_t x0 = 64 * k + std::countr_zero(m);
+                         const std::size_t x1 = next_start(starts.data(), x0);
+                         const ClassId c = row[x0];
+                         const std::uint32_t n = need[c];
+                         if (x1 - x0 >= n) continue;
+                         if (above && std::find(above + x0, above + x1, c) != above + x1) continue;
+                         const CellIndex start = static_cast<CellIndex>(y) * uw + x0;
+                         if (flood_small_region(g, start, n, true, cells) && cells.size() < n &&
+                             cells.size() != total)
+                             firsts.push_back(start);
+                     }
+             }
+             return firsts;
+         }))
+        initial.insert(initial.end(), band.begin(), band.end());
+    std::priority_queue<CellIndex, std::vector<CellIndex>, std::greater<>> queue(
+        std::greater<>{}, std::move(initial));
+    ClassId* cls = g.cells().data();
+    std::vector<CellIndex> region, border, merged;
+    std::array<std::uint32_t, kIds> counts{};
+    while (!queue.empty()) {
+        const CellIndex first = queue.top();
+        queue.pop();
+        // Stale entries: the cell is no longer a too-small region's first cell.
+        const std::uint32_t n = need[cls[first]];
+        if (!flood_small_region(g, first, n, true, region) || region.size() >= n ||
+            region.size() == total)
+            continue;
+        // The distinct cells bordering the region.
+        border.clear();
+        for (const CellIndex p : region) {
+            const CellIndex x = p % uw;
+            auto visit = [&](CellIndex q) {
+                if (std::find(region.begin(), region.end(), q) != region.end() ||
+                    std::find(border.begin(), border.end(), q) != border.end())
+                    return;
+                border.push_back(q);
+            };
+            if (p >= uw) visit(p - uw);
+            if (x > 0) visit(p - 1);
+            if (x + 1 < uw) visit(p + 1);
+            if (p + uw < total) visit(p + uw);
+        }
+        if (border.empty()) continue;
+        ClassId best = 0;
+        std::uint32_t best_count = 0;
+        for (const CellIndex p : border) {
+            const ClassId b = cls[p];
+            if (is_frozen(b)) continue;
+            const std::uint32_t k = ++counts[b];
+            if (k > best_count || (k == best_count && b < best)) {
+                best = b;
+                best_count = k;
+            }
+        }
+        for (const CellIndex p : border)
+            counts[cls[p]] = 0;
+        if (best_count == 0) continue; // every bordering cell is frozen: the region stays
+        for (const CellIndex p : region)
+            cls[p] = best;
+        ++report.merged_regions;
+        report.merged_cells += region.size();
+        // The region it joined: too small still, it is queued by its first cell.
+        const std::uint32_t joined_need = need[best];
+        if (flood_small_region(g, first, joined_need, false, merged) &&
+            merged.size() < joined_need && merged.size() != total)
+            queue.push(*std::min_element(merged.begin(), merged.end()));
+    }
+}
+
+} // namespace
+
 void merge_small_regions(ClassGrid& g, std::span<const ClassCleanup> per_class,
                          CleanupReport& report, std::uint32_t frozen, int threads) {
+    const auto need =
+        per_class_setting<std::uint32_t>(per_class, &ClassCleanup::min_area, kMaxMinArea, frozen);
+    if (all_zero(need) || g.empty()) return;
+    if (*std::max_element(need.begin(), need.end()) <= kLocalMinArea)
+        merge_small_regions_local(g, need, report, frozen, threads);
+    else
+        merge_small_regions_by_runs(g, per_class, report, frozen, threads);
+}
+
+void merge_small_regions_by_runs(ClassGrid& g, std::span<const ClassCleanup> per_class,
+                                 CleanupReport& report, std::uint32_t frozen, int threads) {
     // min_area per class id, 0 = off.
     const auto need =
         per_class_setting<std::uint32_t>(per_class, &ClassCleanup::min_area, kMaxMinArea, frozen);

@@ -70,8 +70,17 @@ CleanupReport clean_up_classes(ClassGrid& classes, std::span<const ClassCleanup>
 void open_thin_parts(ClassGrid& classes, std::span<const ClassCleanup> per_class,
                      CleanupReport& report, std::uint32_t frozen = 0, int threads = 1);
 
-// Step 2 alone (min_area); adds to report.merged_regions and merged_cells.
+// Step 2 alone (min_area); adds to report.merged_regions and merged_cells. When no min_area
+// exceeds kLocalMinArea, too-small regions are found by floods of fewer than kLocalMinArea cells
+// from the short runs that can start one (a run shorter than the class's min_area with no cell of
+// its class above it), not by labelling every run of the map.
+inline constexpr std::uint32_t kLocalMinArea = 16;
 void merge_small_regions(ClassGrid& classes, std::span<const ClassCleanup> per_class,
                          CleanupReport& report, std::uint32_t frozen = 0, int threads = 1);
+
+// Step 2 by labelling every run of the map (union-find over runs): any min_area (the path
+// merge_small_regions takes past kLocalMinArea; the tests compare the two).
+void merge_small_regions_by_runs(ClassGrid& classes, std::span<const ClassCleanup> per_class,
+                                 CleanupReport& report, std::uint32_t frozen = 0, int threads = 1);
 
 } // namespace tilegen

@@ -459,3 +459,89 @@ TEST_CASE("clean-up in bands of rows: the same as one scan on tall grids, any mi
 }
 
 } // namespace tilegen
+
+namespace tilegen {
+namespace {
+
+// A wide grid (past one 64-bit word of a row's run bits, and the 16-cell SSE2 chunks) of noise,
+// blobs (a 3x3 majority of noise) or stripes of widths 1..5, from `classes` classes.
+ClassGrid wide_grid(std::mt19937& rng, int classes) {
+    const int w = std::uniform_int_distribution<int>(1, 200)(rng);
+    const int h = std::uniform_int_distribution<int>(1, 50)(rng);
+    const int kind = std::uniform_int_distribution<int>(0, 2)(rng);
+    std::uniform_int_distribution<int> pick(0, classes - 1);
+    ClassGrid g(w, h);
+    for (auto& c : g.cells())
+        c = static_cast<ClassId>(pick(rng));
+    if (kind == 1) {
+        ClassGrid next = g;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                std::vector<ClassId> box;
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx)
+                        if (g.contains(x + dx, y + dy)) box.push_back(g(x + dx, y + dy));
+                next(x, y) = majority(box);
+            }
+        g = next;
+    } else if (kind == 2) {
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w;) {
+                const int run = std::uniform_int_distribution<int>(1, 5)(rng);
+                const auto c = static_cast<ClassId>(pick(rng));
+                for (int k = 0; k < run && x < w; ++k, ++x)
+                    g(x, y) = c;
+            }
+    }
+    return g;
+}
+
+} // namespace
+
+TEST_CASE("clean-up: min_area up to kLocalMinArea by small floods, the same as labelling runs") {
+    std::mt19937 rng(4242);
+    static const int areas[] = {0, 0, 1, 2, 3, 4, 5, 6, 9, 12, 16};
+    int merged = 0;
+    for (int t = 0; t < 600; ++t) {
+        const int classes = std::uniform_int_distribution<int>(2, 5)(rng);
+        const ClassGrid input = wide_grid(rng, classes);
+        std::vector<ClassCleanup> s(static_cast<std::size_t>(classes));
+        for (ClassCleanup& c : s)
+            c.min_area = areas[rng() % std::size(areas)];
+        // Sometimes a frozen class (the overlays' rule: neither merged nor taken).
+        const std::uint32_t frozen = rng() % 3 == 0 ? 1u << (rng() % classes) : 0u;
+        CAPTURE(t);
+        CAPTURE(frozen);
+        ClassGrid by_runs = input;
+        CleanupReport r_runs;
+        merge_small_regions_by_runs(by_runs, s, r_runs, frozen);
+        for (const int threads : {1, 2, 3}) {
+            CAPTURE(threads);
+            ClassGrid local = input;
+            CleanupReport r_local;
+            merge_small_regions(local, s, r_local, frozen, threads);
+            REQUIRE(local == by_runs);
+            CHECK(r_local == r_runs);
+        }
+        if (frozen == 0) CHECK(by_runs == reference_merge(input, s, nullptr));
+        merged += r_runs.merged_regions > 0 ? 1 : 0;
+    }
+    CHECK(merged > 300); // the cases do merge
+}
+
+TEST_CASE("clean-up: a min_area past kLocalMinArea labels runs (a region of 16 cells merges)") {
+    // A 4x4 block of class 1 (16 cells) in class 0: merged exactly when its min_area is above 16.
+    ClassGrid g(12, 12, 0);
+    for (int y = 4; y < 8; ++y)
+        for (int x = 4; x < 8; ++x)
+            g(x, y) = 1;
+    for (const int area : {static_cast<int>(kLocalMinArea), static_cast<int>(kLocalMinArea) + 1}) {
+        ClassGrid a = g;
+        CleanupReport r;
+        merge_small_regions(a, std::vector<ClassCleanup>{{0, 0}, {area, 0}}, r);
+        CHECK(r.merged_regions == (area > 16 ? 1u : 0u));
+        CHECK(a(5, 5) == (area > 16 ? 0 : 1));
+    }
+}
+
+} // namespace tilegen
