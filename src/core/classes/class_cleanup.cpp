@@ -478,6 +478,24 @@ std::size_t next_start(const std::uint64_t* starts, std::size_t x) {
         if (starts[k] != 0) return 64 * k + static_cast<std::size_t>(std::countr_zero(starts[k]));
 }
 
+// Whether the run [x0, x1) of class c and one run of c in the row below (`below`, w cells; null:
+// none) that touches it hold at least `need` cells together: then its region is not too small,
+// without a flood (most short runs with no cell of their class above are tips of large regions).
+bool big_with_run_below(const ClassId* below, int w, int x0, int x1, ClassId c, int need) {
+    if (!below) return false;
+    for (int x = x0; x < x1; ++x) {
+        if (below[x] != c) continue;
+        int l = x, r = x + 1;
+        while (l > 0 && below[l - 1] == c && (x1 - x0) + (r - l) < need)
+            --l;
+        while (r < w && below[r] == c && (x1 - x0) + (r - l) < need)
+            ++r;
+        if ((x1 - x0) + (r - l) >= need) return true;
+        x = r; // the next run of c below starts past r
+    }
+    return false;
+}
+
 // merge_small_regions when every min_area is at most kLocalMinArea: a too-small region has fewer
 // than kLocalMinArea cells, so it is found and merged by small floods instead of labelling every
 // run of the map (merge_small_regions_by_runs). Its first run (in reading order) is shorter than
@@ -510,6 +528,10 @@ void merge_small_regions_local(ClassGrid& g, const std::array<std::uint32_t, kId
                          const std::uint32_t n = need[c];
                          if (x1 - x0 >= n) continue;
                          if (above && std::find(above + x0, above + x1, c) != above + x1) continue;
+                         if (big_with_run_below(y + 1 < g.height() ? g.row(y + 1) : nullptr, w,
+                                                static_cast<int>(x0), static_cast<int>(x1), c,
+                                                static_cast<int>(n)))
+                             continue;
                          const CellIndex start = static_cast<CellIndex>(y) * uw + x0;
                          if (flood_small_region(g, start, n, true, cells) && cells.size() < n &&
                              cells.size() != total)
