@@ -546,15 +546,16 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     return f;
 }
 
-Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads,
-                           std::size_t band_cells) {
+Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads, std::size_t band_cells,
+                           bool as_floats) {
     const int w = down_grid.width(), h = down_grid.height();
     const std::size_t uw = static_cast<std::size_t>(w);
     // One word per cell: the count from bit 7 up, the inflows still to come (bits 3..5) and the
     // drain code (bits 0..2), so each step down touches one word. The words live in the result's
     // own cells (bit patterns copied in and out with memcpy: no second map-sized buffer) and
     // become the counts in place at the end.
-    constexpr std::uint32_t kInShift = 3, kCountShift = 7, kOne = 1u << kCountShift;
+    constexpr std::uint32_t kInShift = 3, kCountShift = kUpstreamCountShift,
+                            kOne = 1u << kCountShift;
     Grid<float> acc = Grid<float>::uninitialised(w, h);
     float* a = acc.cells().data();
     const std::uint8_t* down = down_grid.cells().data();
@@ -630,6 +631,7 @@ Grid<float> count_upstream(const Grid<std::uint8_t>& down_grid, int threads,
         std::copy_n(late.begin() + static_cast<std::ptrdiff_t>(p0), size, wave.begin());
         run_waves(size);
     }
+    if (!as_floats) return acc;
     parallel_for(h, threads, [&](int y0, int y1) {
         std::vector<std::uint32_t> words(uw);
         for (std::size_t y = static_cast<std::size_t>(y0); y < static_cast<std::size_t>(y1); ++y) {

@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -94,8 +95,20 @@ Grid<float> accumulate_rain(const FlowField& f, Grid<float> rain);
 // values, no pits), as whole numbers in floats; at most 2^25 - 1 cells. The walks down from the
 // cells nothing drains into go breadth first from the sources of about `band_cells` cells at a
 // time (whole rows; any band gives the same counts: the tests use small ones).
+// Without `as_floats` the last pass (the words to floats) is left out: each cell's bits hold its
+// count from bit kUpstreamCountShift up (and the walks' state below it), read by upstream_count;
+// for a caller that reads the counts of a few cells only.
 inline constexpr std::size_t kUpstreamBand = std::size_t{1} << 16;
 Grid<float> count_upstream(const Grid<std::uint8_t>& down, int threads = 1,
-                           std::size_t band_cells = kUpstreamBand);
+                           std::size_t band_cells = kUpstreamBand, bool as_floats = true);
+
+inline constexpr unsigned kUpstreamCountShift = 7;
+// The count of a cell of count_upstream(..., as_floats = false), as count_upstream gives it (the
+// bits copied from the cell: they are no float).
+inline float upstream_count(const float* cell) {
+    std::uint32_t bits;
+    std::memcpy(&bits, cell, sizeof bits);
+    return static_cast<float>(static_cast<std::int32_t>(bits >> kUpstreamCountShift));
+}
 
 } // namespace tilegen

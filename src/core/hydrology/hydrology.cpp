@@ -285,8 +285,9 @@ void river_end_row(const std::uint8_t* down, const std::uint8_t* into, const std
 // The rivers of one threshold: mouths by flow, each stem climbing to the upstream neighbour of
 // most flow; stems shorter than min_length are skipped; at most `wanted`.
 // `ends`: the cells where a river may end (river_end_cells), in reading order.
-template <class IntoFn, class LakeFn>
-void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_length,
+// `flow(c)`: the flow accumulation of cell c.
+template <class FlowFn, class IntoFn, class LakeFn>
+void pick_rivers(const FlowField& f, const FlowFn& flow, float threshold, int min_length,
                  std::size_t wanted, const std::vector<std::uint32_t>& ends, const IntoFn& is_into,
                  const LakeFn& is_lake, HydrologyResult& out) {
     const int w = f.down.width(), h = f.down.height();
@@ -299,8 +300,9 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
     std::vector<Mouth> mouths(ends.size());
     std::size_t kept = 0;
     for (std::uint32_t c : ends) {
-        mouths[kept] = {acc[c], c};
-        kept += acc[c] < threshold ? 0u : 1u;
+        const float fc = flow(c);
+        mouths[kept] = {fc, c};
+        kept += fc < threshold ? 0u : 1u;
     }
     mouths.resize(kept);
     std::sort(mouths.begin(), mouths.end(), [](const Mouth& a, const Mouth& b) {
@@ -317,11 +319,15 @@ void pick_rivers(const FlowField& f, const float* acc, float threshold, int min_
         for (;;) {
             const std::uint32_t x = cur % uw, y = cur / uw;
             std::int64_t best = -1;
+            float best_flow = 0;
             auto consider = [&](std::uint32_t nb) {
-                if (drain_target(f, nb) != cur || acc[nb] < threshold || is_lake(nb) || is_into(nb))
+                const float fn = flow(nb);
+                if (drain_target(f, nb) != cur || fn < threshold || is_lake(nb) || is_into(nb))
                     return;
-                if (best < 0 || acc[nb] > acc[best] || (acc[nb] == acc[best] && nb < best))
+                if (best < 0 || fn > best_flow || (fn == best_flow && nb < best)) {
                     best = nb;
+                    best_flow = fn;
+                }
             };
             if (y > 0) consider(cur - uw);
             if (x > 0) consider(cur - 1);
@@ -367,10 +373,16 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
         for (std::size_t i = 0; i < n; ++i)
             wv[i] = std::max(rv[i], 0.0f) * scale;
         acc_grid = accumulate_rain(f, std::move(weights));
-    } else {
-        acc_grid = flow_accumulation(f, nullptr, threads);
     }
+    // Without rain, the counts of count_upstream (maps of at most 2^24 cells: whole numbers,
+    // flow_accumulation) are read from its words at the few cells the rivers read, unless the
+    // flow is kept: no pass turning every word into a float.
+    const bool words = !rain && !keep_flow && n <= (std::size_t{1} << 24);
+    if (!rain)
+        acc_grid = words ? count_upstream(f.down, threads, kUpstreamBand, false)
+                         : flow_accumulation(f, nullptr, threads);
     const float* acc = acc_grid.cells().data();
+    auto flow = [acc, words](std::size_t c) { return words ? upstream_count(acc + c) : acc[c]; };
 
     // Mouths: land cells with enough flow draining into `into`, a lake or off the map. When
     // fewer rivers than the count reach min_length, the threshold is halved (not below 1 cell).
@@ -382,7 +394,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     double used = s.threshold;
     for (;;) {
         out.rivers.clear();
-        pick_rivers(f, acc, static_cast<float>(used), s.min_length, wanted, ends, is_into, is_lake,
+        pick_rivers(f, flow, static_cast<float>(used), s.min_length, wanted, ends, is_into, is_lake,
                     out);
         if (!s.has_count || out.rivers.size() >= wanted || used <= 1) break;
         used = std::max(1.0, used / 2);
@@ -392,7 +404,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
         largest = std::max(largest, static_cast<double>(r.mouth_flow));
     for (RiverPath& r : out.rivers)
         for (std::uint32_t c : r.stem)
-            r.width.push_back(width_of(acc[c], used, largest, s));
+            r.width.push_back(width_of(flow(c), used, largest, s));
     if (keep_flow) out.flow = std::move(acc_grid);
 }
 

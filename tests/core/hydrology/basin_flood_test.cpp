@@ -255,6 +255,14 @@ TEST_CASE("basin flood: counted flow by waves of any band of rows equals walking
             CAPTURE(band);
             CHECK(count_upstream(f.down, 1, band) == walked);
             CHECK(count_upstream(f.down, 2, band) == walked);
+            // The words left as they are: upstream_count reads each count.
+            for (int threads : {1, 2}) {
+                const Grid<float> words = count_upstream(f.down, threads, band, false);
+                Grid<float> read(words.width(), words.height());
+                for (std::size_t c = 0; c < words.size(); ++c)
+                    read.cells()[c] = upstream_count(words.cells().data() + c);
+                CHECK(read == walked);
+            }
         }
     }
 }
