@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <iterator>
 
@@ -138,15 +140,21 @@ void write_search_cells(const SearchCellSource& source, SearchCell* out, std::si
     const SearchCell* class_cell = source.class_cell->data();
     const bool* walk = source.walk->data();
     const std::uint8_t* big_of_label = source.big_of_label;
-    const SearchCell big_cell = source.big_cell;
+    // The cells as 64-bit words, chosen by masks (regions and protected cells come and go along a
+    // row: branches on them are mispredicted) and stored whole (a SearchCell copy was stored field
+    // by field).
+    const auto bits = [](SearchCell cell) { return std::bit_cast<std::uint64_t>(cell); };
+    const auto mask = [](bool b) { return std::uint64_t{0} - static_cast<std::uint64_t>(b); };
+    const auto choose = [](std::uint64_t m, std::uint64_t yes, std::uint64_t no) {
+        return (yes & m) | (no & ~m);
+    };
+    const std::uint64_t big_bits = bits(source.big_cell), blocked_bits = bits(kFreshCell);
     for (std::size_t i = begin; i < end; ++i) {
         const ClassId c = cells[i];
-        SearchCell cell = class_cell[c];
-        if (protect && protect[i])
-            cell = kFreshCell; // blocked
-        else if (walk[c] && big_of_label[label[i] + 1])
-            cell = big_cell;
-        out[i] = cell;
+        const bool big = walk[c] & (big_of_label[label[i] + 1] != 0);
+        std::uint64_t cell = choose(mask(big), big_bits, bits(class_cell[c]));
+        if (protect) cell = choose(mask(protect[i] != 0), blocked_bits, cell);
+        std::memcpy(out + i, &cell, sizeof cell);
     }
 }
 
