@@ -290,16 +290,18 @@ ClassGrid classes_with_thresholds(const Recipe& recipe,
 
 std::vector<float> thresholds_of_maps(const Recipe& recipe,
                                       const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                                      int threads) {
+                                      int threads, std::pair<float, float>* range) {
     std::vector<float> thresholds;
     if (!recipe.classes.biomes) {
         std::vector<double> shares;
         for (const auto& c : recipe.terrain)
             if (!c.overlay) shares.push_back(c.share);
-        thresholds = thresholds_from_shares(grid_named(maps, recipe.classes.map), shares, threads);
+        thresholds =
+            thresholds_from_shares(grid_named(maps, recipe.classes.map), shares, threads, range);
     } else {
         const BiomeTable& b = *recipe.classes.biomes;
-        thresholds = thresholds_from_shares(grid_named(maps, b.rows_map), b.row_shares, threads);
+        thresholds =
+            thresholds_from_shares(grid_named(maps, b.rows_map), b.row_shares, threads, range);
         const auto col =
             thresholds_from_shares(grid_named(maps, b.columns_map), b.column_shares, threads);
         thresholds.insert(thresholds.end(), col.begin(), col.end());
@@ -879,7 +881,10 @@ void route_water(Run& run) {
     const std::uint32_t into = class_mask(recipe, settings.into);
     auto predict = [&run, &recipe, into](int threads) {
         GenerateResult& res = run.result;
-        res.thresholds = thresholds_of_maps(recipe, res.maps, threads);
+        // The thresholds' histogram reads every height: it finds their range for the
+        // quantising too.
+        std::pair<float, float> range;
+        res.thresholds = thresholds_of_maps(recipe, res.maps, threads, &range);
         ClassGrid predicted = classes_with_thresholds(recipe, res.maps, res.thresholds, threads);
         run.uncarved = predicted;
         if (cleanup_wanted(recipe))
@@ -889,7 +894,7 @@ void route_water(Run& run) {
                 mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()),
                                   into);
         });
-        return predicted;
+        return IntoGrid(std::move(predicted), range);
     };
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);

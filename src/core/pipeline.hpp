@@ -316,10 +316,11 @@ std::vector<Grid<Gid>> generate_chunk(const Project& project, const WorldSetup& 
 // `maps` holds the whole maps by name; thresholds per band are returned in `thresholds` (rows, then
 // columns). With `counts` (sized by the caller, usually to the class count), also the cells of each
 // class id, as class_counts would give them.
-// The thresholds classes_from_maps cuts with (overlay terrains have none).
+// The thresholds classes_from_maps cuts with (overlay terrains have none). `range`, when given,
+// gets the range of the first of class_maps (thresholds_from_shares: found by its histogram pass).
 std::vector<float> thresholds_of_maps(const Recipe& recipe,
                                       const std::vector<std::pair<std::string, Grid<float>>>& maps,
-                                      int threads = 1);
+                                      int threads = 1, std::pair<float, float>* range = nullptr);
 
 ClassGrid classes_from_maps(const Recipe& recipe,
                             const std::vector<std::pair<std::string, Grid<float>>>& maps,

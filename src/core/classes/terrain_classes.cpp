@@ -60,16 +60,65 @@ inline __m128i buckets_of4(__m128 v) {
 }
 #endif
 
-// Buckets of v[0..count) into out.
-void buckets_of(const float* v, std::size_t count, std::uint16_t* out) {
+// Running minima and maxima of heights that are not NaN, in kLanes lanes (v < lo ? v : lo is what
+// minps computes, so the compiler keeps the lanes in vector registers); combined by range():
+// min and max are exact in any order (+inf, -inf when every height was NaN or none was added).
+struct RangeLanes {
+    static constexpr std::size_t kLanes = 8;
+    float lo[kLanes], hi[kLanes];
+    RangeLanes() {
+        std::fill_n(lo, kLanes, std::numeric_limits<float>::infinity());
+        std::fill_n(hi, kLanes, -std::numeric_limits<float>::infinity());
+    }
+    void add(const float* v, std::size_t count) {
+        std::size_t i = 0;
+        for (; i + kLanes <= count; i += kLanes)
+            for (std::size_t k = 0; k < kLanes; ++k) {
+                lo[k] = v[i + k] < lo[k] ? v[i + k] : lo[k];
+                hi[k] = hi[k] < v[i + k] ? v[i + k] : hi[k];
+            }
+        for (; i < count; ++i) {
+            lo[0] = v[i] < lo[0] ? v[i] : lo[0];
+            hi[0] = hi[0] < v[i] ? v[i] : hi[0];
+        }
+    }
+    std::pair<float, float> range() const {
+        float l = lo[0], h = hi[0];
+        for (std::size_t k = 1; k < kLanes; ++k) {
+            l = std::min(l, lo[k]);
+            h = std::max(h, hi[k]);
+        }
+        return {l, h};
+    }
+};
+
+// Buckets of v[0..count) into out; WithRange: each height added to `lanes` too (SSE2: eight
+// heights at a time, lanes 0-7 as two vectors).
+template <bool WithRange>
+void buckets_of(const float* v, std::size_t count, std::uint16_t* out, RangeLanes& lanes) {
     std::size_t i = 0;
 #if defined(__SSE2__)
+    __m128 lo0 = _mm_loadu_ps(lanes.lo), lo1 = _mm_loadu_ps(lanes.lo + 4);
+    __m128 hi0 = _mm_loadu_ps(lanes.hi), hi1 = _mm_loadu_ps(lanes.hi + 4);
     for (; i + 8 <= count; i += 8) {
-        const __m128i b =
-            _mm_packs_epi32(buckets_of4(_mm_loadu_ps(v + i)), buckets_of4(_mm_loadu_ps(v + i + 4)));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), b);
+        const __m128 a = _mm_loadu_ps(v + i), b = _mm_loadu_ps(v + i + 4);
+        if constexpr (WithRange) { // minps(v, lo) is v < lo ? v : lo (NaN: lo), maxps alike
+            lo0 = _mm_min_ps(a, lo0);
+            lo1 = _mm_min_ps(b, lo1);
+            hi0 = _mm_max_ps(a, hi0);
+            hi1 = _mm_max_ps(b, hi1);
+        }
+        const __m128i bucket = _mm_packs_epi32(buckets_of4(a), buckets_of4(b));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), bucket);
+    }
+    if constexpr (WithRange) {
+        _mm_storeu_ps(lanes.lo, lo0);
+        _mm_storeu_ps(lanes.lo + 4, lo1);
+        _mm_storeu_ps(lanes.hi, hi0);
+        _mm_storeu_ps(lanes.hi + 4, hi1);
     }
 #endif
+    if constexpr (WithRange) lanes.add(v + i, count - i);
     for (; i < count; ++i)
         out[i] = static_cast<std::uint16_t>(bucket_of(v[i]));
 }
@@ -355,26 +404,39 @@ void classify_in_pieces(ClassGrid& out, int threads, std::vector<std::uint64_t>*
 } // namespace
 
 std::vector<float> thresholds_from_shares(const Grid<float>& heights,
-                                          const std::vector<double>& shares, int threads) {
+                                          const std::vector<double>& shares, int threads,
+                                          std::pair<float, float>* range) {
     std::vector<float> thresholds;
-    if (shares.size() < 2) return thresholds;
     const std::size_t n = heights.size();
     const float* v = heights.cells().data();
+    if (shares.size() < 2) {
+        if (range) {
+            RangeLanes lanes;
+            lanes.add(v, n);
+            *range = lanes.range();
+        }
+        return thresholds;
+    }
     // Per-block histograms added in block order: integer sums, the same for any thread count.
     const int blocks = std::max(1, threads);
     auto block_begin = [&](int b) {
         return n * static_cast<std::size_t>(b) / static_cast<std::size_t>(blocks);
     };
     std::vector<std::vector<std::uint32_t>> partial(static_cast<std::size_t>(blocks));
+    std::vector<RangeLanes> ranges_of_blocks(static_cast<std::size_t>(blocks));
     parallel_for(blocks, blocks, [&](int b0, int b1) {
         for (int b = b0; b < b1; ++b) {
             const std::size_t i0 = block_begin(b), i1 = block_begin(b + 1);
             std::vector<std::uint32_t> hist(kHistograms * kBuckets, 0);
             std::array<std::uint16_t, kChunk> bucket;
             std::uint32_t* h = hist.data();
+            RangeLanes& lanes = ranges_of_blocks[static_cast<std::size_t>(b)];
             for (std::size_t first = i0; first < i1; first += kChunk) {
                 const std::size_t count = std::min(kChunk, i1 - first);
-                buckets_of(v + first, count, bucket.data());
+                if (range)
+                    buckets_of<true>(v + first, count, bucket.data(), lanes);
+                else
+                    buckets_of<false>(v + first, count, bucket.data(), lanes);
                 std::size_t k = 0;
                 for (; k + kHistograms <= count; k += kHistograms) {
                     ++h[bucket[k]];
@@ -392,6 +454,14 @@ std::vector<float> thresholds_from_shares(const Grid<float>& heights,
                     sum[k] += hist[j * kBuckets + k];
         }
     });
+    if (range) {
+        *range = {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+        for (const RangeLanes& lanes : ranges_of_blocks) {
+            const auto [lo, hi] = lanes.range();
+            range->first = std::min(range->first, lo);
+            range->second = std::max(range->second, hi);
+        }
+    }
     std::vector<std::uint32_t> histogram(kBuckets, 0);
     for (const auto& hist : partial)
         for (std::size_t k = 0; k < static_cast<std::size_t>(kBuckets); ++k)

@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/grid.hpp"
@@ -42,8 +43,11 @@ struct TerrainClass {
 
 // thresholds[i] is the smallest height of class i + 1 (size: classes - 1), non-decreasing.
 // `threads` splits the histogram and classify passes by rows; results never depend on it.
+// `range`, when given, gets the lowest and highest height that is not NaN (+inf, -inf when none),
+// found by the histogram's pass over every height (quantise_heights takes it: no pass of its own).
 std::vector<float> thresholds_from_shares(const Grid<float>& heights,
-                                          const std::vector<double>& shares, int threads = 1);
+                                          const std::vector<double>& shares, int threads = 1,
+                                          std::pair<float, float>* range = nullptr);
 
 // Band of a height: the number of thresholds it reaches (height >= threshold).
 inline std::size_t band_of(float height, std::span<const float> thresholds) {

@@ -531,7 +531,7 @@ HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* 
     // never enter a lake (its rim lies above it and it never touches an `into` cell).
     const bool flood = settings.method == RiverMethod::flow || settings.lake_min_area > 0;
     if (heights.empty() || !flood) {
-        out.into = into(threads);
+        out.into = into(threads).cells;
         if (heights.empty()) return out;
     } else {
         // The flood's first steps (quantising, descent, basin labels) read no `into` cell: with
@@ -540,15 +540,16 @@ HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* 
         // is made. One thread: `into` first, then the flood (as the grids alive at once were).
         FlowField f;
         if (threads < 2) {
-            out.into = into(1);
-            f = flood_basins(quantise_heights(heights, 1), 1, false);
+            IntoGrid made = into(1);
+            out.into = std::move(made.cells);
+            f = flood_basins(quantise_heights(heights, 1, made.heights_range), 1, false);
         } else {
             const int into_threads = threads / 2, flood_threads = threads - into_threads;
-            std::future<Grid<std::uint8_t>> pending =
+            std::future<IntoGrid> pending =
                 start_task(threads, [&into, into_threads] { return into(into_threads); });
             bool collected = false;
             auto collect = [&] {
-                out.into = pending.get();
+                out.into = pending.get().cells;
                 collected = true;
             };
             f = flood_basins(quantise_heights(heights, flood_threads), flood_threads, false,

@@ -40,6 +40,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/classes/terrain_classes.hpp"
@@ -80,8 +82,19 @@ HydrologyResult run_hydrology(Grid<float> heights, const Grid<float>* rain,
                               const RiverSettings& settings, std::uint64_t seed,
                               Grid<std::uint8_t> into, bool keep_flow = false, int threads = 1);
 
-// Makes the `into` grid (as run_hydrology takes it) on the given number of threads.
-using IntoSource = std::function<Grid<std::uint8_t>(int threads)>;
+// What an IntoSource makes: the `into` grid (as run_hydrology takes it) and, when it read every
+// height anyway (the pipeline's thresholds), the heights' range as quantise_heights takes it
+// (lowest, highest that is not NaN): the one-thread flood then skips its range pass.
+struct IntoGrid {
+    IntoGrid(Grid<std::uint8_t> grid) : cells(std::move(grid)) {} // implicit: a grid alone
+    IntoGrid(Grid<std::uint8_t> grid, std::pair<float, float> range)
+        : cells(std::move(grid)), heights_range(range) {}
+    Grid<std::uint8_t> cells;
+    std::optional<std::pair<float, float>> heights_range;
+};
+
+// Makes the `into` grid on the given number of threads.
+using IntoSource = std::function<IntoGrid(int threads)>;
 
 // run_hydrology with the `into` grid made while the flood runs, and `heights` carved in place
 // (the result's `carved` is left empty; `heights` is the carved map). `into` is called exactly

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -79,7 +80,8 @@ std::size_t quantise_sse2(const float* src, std::uint16_t* dst, std::size_t coun
 
 } // namespace
 
-Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads) {
+Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads,
+                                     std::optional<std::pair<float, float>> range) {
     Grid<std::uint16_t> q = Grid<std::uint16_t>::uninitialised(heights.width(), heights.height());
     if (heights.empty()) return q;
     const int w = heights.width(), h = heights.height();
@@ -87,11 +89,15 @@ Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads) {
     // The range by bands of rows, combined: exact in any order.
     constexpr float kInf = std::numeric_limits<float>::infinity();
     float lo = kInf, hi = -kInf;
-    for (const auto& [band_lo, band_hi] : parallel_bands(h, threads, [&](int y0, int y1) {
-             return range_of(heights.row(y0), static_cast<std::size_t>(y1 - y0) * uw);
-         })) {
-        lo = std::min(lo, band_lo);
-        hi = std::max(hi, band_hi);
+    if (range) {
+        std::tie(lo, hi) = *range;
+    } else {
+        for (const auto& [band_lo, band_hi] : parallel_bands(h, threads, [&](int y0, int y1) {
+                 return range_of(heights.row(y0), static_cast<std::size_t>(y1 - y0) * uw);
+             })) {
+            lo = std::min(lo, band_lo);
+            hi = std::max(hi, band_hi);
+        }
     }
     const double scale = hi > lo ? 65535.0 / (static_cast<double>(hi) - lo) : 0.0;
     parallel_for(h, threads, [&](int y0, int y1) {

@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/grid.hpp"
@@ -46,8 +48,11 @@ struct FlowField {
 };
 
 // The 16-bit level of each height over the grid's range (all 0 for a flat grid). Blocks of rows
-// on `threads` threads: the same levels at any count.
-Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads = 1);
+// on `threads` threads: the same levels at any count. `range`, when given, is the grid's range
+// (lowest, highest height that is not NaN; +inf, -inf when none) found by a pass that read every
+// height anyway (thresholds_from_shares): the range pass is then skipped.
+Grid<std::uint16_t> quantise_heights(const Grid<float>& heights, int threads = 1,
+                                     std::optional<std::pair<float, float>> range = {});
 
 // The flood over quantised levels.
 FlowField priority_flood(Grid<std::uint16_t> level);

@@ -228,6 +228,39 @@ TEST_CASE("thresholds are bit for bit those of 2^16 buckets, for heights of any 
     }
 }
 
+TEST_CASE("thresholds_from_shares gives the heights' range (NaN left out) as a plain loop does") {
+    std::mt19937 rng(17);
+    const std::pair<int, int> sizes[] = {{1, 1}, {7, 3}, {64, 33}, {301, 77}};
+    for (std::pair<int, int> size : sizes)
+        for (int round = 0; round < 12; ++round) {
+            const Grid<float> heights = random_heights(rng, size.first, size.second, true);
+            float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+            for (float v : heights.cells())
+                if (!std::isnan(v)) {
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+            for (int threads : {1, 2, 3})
+                for (std::size_t classes : {std::size_t{1}, std::size_t{2}, std::size_t{6}}) {
+                    CAPTURE(size.first);
+                    CAPTURE(round);
+                    CAPTURE(threads);
+                    CAPTURE(classes);
+                    std::pair<float, float> range{-5.0f, 5.0f};
+                    const auto shares = random_shares(rng, classes);
+                    CHECK(same_bits(thresholds_from_shares(heights, shares, threads, &range),
+                                    thresholds_from_shares(heights, shares, threads)));
+                    CHECK(range.first == lo); // -0 == +0: either is the range quantising takes
+                    CHECK(range.second == hi);
+                }
+        }
+    // Every height NaN: +inf, -inf (as quantise_heights' own pass finds it).
+    std::pair<float, float> range;
+    (void)thresholds_from_shares(Grid<float>(5, 3, kNaN), {0.5, 0.5}, 1, &range);
+    CHECK(range.first == std::numeric_limits<float>::infinity());
+    CHECK(range.second == -std::numeric_limits<float>::infinity());
+}
+
 TEST_CASE("classify and classify_table give band_of cell by cell and count as class_counts does") {
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);

@@ -573,6 +573,20 @@ TEST_CASE("hydrology: `into` made beside the flood gives the sequential result a
             CHECK(many.carved.empty());
             check_same_hydrology(many, carved, one, one.carved);
         }
+        // A source that hands back the heights' range too (the pipeline's thresholds pass finds
+        // it; lo and hi above): the one-thread flood quantises with it, the others find it
+        // themselves; the same.
+        for (int threads : {1, 2}) {
+            CAPTURE(threads);
+            Grid<float> carved = heights;
+            const HydrologyResult ranged = run_hydrology_in_place(
+                carved, rain_map, settings, 4,
+                [&](int) {
+                    return IntoGrid(make_into(carved), {lo, hi});
+                },
+                keep_flow, threads);
+            check_same_hydrology(ranged, carved, one, one.carved);
+        }
     }
     CHECK(lakes > 10);
     CHECK(rivers > 20);

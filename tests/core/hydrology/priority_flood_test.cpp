@@ -125,6 +125,8 @@ TEST_CASE("priority flood: quantised heights equal the plain formula cell by cel
                 std::isnan(t) ? 0 : static_cast<std::uint16_t>(std::clamp(t, 0.0, 65535.0));
             CHECK(q.cells()[i] == want);
         }
+        // The range given (as the thresholds' histogram pass finds it): the same levels.
+        CHECK(quantise_heights(g, 1, std::pair<float, float>{lo, hi}) == q);
     }
 }
 
