@@ -882,9 +882,12 @@ void route_water(Run& run) {
     auto predict = [&run, &recipe, into](int threads) {
         GenerateResult& res = run.result;
         // The thresholds' histogram reads every height: it finds their range for the
-        // quantising too.
+        // quantising too, which takes it on one thread only (two threads and more quantise beside
+        // the prediction, hydrology.cpp); there the histogram pass stays as it was.
+        const bool range_wanted = run.options.threads < 2;
         std::pair<float, float> range;
-        res.thresholds = thresholds_of_maps(recipe, res.maps, threads, &range);
+        res.thresholds =
+            thresholds_of_maps(recipe, res.maps, threads, range_wanted ? &range : nullptr);
         ClassGrid predicted = classes_with_thresholds(recipe, res.maps, res.thresholds, threads);
         run.uncarved = predicted;
         if (cleanup_wanted(recipe))
@@ -894,7 +897,8 @@ void route_water(Run& run) {
                 mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()),
                                   into);
         });
-        return IntoGrid(std::move(predicted), range);
+        return range_wanted ? IntoGrid(std::move(predicted), range)
+                            : IntoGrid(std::move(predicted));
     };
     Grid<float>& heights = map_named(r.maps, class_maps(recipe).front());
     const Grid<float>* rain = settings.rain.empty() ? nullptr : &grid_named(r.maps, settings.rain);
