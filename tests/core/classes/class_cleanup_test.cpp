@@ -45,6 +45,21 @@ ClassId majority(const std::vector<ClassId>& classes) {
     return static_cast<ClassId>(best);
 }
 
+// Each cell the majority of the (2 * radius + 1)² box around it (cells off the map left out):
+// blobs with ragged edges from random cells.
+ClassGrid majority_of_boxes(const ClassGrid& g, int radius) {
+    ClassGrid next = g;
+    for (int y = 0; y < g.height(); ++y)
+        for (int x = 0; x < g.width(); ++x) {
+            std::vector<ClassId> box;
+            for (int dy = -radius; dy <= radius; ++dy)
+                for (int dx = -radius; dx <= radius; ++dx)
+                    if (g.contains(x + dx, y + dy)) box.push_back(g(x + dx, y + dy));
+            next(x, y) = majority(box);
+        }
+    return next;
+}
+
 // Opening: every square position is tried for every cell; then whole-grid synchronous rounds.
 ClassGrid reference_open(ClassGrid g, const std::vector<ClassCleanup>& s, std::uint64_t* changed) {
     const int w = g.width(), h = g.height();
@@ -162,18 +177,8 @@ ClassGrid random_grid(std::mt19937& rng, int classes) {
     for (auto& c : g.cells())
         c = static_cast<ClassId>(pick(rng));
     if (kind == 1) { // majority of the 5x5 box, twice: blobs with ragged edges and some specks
-        for (int pass = 0; pass < 2; ++pass) {
-            ClassGrid next = g;
-            for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x) {
-                    std::vector<ClassId> box;
-                    for (int dy = -2; dy <= 2; ++dy)
-                        for (int dx = -2; dx <= 2; ++dx)
-                            if (g.contains(x + dx, y + dy)) box.push_back(g(x + dx, y + dy));
-                    next(x, y) = majority(box);
-                }
-            g = next;
-        }
+        for (int pass = 0; pass < 2; ++pass)
+            g = majority_of_boxes(g, 2);
         for (int k = 0; k < w * h / 20; ++k)
             g(std::uniform_int_distribution<int>(0, w - 1)(rng),
               std::uniform_int_distribution<int>(0, h - 1)(rng)) = static_cast<ClassId>(pick(rng));
@@ -474,16 +479,7 @@ ClassGrid wide_grid(std::mt19937& rng, int classes) {
     for (auto& c : g.cells())
         c = static_cast<ClassId>(pick(rng));
     if (kind == 1) {
-        ClassGrid next = g;
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
-                std::vector<ClassId> box;
-                for (int dy = -1; dy <= 1; ++dy)
-                    for (int dx = -1; dx <= 1; ++dx)
-                        if (g.contains(x + dx, y + dy)) box.push_back(g(x + dx, y + dy));
-                next(x, y) = majority(box);
-            }
-        g = next;
+        g = majority_of_boxes(g, 1);
     } else if (kind == 2) {
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w;) {
