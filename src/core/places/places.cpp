@@ -1,16 +1,11 @@
 #include "core/places/places.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <bit>
 #include <cmath>
-#include <cstring>
-#include <limits>
-#include <mutex>
 
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
-#include "core/places/anchor_rows.hpp"
+#include "core/places/anchor_order.hpp"
 
 namespace tilegen {
 
@@ -122,26 +117,12 @@ bool near_class_within(const ClassGrid& classes, std::uint32_t mask, int x, int 
 
 namespace {
 
-struct Candidate {
-    std::uint64_t score = std::numeric_limits<std::uint64_t>::max();
-    std::uint32_t index = 0;
-    bool none() const { return score == std::numeric_limits<std::uint64_t>::max(); }
-    // The decision's order: lower (score, index) first.
-    bool before(const Candidate& o) const {
-        return score != o.score ? score < o.score : index < o.index;
-    }
-};
-constexpr auto kBefore = [](const Candidate& a, const Candidate& b) { return a.before(b); };
-
-// Up to this near_distance `near` is looked up around each candidate that gets that far
-// (near_class_within); beyond it class_distance's grid is made (a look-up per footprint cell).
+// Up to this near_distance `near` is looked up around each anchor tested (near_class_within);
+// beyond it the marks' scan makes class_distance's grid (a look-up per footprint cell).
 constexpr int kDirectNear = 32;
 
 std::uint64_t rule_stream(std::uint64_t seed, std::size_t ri) {
     return hash_values(seed, 0x706c61636573ull /* "places" */, ri);
-}
-int bucket_side(const PlaceRule& rule) {
-    return std::max(8, static_cast<int>(std::ceil(rule.min_distance)));
 }
 
 // `face` and `near` for the anchor (x, y) of a covered footprint; near_ok(x, y): the near test
@@ -172,271 +153,126 @@ bool overlaps(const Place& p, int x, int y, int w, int h) {
     return x < p.x + p.w && p.x < x + w && y < p.y + p.h && p.y < y + h;
 }
 
-// The plain decision's buckets for one rule with `places` on the map: one scan of the map for the
-// rule's anchors (bands of bucket rows on the threads), each bucket keeping its least candidate.
-std::vector<Candidate> plain_buckets(const PlaceRule& rule, std::uint64_t stream,
-                                     const ClassGrid& classes, const float* slopes,
-                                     const std::vector<Place>& places, int threads) {
+// The tests of the anchor (x, y) that the places still to come do not change: the footprint
+// inside the map, every cell of it on `on`, none steeper than `flat` (slopes: null without a
+// limit), on no place so far; `face`; `near` within kDirectNear (looked at around the footprint).
+bool anchor_ok(const PlaceRule& rule, const ClassGrid& classes, const float* slopes,
+               const std::vector<Place>& places, int x, int y) {
+    const int w = classes.width(), fw = rule.footprint_w, fh = rule.footprint_h;
+    if (x + fw > w || y + fh > classes.height()) return false;
+    const ClassId* cells = classes.cells().data();
+    for (int yy = y; yy < y + fh; ++yy)
+        for (int xx = x; xx < x + fw; ++xx) {
+            const std::size_t c = static_cast<std::size_t>(yy) * w + xx;
+            if ((rule.on >> cells[c] & 1u) == 0 || (slopes && slopes[c] > rule.flat)) return false;
+        }
+    for (const Place& p : places)
+        if (overlaps(p, x, y, fw, fh)) return false;
+    return face_and_near_ok(rule, classes, x, y, [&](int ax, int ay) {
+        return near_class_within(classes, rule.near, ax, ay, fw, fh, rule.near_distance);
+    });
+}
+
+// Whether the anchor (x, y) keeps min_distance to every place so far and overlaps none.
+bool keeps_apart(const PlaceRule& rule, const std::vector<Place>& places, int x, int y) {
+    const double md2 = rule.min_distance * rule.min_distance;
+    for (const Place& p : places) {
+        const double dx = p.x - x, dy = p.y - y;
+        if (dx * dx + dy * dy < md2 || overlaps(p, x, y, rule.footprint_w, rule.footprint_h))
+            return false;
+    }
+    return true;
+}
+
+// Per cell: 1 where anchor_ok holds with `places` on the map (any near_distance): one scan of the
+// map's covered anchors (for_each_covered_anchor), bands of rows on the threads, each writing the
+// marks of its own anchor rows.
+GridCells<std::uint8_t> anchor_marks(const PlaceRule& rule, const ClassGrid& classes,
+                                     const float* slopes, const std::vector<Place>& places,
+                                     int threads) {
     const int w = classes.width(), h = classes.height();
-    const int fw = rule.footprint_w, fh = rule.footprint_h;
     const GridCells<std::uint8_t> occupied = place_mask(w, h, places);
     GridCells<std::uint16_t> near;
-    if (rule.near) near = class_distance(classes, rule.near, rule.near_distance, threads);
-    const auto near_ok = [&](int x, int y) { return near_in_grid(near, w, rule, x, y); };
-    const int side = bucket_side(rule);
-    const int bw = (w + side - 1) / side, bh = (h + side - 1) / side;
-    std::vector<Candidate> best(static_cast<std::size_t>(bw) * bh);
+    const bool direct = rule.near_distance <= kDirectNear;
+    if (rule.near && !direct)
+        near = class_distance(classes, rule.near, rule.near_distance, threads);
+    const auto near_ok = [&](int x, int y) {
+        if (direct)
+            return near_class_within(classes, rule.near, x, y, rule.footprint_w, rule.footprint_h,
+                                     rule.near_distance);
+        return near_in_grid(near, w, rule, x, y);
+    };
     const ClassId* cls = classes.cells().data();
     const auto covered = [&](std::size_t c) {
         return (rule.on >> cls[c] & 1u) && !occupied[c] && !(slopes && slopes[c] > rule.flat);
     };
-    // Pairs of bucket rows handed out one at a time (anchors lie unevenly over the map); each
-    // writes only its own buckets.
-    const int items = (bh + 1) / 2;
-    for_each_item(items, threads, [&](int item) {
-        const int by0 = item * 2, by1 = std::min(bh, by0 + 2);
+    GridCells<std::uint8_t> marks(classes.size(), 0);
+    parallel_for(h, threads, [&](int y0, int y1) {
         std::vector<std::uint16_t> rows;
-        for_each_covered_anchor(
-            w, h, fw, fh, by0 * side, std::min(h, by1 * side), rows, covered, [&](int x, int y) {
-                if (!face_and_near_ok(rule, classes, x, y, near_ok)) return;
-                const Candidate c{hash_position(stream, x, y),
-                                  static_cast<std::uint32_t>(y * w + x)};
-                Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
-                if (c.before(b)) b = c;
-            });
+        for_each_covered_anchor(w, h, rule.footprint_w, rule.footprint_h, y0, y1, rows, covered,
+                                [&](int x, int y) {
+                                    if (face_and_near_ok(rule, classes, x, y, near_ok))
+                                        marks[static_cast<std::size_t>(y) * w + x] = 1;
+                                });
     });
-    return best;
+    return marks;
 }
 
-// For x in 0..w-1 with bit k of bits[x] set: the score hash_position(stream, x, y), and
-// take(x, score) when score <= limit (read once per run of 64 cells: take may lower it, and a
-// higher limit only takes more). Returns whether some such x scored above the limit. Runs with
-// the bit somewhere in them are scored by low_scores (vectorised); the few low ones hashed again.
-template <class Take>
-bool for_each_low_hash(const std::uint8_t* bits, int w, int k, std::uint64_t stream, int y,
-                       const std::uint64_t& limit, Take&& take) {
-    constexpr int kRun = 64;
-    const std::uint64_t any = 0x0101010101010101ull << k;
-    std::uint8_t low[kRun + 8] = {};
-    bool above = false;
-    for (int x0 = 0; x0 < w; x0 += kRun) {
-        const int n = std::min(kRun, w - x0);
-        std::uint64_t seen = 0; // bit k of the run's cells, ORed (a byte at a time)
-        int i = 0;
-        for (; i + 8 <= n; i += 8) {
-            std::uint64_t word;
-            std::memcpy(&word, bits + x0 + i, sizeof word);
-            seen |= word;
-        }
-        for (; i < n; ++i)
-            seen |= bits[x0 + i];
-        if ((seen & any) == 0) continue;
-        above = low_scores(stream, x0, y, n, bits + x0, k, limit, low) || above;
-        for (i = 0; i < n; i += 8) { // the few low scores: eight flags at a time
-            std::uint64_t word;
-            std::memcpy(&word, low + i, sizeof word);
-            if (n - i < 8) word &= (std::uint64_t{1} << 8 * (n - i)) - 1; // past the run: stale
-            for (; word; word &= word - 1) {
-                const int at = i + std::countr_zero(word) / 8;
-                take(x0 + at, hash_position(stream, x0 + at, y));
-            }
-        }
-    }
-    return above;
-}
-
-// A rule's least candidates with no place on the map, by (score, index).
-struct Least {
-    std::vector<Candidate> list; // sorted; every candidate before the last one listed is listed
-    bool complete = true;        // every candidate is listed
-};
-
-// The least candidates of the rules `group` (at most AnchorRows::kMaxRules, at most one with a
-// near_distance above kDirectNear) with no place on the map, at most `cut` per rule unless all
-// are listed: one pass of AnchorRows over the map in bands of rows handed out to the threads.
-// Each band hashes its anchors and keeps those not beaten by `cut` others known so far (of its
-// own, or of a band finished earlier: a shared bound); only those get the `face` and `near`
-// tests. Whatever the order of the bands, the least `cut` candidates of the map are never
-// dropped, so the lists are the same at any thread count.
-void least_candidates(const std::vector<PlaceRule>& rules, const std::vector<std::size_t>& group,
-                      std::uint64_t seed, const ClassGrid& classes, const float* slopes,
-                      std::size_t cut, std::vector<Least>& least, int threads) {
-    const int w = classes.width(), h = classes.height();
-    const int n = static_cast<int>(group.size());
-    GridCells<std::uint16_t> near; // the group's one far-reaching near rule's class_distance
-    std::vector<AnchorRule> spec;
-    std::vector<std::uint64_t> stream(n);
-    for (int k = 0; k < n; ++k) {
-        const PlaceRule& r = rules[group[k]];
-        if (r.near && r.near_distance > kDirectNear)
-            near = class_distance(classes, r.near, r.near_distance, threads);
-        const bool limited = slopes && r.flat > 0;
-        spec.push_back({r.on, limited, limited ? float_at_or_below(r.flat) : 0.0f, r.footprint_w,
-                        r.footprint_h, r.face});
-        stream[k] = rule_stream(seed, group[k]);
-    }
-    std::vector<std::atomic<std::uint64_t>> bound(n); // per rule: `cut` candidates score <= it
-    for (auto& b : bound)
-        b.store(std::numeric_limits<std::uint64_t>::max(), std::memory_order_relaxed);
-    const auto lower_bound_to = [&](int k, std::uint64_t v) {
-        std::uint64_t cur = bound[k].load(std::memory_order_relaxed);
-        while (v < cur && !bound[k].compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
-        }
-    };
-    constexpr int kRowsPerItem = 64; // anchor rows per work item
-    const int items = (h + kRowsPerItem - 1) / kRowsPerItem;
-    std::mutex merge;
-    for_each_item(items, threads, [&](int item) {
-        const int a0 = item * kRowsPerItem, a1 = std::min(h, a0 + kRowsPerItem);
-        std::vector<std::vector<Candidate>> kept(n);
-        std::vector<std::uint64_t> limit(n,
-                                         std::numeric_limits<std::uint64_t>::max()); // drop above
-        std::vector<char> dropped(n, 0); // (1 when something was dropped)
-        // Down to the least `cut`: the cut-th least score bounds every later keeper.
-        const auto shrink = [&](int k) {
-            std::vector<Candidate>& v = kept[k];
-            if (v.size() <= cut) return;
-            std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(cut - 1), v.end(),
-                             kBefore);
-            const std::uint64_t at = v[cut - 1].score;
-            v.resize(cut);
-            dropped[k] = 1;
-            limit[k] = std::min(limit[k], at);
-            lower_bound_to(k, at);
-        };
-        AnchorRows anchor_rows(spec, w);
-        anchor_rows.scan(
-            classes.cells().data(), slopes, h, a0, a1, [&](int y, const std::uint8_t* bits) {
-                for (int k = 0; k < n; ++k) {
-                    const PlaceRule& rule = rules[group[k]];
-                    const int fw = rule.footprint_w, fh = rule.footprint_h;
-                    const auto near_ok = [&](int x) {
-                        if (rule.near_distance <= kDirectNear)
-                            return near_class_within(classes, rule.near, x, y, fw, fh,
-                                                     rule.near_distance);
-                        return near_in_grid(near, w, rule, x, y);
-                    };
-                    limit[k] = std::min(limit[k], bound[k].load(std::memory_order_relaxed));
-                    // The anchor rows passed `face` already (AnchorRule::face): only `near` left.
-                    const auto take = [&](int x, std::uint64_t score) {
-                        if (rule.near && !near_ok(x)) return;
-                        kept[k].push_back({score, static_cast<std::uint32_t>(y * w + x)});
-                        if (kept[k].size() >= 2 * cut) shrink(k);
-                    };
-                    dropped[k] |= for_each_low_hash(bits, w, k, stream[k], y, limit[k], take);
-                }
-            });
-        for (int k = 0; k < n; ++k)
-            shrink(k);
-        const std::lock_guard lock(merge);
-        for (int k = 0; k < n; ++k) {
-            Least& l = least[group[k]];
-            l.list.insert(l.list.end(), kept[k].begin(), kept[k].end());
-            l.complete = l.complete && !dropped[k];
-        }
-    });
-    for (std::size_t ri : group) {
-        Least& l = least[ri];
-        std::sort(l.list.begin(), l.list.end(), kBefore);
-        if (!l.complete && l.list.size() > cut) l.list.resize(cut);
-    }
-}
-
-// Takes `kept` (one candidate per bucket, in order) while the rule's count is not met and each
-// keeps min_distance to every place so far and overlaps none.
-void accept(const PlaceRule& rule, int ri, int w, const std::vector<Candidate>& kept,
-            PlacesResult& result) {
-    const double md2 = rule.min_distance * rule.min_distance;
-    for (const Candidate& c : kept) {
-        if (result.placed.back() >= rule.count) break;
-        const int x = static_cast<int>(c.index % w), y = static_cast<int>(c.index / w);
-        bool ok = true;
-        for (const Place& p : result.places) {
-            const double dx = p.x - x, dy = p.y - y;
-            if (dx * dx + dy * dy < md2) ok = false;
-            if (overlaps(p, x, y, rule.footprint_w, rule.footprint_h)) ok = false;
-        }
-        if (!ok) continue;
+// One rule's walk: the anchors in the rule's AnchorOrder, each taken when it passes anchor_ok and
+// keeps_apart, until the count is met or every rank is walked. The first `budget` ranks are
+// tested one by one; then the rule's anchors are marked in one scan (anchor_marks, the places so
+// far on the map) and the walk goes on over the marks: the same anchors either way.
+void walk_rule(const PlaceRule& rule, int ri, std::uint64_t seed, const ClassGrid& classes,
+               const float* slopes, std::uint64_t budget, int threads, PlacesResult& result) {
+    const int w = classes.width();
+    const std::uint64_t n = classes.size();
+    const AnchorOrder order(rule_stream(seed, static_cast<std::size_t>(ri)), n);
+    const std::uint64_t domain = order.domain();
+    const auto take = [&](std::uint64_t c) {
+        const int x = static_cast<int>(c % static_cast<std::uint64_t>(w));
+        const int y = static_cast<int>(c / static_cast<std::uint64_t>(w));
+        if (!keeps_apart(rule, result.places, x, y)) return;
         result.places.push_back({ri, x, y, rule.footprint_w, rule.footprint_h});
         ++result.placed.back();
+    };
+    // A far-reaching `near` is read from class_distance's grid: the scan from the start.
+    const bool direct = !rule.near || rule.near_distance <= kDirectNear;
+    const std::uint64_t tested = direct ? std::min(domain, budget) : 0;
+    std::uint64_t rank = 0;
+    for (; rank < tested && result.placed.back() < rule.count; ++rank) {
+        const std::uint64_t c = order.cell(rank);
+        if (c >= n) continue;
+        const int x = static_cast<int>(c % static_cast<std::uint64_t>(w));
+        const int y = static_cast<int>(c / static_cast<std::uint64_t>(w));
+        if (anchor_ok(rule, classes, slopes, result.places, x, y)) take(c);
     }
+    if (result.placed.back() >= rule.count || rank >= domain) return;
+    const GridCells<std::uint8_t> marks =
+        anchor_marks(rule, classes, slopes, result.places, threads);
+    for (; rank < domain && result.placed.back() < rule.count; ++rank)
+        if (const std::uint64_t c = order.cell(rank); c < n && marks[c]) take(c);
 }
 
 } // namespace
 
-PlacesResult place_places_cut(const ClassGrid& classes, const Grid<float>& heights,
-                              const std::vector<PlaceRule>& rules, std::uint64_t seed,
-                              const Grid<float>* slope_given, int threads, int cut) {
+PlacesResult place_places_walked(const ClassGrid& classes, const Grid<float>& heights,
+                                 const std::vector<PlaceRule>& rules, std::uint64_t seed,
+                                 const Grid<float>* slope_given, int threads,
+                                 std::uint64_t walk_budget) {
     PlacesResult result;
-    const int w = classes.width(), h = classes.height();
     Grid<float> slope;
     bool need_slope = false;
     for (const PlaceRule& r : rules)
         need_slope = need_slope || (r.flat > 0 && !heights.empty());
-    if (need_slope && !slope_given) slope = slope_of(heights);
+    if (need_slope && !slope_given) slope = slope_of(heights, threads);
     const float* slopes =
         need_slope ? (slope_given ? *slope_given : slope).cells().data() : nullptr;
-
-    // Every rule's least candidates with no place on the map, in groups of rules sharing a pass
-    // (one class_distance grid alive at a time: a second far-reaching `near` starts a group).
-    std::vector<Least> least(rules.size());
-    std::vector<std::vector<std::size_t>> groups;
-    bool group_grid = false;
-    for (std::size_t ri = 0; ri < rules.size(); ++ri) {
-        const PlaceRule& rule = rules[ri];
-        if (rule.count <= 0) continue;
-        const bool grid = rule.near && rule.near_distance > kDirectNear;
-        if (groups.empty() || groups.back().size() == AnchorRows::kMaxRules ||
-            (grid && group_grid)) {
-            groups.emplace_back();
-            group_grid = false;
-        }
-        groups.back().push_back(ri);
-        group_grid = group_grid || grid;
-    }
-    for (const std::vector<std::size_t>& group : groups) {
-        int most = 0;
-        for (std::size_t ri : group)
-            most = std::max(most, rules[ri].count);
-        const std::size_t c =
-            cut > 0 ? static_cast<std::size_t>(cut) : static_cast<std::size_t>(256 + 16 * most);
-        least_candidates(rules, group, seed, classes, slopes, c, least, threads);
-    }
-
     for (std::size_t ri = 0; ri < rules.size(); ++ri) {
         const PlaceRule& rule = rules[ri];
         result.placed.push_back(0);
-        if (rule.count <= 0) continue;
-        const int side = bucket_side(rule), bw = (w + side - 1) / side;
-        // The listed candidates on free cells, the first of each bucket: the buckets' least
-        // candidates, in order, up to the last one listed (a bucket with none listed has its least
-        // after it).
-        std::vector<Candidate> kept;
-        std::vector<char> seen(static_cast<std::size_t>(bw) * ((h + side - 1) / side), 0);
-        for (const Candidate& c : least[ri].list) {
-            const int x = static_cast<int>(c.index % w), y = static_cast<int>(c.index / w);
-            bool free = true;
-            for (const Place& p : result.places)
-                free = free && !overlaps(p, x, y, rule.footprint_w, rule.footprint_h);
-            if (!free) continue;
-            char& bucket = seen[static_cast<std::size_t>(y / side) * bw + x / side];
-            if (bucket) continue;
-            bucket = 1;
-            kept.push_back(c);
-        }
-        const std::size_t before = result.places.size();
-        accept(rule, static_cast<int>(ri), w, kept, result);
-        if (result.placed.back() >= rule.count || least[ri].complete) continue;
-        // The list ran out first: the plain scan of every bucket.
-        result.places.resize(before);
-        result.placed.back() = 0;
-        const std::vector<Place> earlier = result.places;
-        kept.clear();
-        for (const Candidate& c : plain_buckets(rule, rule_stream(seed, ri), classes,
-                                                rule.flat > 0 ? slopes : nullptr, earlier, threads))
-            if (!c.none()) kept.push_back(c);
-        std::sort(kept.begin(), kept.end(), kBefore);
-        accept(rule, static_cast<int>(ri), w, kept, result);
+        if (rule.count <= 0 || classes.size() == 0) continue;
+        walk_rule(rule, static_cast<int>(ri), seed, classes, rule.flat > 0 ? slopes : nullptr,
+                  walk_budget, threads, result);
     }
     return result;
 }
@@ -444,7 +280,8 @@ PlacesResult place_places_cut(const ClassGrid& classes, const Grid<float>& heigh
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
                           const Grid<float>* slope_given, int threads) {
-    return place_places_cut(classes, heights, rules, seed, slope_given, threads, 0);
+    return place_places_walked(classes, heights, rules, seed, slope_given, threads,
+                               kPlacesWalkBudget);
 }
 
 } // namespace tilegen

@@ -9,15 +9,16 @@
 // every cell of the row just below the footprint is inside the map and of a `face` class (a cliff
 // with walkable land in front of it); the anchors (top-left cells) of a new place and of every
 // place placed before it (any rule) are at least the new rule's min_distance apart (Euclidean).
-// Decisions: each candidate anchor gets the score hash(seed, rule, x, y); the map is cut into
-// square buckets of side max(8, min_distance); per bucket the candidate of lowest (score, index)
-// is kept; the kept candidates are taken in order of (score, index) while they keep min_distance.
-// So the result is a pure function of the inputs. Cost: one pass over the map for up to 8 rules
-// (AnchorRows: every rule's covered anchors with the face row, no place on the map yet), on bands
-// of rows; per rule only the least 256 + 16 * count candidates by score are kept (and get the
-// `near` look-up), then each rule in turn drops those under earlier places and takes the first of
-// each bucket: the same as the buckets' least candidates up to the last one kept. A rule whose
-// kept ones run out before its count is met scans every bucket with the places on the map.
+// Decisions: each rule, in recipe order, walks the map's cells in a seeded random order (an
+// AnchorOrder of the stream hash(seed, "places", rule): a Feistel permutation of the cells) and
+// takes each anchor that passes the tests above and keeps min_distance, until its count is met
+// or every cell has been walked. So the result is a pure function of the inputs, and a place
+// depends only on the cells walked before it (a change elsewhere on the map leaves it).
+// Cost: a few tests per place when anchors are common (a few hundred cells read per place, not
+// the map). After kPlacesWalkBudget cells without meeting its count, a rule marks its anchors in
+// one scan of the map (bands of rows on the threads) and walks on over the marks: the same
+// places, at the cost of a map pass, for rules whose anchors are rare. A `near_distance` above
+// 32 takes the scan from the start (class_distance's grid instead of a look around each anchor).
 #pragma once
 
 #include <algorithm>
@@ -72,18 +73,21 @@ void slope_row(const float* row, const float* up, const float* down, int w, floa
 GridCells<std::uint16_t> class_distance(const ClassGrid& classes, std::uint32_t mask, int cap,
                                         int threads = 1);
 
+// Cells a rule's walk tests one by one before it marks its anchors in one scan.
+inline constexpr std::uint64_t kPlacesWalkBudget = std::uint64_t{1} << 16;
+
 // `slope` (may be null): slope_of(heights), when the caller has it already. `threads`: workers
-// for the anchor scan (bands of 64 rows); the result never depends on it.
+// for the scans (bands of rows); the result never depends on it.
 PlacesResult place_places(const ClassGrid& classes, const Grid<float>& heights,
                           const std::vector<PlaceRule>& rules, std::uint64_t seed,
                           const Grid<float>* slope = nullptr, int threads = 1);
 
-// place_places with each rule's list of least candidates (no place on the map) cut at `cut`
-// entries (0: 256 + 16 * count): a rule whose list runs out before its count is met takes the
-// plain scan of every bucket instead. The same result for any cut (tests force the plain scan).
-PlacesResult place_places_cut(const ClassGrid& classes, const Grid<float>& heights,
-                              const std::vector<PlaceRule>& rules, std::uint64_t seed,
-                              const Grid<float>* slope, int threads, int cut);
+// place_places with `walk_budget` cells walked one by one before the scan (kPlacesWalkBudget in
+// place_places; 0: the scan from the start). The same result for any budget (tests force the
+// scan).
+PlacesResult place_places_walked(const ClassGrid& classes, const Grid<float>& heights,
+                                 const std::vector<PlaceRule>& rules, std::uint64_t seed,
+                                 const Grid<float>* slope, int threads, std::uint64_t walk_budget);
 
 // Whether some cell within d 4-connected steps (Manhattan: nothing blocks) of the fw x fh
 // footprint at (x, y) has a class in `mask`: a plain look over the cells around it.

@@ -1,8 +1,8 @@
-// The places' fast paths against plain references: AnchorRows against for_each_covered_anchor per
-// rule, float_at_or_below against the double compare, slope_row against the four-neighbour loop,
-// near_class_within against a scan of every cell, and place_places (the least-candidate lists,
-// cut short to force the plain bucket scan too) against the decision written out as
-// places.hpp states it: every rule's own scan with the places so far on the map.
+// The places against plain references: AnchorOrder is a permutation (every cell once),
+// slope_row against the four-neighbour loop, near_class_within against a scan of every cell, and
+// place_places (walking cell by cell, and marking the anchors in a scan from the start) against the
+// decision written out as places.hpp states it: every rule's anchors, tested plainly with the
+// places so far on the map, taken in the order of the rule's AnchorOrder while they keep apart.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/hash.hpp"
-#include "core/places/anchor_rows.hpp"
+#include "core/places/anchor_order.hpp"
 #include "core/places/places.hpp"
 #include "test_support.hpp"
 
@@ -34,9 +34,10 @@ Grid<float> bumpy_heights(const ClassGrid& g, std::uint64_t seed) {
     return heights;
 }
 
-// The decision as places.hpp states it, rule by rule: the scan place_places made per rule before
-// the least-candidate lists (covered anchors with the places so far on the map, face, near by
-// class_distance, each bucket's least (score, index), greedy acceptance).
+// The decision as places.hpp states it, rule by rule: every cell in the order of the rule's
+// AnchorOrder (the permutation listed whole), each anchor tested plainly (footprint cells on the
+// map, on `on`, not steeper than `flat`, on no place so far; the row below on `face`; a `near`
+// class cell within near_distance steps by class_distance) and taken while it keeps min_distance.
 PlacesResult reference_places(const ClassGrid& classes, const Grid<float>& heights,
                               const std::vector<PlaceRule>& rules, std::uint64_t seed) {
     PlacesResult result;
@@ -50,48 +51,32 @@ PlacesResult reference_places(const ClassGrid& classes, const Grid<float>& heigh
         const int fw = rule.footprint_w, fh = rule.footprint_h;
         GridCells<std::uint16_t> near;
         if (rule.near) near = class_distance(classes, rule.near, rule.near_distance);
-        const std::uint64_t stream = hash_values(seed, 0x706c61636573ull, ri);
-        const int side = std::max(8, static_cast<int>(std::ceil(rule.min_distance)));
-        const int bw = (w + side - 1) / side, bh = (h + side - 1) / side;
-        using Candidate = std::pair<std::uint64_t, std::uint32_t>; // (score, index)
-        const Candidate none{std::numeric_limits<std::uint64_t>::max(), 0};
-        std::vector<Candidate> best(static_cast<std::size_t>(bw) * bh, none);
+        const AnchorOrder order(hash_values(seed, 0x706c61636573ull, ri), classes.size());
         const bool flat = rule.flat > 0 && !heights.empty();
-        for (int y = 0; y + fh <= h; ++y)
-            for (int x = 0; x + fw <= w; ++x) {
-                bool ok = true, close = !rule.near;
-                for (int yy = y; yy < y + fh; ++yy)
-                    for (int xx = x; xx < x + fw; ++xx) {
-                        const std::size_t c = static_cast<std::size_t>(yy) * w + xx;
-                        ok = ok && (rule.on >> classes.cells()[c] & 1u) && !occupied[c] &&
-                             !(flat && slope(xx, yy) > rule.flat);
-                        close = close || near[c] <= rule.near_distance;
-                    }
-                if (rule.face) {
-                    ok = ok && y + fh < h;
-                    for (int xx = x; ok && xx < x + fw; ++xx)
-                        ok = (rule.face >> classes(xx, y + fh) & 1u) != 0;
-                }
-                if (!ok || !close) continue;
-                const Candidate c{hash_position(stream, x, y),
-                                  static_cast<std::uint32_t>(y * w + x)};
-                Candidate& b = best[static_cast<std::size_t>(y / side) * bw + x / side];
-                b = std::min(b, c);
-            }
-        std::vector<Candidate> kept;
-        for (const Candidate& c : best)
-            if (c.first != none.first) kept.push_back(c);
-        std::sort(kept.begin(), kept.end());
-        for (const Candidate& c : kept) {
+        for (std::uint64_t rank = 0; rank < order.domain(); ++rank) {
             if (result.placed.back() >= rule.count) break;
-            const int x = static_cast<int>(c.second % w), y = static_cast<int>(c.second / w);
-            bool ok = true;
+            const std::uint64_t c = order.cell(rank);
+            if (c >= classes.size()) continue;
+            const int x = static_cast<int>(c % w), y = static_cast<int>(c / w);
+            if (x + fw > w || y + fh > h) continue;
+            bool ok = true, close = !rule.near;
+            for (int yy = y; yy < y + fh; ++yy)
+                for (int xx = x; xx < x + fw; ++xx) {
+                    const std::size_t i = static_cast<std::size_t>(yy) * w + xx;
+                    ok = ok && (rule.on >> classes.cells()[i] & 1u) && !occupied[i] &&
+                         !(flat && slope(xx, yy) > rule.flat);
+                    close = close || near[i] <= rule.near_distance;
+                }
+            if (rule.face) {
+                ok = ok && y + fh < h;
+                for (int xx = x; ok && xx < x + fw; ++xx)
+                    ok = (rule.face >> classes(xx, y + fh) & 1u) != 0;
+            }
             for (const Place& p : result.places) {
                 const double dx = p.x - x, dy = p.y - y;
                 if (dx * dx + dy * dy < rule.min_distance * rule.min_distance) ok = false;
-                if (x < p.x + p.w && p.x < x + fw && y < p.y + p.h && p.y < y + fh) ok = false;
             }
-            if (!ok) continue;
+            if (!ok || !close) continue;
             result.places.push_back({static_cast<int>(ri), x, y, fw, fh});
             for (int yy = y; yy < y + fh; ++yy)
                 for (int xx = x; xx < x + fw; ++xx)
@@ -104,113 +89,33 @@ PlacesResult reference_places(const ClassGrid& classes, const Grid<float>& heigh
 
 } // namespace
 
-TEST_CASE("float_at_or_below: a float compare decides as the double one") {
-    std::vector<double> limits = {0.0,   0.5,   1.0 / 3.0, 3.0,
-                                  4.0,   0.1,   100.0,     -0.1,
-                                  1e-45, 1e300, -1e300,    std::numeric_limits<double>::infinity()};
-    for (std::uint64_t i = 0; i < 200; ++i)
-        limits.push_back(static_cast<double>(hash_values(i, 1) % 100000) / 977.0);
-    for (double limit : limits) {
-        const float t = float_at_or_below(limit);
-        CHECK(static_cast<double>(t) <= limit);
-        if (!std::isinf(t)) // and the next float is above it
-            CHECK(static_cast<double>(std::nextafter(t, std::numeric_limits<float>::infinity())) >
-                  limit);
-        for (float s :
-             {t, std::nextafter(t, 0.0f), std::nextafter(t, 1e30f), static_cast<float>(limit), 0.0f,
-              std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
-            CHECK((static_cast<double>(s) > limit) == (s > t));
-    }
-    const float nan = float_at_or_below(std::numeric_limits<double>::quiet_NaN());
-    CHECK(!(1.0f > nan));
-}
-
-TEST_CASE("AnchorRows: per rule, the anchors of for_each_covered_anchor with the face row below, "
-          "in any band") {
-    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-        const int w = 1 + static_cast<int>(hash_values(seed, 1) % 40);
-        const int h = 1 + static_cast<int>(hash_values(seed, 2) % 30);
-        const ClassGrid g = blobby_classes(w, h, seed, 3);
-        std::vector<float> slopes(static_cast<std::size_t>(w) * h);
-        for (std::size_t i = 0; i < slopes.size(); ++i)
-            slopes[i] = static_cast<float>(hash_values(seed, i, 3) % 7) * 0.75f;
-        const bool with_slopes = seed % 4 != 0;
-        const int n = 1 + static_cast<int>(seed % AnchorRows::kMaxRules);
-        std::vector<AnchorRule> rules(n);
-        for (int k = 0; k < n; ++k) {
-            AnchorRule& r = rules[k];
-            r.on = static_cast<std::uint32_t>(hash_values(seed, k, 4) % 7) + 1;
-            r.limited = hash_values(seed, k, 5) % 2 == 0;
-            r.steeper = static_cast<float>(hash_values(seed, k, 6) % 5) * 0.75f;
-            const bool big = hash_values(seed, k, 9) % 5 == 0;
-            r.fw = 1 + static_cast<int>(hash_values(seed, k, 7) % (big ? 16 : 4));
-            r.fh = 1 + static_cast<int>(hash_values(seed, k, 8) % (big ? 16 : 4));
-            if (hash_values(seed, k, 10) % 3 == 0)
-                r.face = static_cast<std::uint32_t>(hash_values(seed, k, 11) % 7) + 1;
+TEST_CASE("AnchorOrder: every cell exactly once, seeded, the same for the same stream") {
+    for (std::uint64_t n :
+         {1ull, 2ull, 3ull, 4ull, 5ull, 17ull, 64ull, 1000ull, 6144ull, 65537ull}) {
+        for (std::uint64_t stream : {1ull, 99ull}) {
+            const AnchorOrder order(stream, n);
+            CHECK(order.domain() >= n);
+            CHECK(order.domain() <= 4 * n);
+            std::vector<std::uint8_t> seen(order.domain(), 0);
+            std::uint64_t cells = 0, in_order = 0;
+            for (std::uint64_t rank = 0; rank < order.domain(); ++rank) {
+                const std::uint64_t c = order.cell(rank);
+                REQUIRE(c < order.domain());
+                CHECK(seen[c] == 0);
+                seen[c] = 1;
+                cells += c < n ? 1 : 0;
+                in_order += c == rank ? 1 : 0;
+                CHECK(AnchorOrder(stream, n).cell(rank) == c);
+            }
+            CHECK(cells == n);
+            if (n >= 1000) CHECK(in_order * 100 < n); // not the identity
         }
-        // want[k][y * w + x]: rule k's anchor by for_each_covered_anchor.
-        std::vector<std::vector<std::uint8_t>> want(n);
-        for (int k = 0; k < n; ++k) {
-            const AnchorRule& r = rules[k];
-            want[k].assign(static_cast<std::size_t>(w) * h, 0);
-            std::vector<std::uint16_t> buffer;
-            for_each_covered_anchor(
-                w, h, r.fw, r.fh, buffer,
-                [&](std::size_t c) {
-                    return (r.on >> g.cells()[c] & 1u) &&
-                           !(with_slopes && r.limited && slopes[c] > r.steeper);
-                },
-                [&](int x, int y) {
-                    bool face = y + r.fh < h || !r.face;
-                    for (int xx = x; r.face && face && xx < x + r.fw; ++xx)
-                        face = (r.face >> g(xx, y + r.fh) & 1u) != 0;
-                    want[k][static_cast<std::size_t>(y) * w + x] = face ? 1 : 0;
-                });
+        if (n >= 64) { // another stream, another order
+            std::uint64_t same = 0;
+            for (std::uint64_t rank = 0; rank < n; ++rank)
+                same += AnchorOrder(1, n).cell(rank) == AnchorOrder(2, n).cell(rank) ? 1 : 0;
+            CHECK(same * 10 < n);
         }
-        const int band = 1 + static_cast<int>(seed % 5);
-        AnchorRows rows(rules, w);
-        int calls = 0;
-        for (int y0 = 0; y0 < h; y0 += band) {
-            AnchorRows fresh(rules, w);
-            AnchorRows& use = seed % 2 ? rows : fresh; // a reused one, too
-            use.scan(g.cells().data(), with_slopes ? slopes.data() : nullptr, h, y0,
-                     std::min(h, y0 + band), [&](int y, const std::uint8_t* bits) {
-                         CHECK(y == calls++);
-                         for (int x = 0; x < w; ++x)
-                             for (int k = 0; k < n; ++k)
-                                 CHECK((bits[x] >> k & 1u) ==
-                                       want[k][static_cast<std::size_t>(y) * w + x]);
-                     });
-        }
-        CHECK(calls == h);
-    }
-}
-
-TEST_CASE("low_scores: the anchors scoring at most the limit, and whether one scored above") {
-    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-        const int n = static_cast<int>(hash_values(seed, 1) % 70); // 0 .. 69: odd tails too
-        const int x0 = static_cast<int>(hash_values(seed, 2) % 5000) - 100;
-        const int y = static_cast<int>(hash_values(seed, 3) % 5000);
-        const std::uint64_t stream = hash_values(seed, 4);
-        std::vector<std::uint8_t> bits(static_cast<std::size_t>(n) + 1), low(bits.size(), 9);
-        for (int i = 0; i < n; ++i)
-            bits[i] = static_cast<std::uint8_t>(hash_values(seed, i, 5));
-        const int k = static_cast<int>(seed % 8);
-        // A limit at one of the scores (ties), or below or above them all.
-        const std::uint64_t limit = seed % 5 == 0   ? 0
-                                    : seed % 5 == 1 ? ~std::uint64_t{0}
-                                    : n > 0
-                                        ? hash_position(stream, x0 + static_cast<int>(seed % n), y)
-                                        : 0;
-        bool want_high = false;
-        for (int i = 0; i < n; ++i)
-            want_high =
-                want_high || ((bits[i] >> k & 1u) && hash_position(stream, x0 + i, y) > limit);
-        CHECK(low_scores(stream, x0, y, n, bits.data(), k, limit, low.data()) == want_high);
-        for (int i = 0; i < n; ++i)
-            CHECK(low[i] ==
-                  ((bits[i] >> k & 1u) && hash_position(stream, x0 + i, y) <= limit ? 1 : 0));
-        CHECK(low[n] == 9); // nothing past the run
     }
 }
 
@@ -262,14 +167,14 @@ TEST_CASE(
     }
 }
 
-TEST_CASE("place_places: the plain per-rule decision, at any thread count and list cut") {
-    int needs_plain = 0, placed = 0;
+TEST_CASE("place_places: the plain per-rule decision, walked or marked, at any thread count") {
+    int needs_scan = 0, placed = 0;
     for (std::uint64_t seed = 1; seed <= 24; ++seed) {
         const int w = 40 + static_cast<int>(seed % 5) * 9, h = 30 + static_cast<int>(seed % 3) * 11;
         const ClassGrid g = blobby_classes(w, h, seed, 4);
         const Grid<float> heights = seed % 5 == 0 ? Grid<float>() : bumpy_heights(g, seed);
-        // 3..11 rules (more than AnchorRows::kMaxRules at times): overlapping classes, so later
-        // rules' best anchors often lie under earlier places.
+        // 3..11 rules: overlapping classes, so later rules' first anchors often lie under
+        // earlier places.
         const int n = 3 + static_cast<int>(seed % 9);
         std::vector<PlaceRule> rules(n);
         for (int k = 0; k < n; ++k) {
@@ -295,15 +200,14 @@ TEST_CASE("place_places: the plain per-rule decision, at any thread count and li
             placed += p.w * p.h > 0;
         for (int threads : {1, 2, 3}) {
             CHECK(place_places(g, heights, rules, seed, nullptr, threads) == want);
-            for (int cut : {1, 2, 5}) {
-                const PlacesResult got =
-                    place_places_cut(g, heights, rules, seed, nullptr, threads, cut);
-                CHECK(got == want);
-            }
+            // The scan from the start, and after a few cells walked one by one.
+            for (std::uint64_t budget : {0, 1, 7, 100})
+                CHECK(place_places_walked(g, heights, rules, seed, nullptr, threads, budget) ==
+                      want);
         }
         for (int k = 0; k < n; ++k)
-            needs_plain += want.placed[k] > 1; // with cut 1 these take the plain scan
+            needs_scan += want.placed[k] > 1; // with budget 1 these go on over the marks
     }
     CHECK(placed > 50); // the maps make room for many places
-    CHECK(needs_plain > 10);
+    CHECK(needs_scan > 10);
 }
