@@ -153,19 +153,24 @@ bool overlaps(const Place& p, int x, int y, int w, int h) {
     return x < p.x + p.w && p.x < x + w && y < p.y + p.h && p.y < y + h;
 }
 
+// Whether cell c may lie under the rule's footprint: on `on`, not steeper than `flat` (slopes:
+// null without a limit). Occupancy is the caller's.
+bool cell_fits(const PlaceRule& rule, const ClassId* cells, const float* slopes, std::size_t c) {
+    return (rule.on >> cells[c] & 1u) && !(slopes && slopes[c] > rule.flat);
+}
+
 // The tests of the anchor (x, y) that the places still to come do not change: the footprint
-// inside the map, every cell of it on `on`, none steeper than `flat` (slopes: null without a
-// limit), on no place so far; `face`; `near` within kDirectNear (looked at around the footprint).
+// inside the map, every cell of it fits (cell_fits), on no place so far; `face`; `near` within
+// kDirectNear (looked at around the footprint).
 bool anchor_ok(const PlaceRule& rule, const ClassGrid& classes, const float* slopes,
                const std::vector<Place>& places, int x, int y) {
     const int w = classes.width(), fw = rule.footprint_w, fh = rule.footprint_h;
     if (x + fw > w || y + fh > classes.height()) return false;
     const ClassId* cells = classes.cells().data();
     for (int yy = y; yy < y + fh; ++yy)
-        for (int xx = x; xx < x + fw; ++xx) {
-            const std::size_t c = static_cast<std::size_t>(yy) * w + xx;
-            if ((rule.on >> cells[c] & 1u) == 0 || (slopes && slopes[c] > rule.flat)) return false;
-        }
+        for (int xx = x; xx < x + fw; ++xx)
+            if (!cell_fits(rule, cells, slopes, static_cast<std::size_t>(yy) * w + xx))
+                return false;
     for (const Place& p : places)
         if (overlaps(p, x, y, fw, fh)) return false;
     return face_and_near_ok(rule, classes, x, y, [&](int ax, int ay) {
@@ -204,7 +209,7 @@ GridCells<std::uint8_t> anchor_marks(const PlaceRule& rule, const ClassGrid& cla
     };
     const ClassId* cls = classes.cells().data();
     const auto covered = [&](std::size_t c) {
-        return (rule.on >> cls[c] & 1u) && !occupied[c] && !(slopes && slopes[c] > rule.flat);
+        return !occupied[c] && cell_fits(rule, cls, slopes, c);
     };
     GridCells<std::uint8_t> marks(classes.size(), 0);
     parallel_for(h, threads, [&](int y0, int y1) {
