@@ -413,9 +413,14 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     const std::uint16_t* lv = level.cells().data();
     const std::int64_t offset[4] = {-static_cast<std::int64_t>(w), -1, 1, w};
 
-    // 1. Descent, 2. basins: the descent made row by row as the labels' scan reaches it (no
-    // grid of it: it is not read while the pairs are listed and joined, and made whole after).
-    const std::uint32_t basins = label_basins_of_levels(level, f.basin, threads);
+    // 1. Descent, 2. basins. Alone (no before_pairs), the descent grid is made first and the
+    // labels' scan reads it. With work beside the flood (before_pairs set), the scan makes each
+    // row of the descent as it reaches it and the grid is made after the pairs are freed, so it
+    // is never alive with them or with that work's temporaries (a byte per cell less at the peak).
+    const bool lean = static_cast<bool>(before_pairs);
+    if (!lean) f.down = descend(level, threads);
+    const std::uint32_t basins = lean ? label_basins_of_levels(level, f.basin, threads)
+                                      : label_basins(f.down, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
     if (before_pairs) before_pairs();
 
@@ -451,7 +456,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
             return true;
         });
     }
-    f.down = descend(level, threads);
+    if (lean) f.down = descend(level, threads);
     std::uint8_t* down = f.down.cells().data();
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
     std::vector<std::uint32_t> degree(static_cast<std::size_t>(basins) + 1, 0);

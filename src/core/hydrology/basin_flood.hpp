@@ -77,6 +77,9 @@ std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
 // `before_pairs`, when set, is called once, after the basins are labelled and before the pairs
 // are listed (the flood's largest set of temporaries): run_hydrology_in_place waits there for
 // work running beside the flood, so that work's temporaries and the pairs are never alive at once.
+// Without it the descent grid is made first and the labels read it; with it (memory is shared
+// with that work) the labels' scan makes each descent row as it reaches it, and the grid is made
+// after the pairs are freed: a map pass more, a byte per cell less. The same flood either way.
 FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1, bool with_filled = true,
                        const std::function<void()>& before_pairs = {});
 

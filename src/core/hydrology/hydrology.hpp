@@ -32,9 +32,9 @@
 // at any thread count; along every stem and from each bank cell to the cell it drains into, the
 // carved height never rises; stems are 4-connected and disjoint; widths never shrink downstream.
 // Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for the r river cells. Memory: at
-// most about 9 bytes per cell of map-sized temporaries at once (levels 2, basins 4 and the pairs'
-// buckets about 3, the descent being made again after them, basin_flood.hpp); the heights are
-// carved in place.
+// most about 10 bytes per cell of map-sized temporaries at once (levels 2, basins 4, the descent
+// 1 and the pairs' buckets about 3; 9 with threads >= 2, where `into` runs beside the flood and
+// the descent is made again after the pairs, basin_flood.hpp); the heights are carved in place.
 #pragma once
 
 #include <cstddef>

@@ -197,6 +197,16 @@ TEST_CASE("basin flood: the same flood as the plain version, depressions as a fl
         CHECK(bare.water == fast.water);
         CHECK(bare.depression == fast.depression);
         CHECK(bare.pit == fast.pit);
+        // With work beside it (before_pairs: the descent rows made as the labels' scan goes, the
+        // grid after the pairs): the same flood, and the hook called exactly once.
+        int calls = 0;
+        const FlowField beside = flood_basins(level, 1, false, [&] { ++calls; });
+        CHECK(calls == 1);
+        CHECK(beside.down == fast.down);
+        CHECK(beside.basin == fast.basin);
+        CHECK(beside.water == fast.water);
+        CHECK(beside.depression == fast.depression);
+        CHECK(beside.pit == fast.pit);
         // Raised cells: 4-connected pieces by a flood fill; each piece one depression group, and
         // different pieces different groups.
         Grid<int> piece(w, h, -1);
