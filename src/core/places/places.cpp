@@ -160,10 +160,9 @@ bool cell_fits(const PlaceRule& rule, const ClassId* cells, const float* slopes,
 }
 
 // The tests of the anchor (x, y) that the places still to come do not change: the footprint
-// inside the map, every cell of it fits (cell_fits), on no place so far; `face`; `near` within
-// kDirectNear (looked at around the footprint).
-bool anchor_ok(const PlaceRule& rule, const ClassGrid& classes, const float* slopes,
-               const std::vector<Place>& places, int x, int y) {
+// inside the map, every cell of it fits (cell_fits); `face`; `near` within kDirectNear (looked at
+// around the footprint). Not overlapping a place is keeps_apart's, which every taken anchor passes.
+bool anchor_ok(const PlaceRule& rule, const ClassGrid& classes, const float* slopes, int x, int y) {
     const int w = classes.width(), fw = rule.footprint_w, fh = rule.footprint_h;
     if (x + fw > w || y + fh > classes.height()) return false;
     const ClassId* cells = classes.cells().data();
@@ -171,8 +170,6 @@ bool anchor_ok(const PlaceRule& rule, const ClassGrid& classes, const float* slo
         for (int xx = x; xx < x + fw; ++xx)
             if (!cell_fits(rule, cells, slopes, static_cast<std::size_t>(yy) * w + xx))
                 return false;
-    for (const Place& p : places)
-        if (overlaps(p, x, y, fw, fh)) return false;
     return face_and_near_ok(rule, classes, x, y, [&](int ax, int ay) {
         return near_class_within(classes, rule.near, ax, ay, fw, fh, rule.near_distance);
     });
@@ -189,9 +186,9 @@ bool keeps_apart(const PlaceRule& rule, const std::vector<Place>& places, int x,
     return true;
 }
 
-// Per cell: 1 where anchor_ok holds with `places` on the map (any near_distance): one scan of the
-// map's covered anchors (for_each_covered_anchor), bands of rows on the threads, each writing the
-// marks of its own anchor rows.
+// Per cell: 1 where anchor_ok holds and the footprint is on no cell of `places` (any
+// near_distance): one scan of the map's covered anchors (for_each_covered_anchor), bands of rows
+// on the threads, each writing the marks of its own anchor rows.
 GridCells<std::uint8_t> anchor_marks(const PlaceRule& rule, const ClassGrid& classes,
                                      const float* slopes, const std::vector<Place>& places,
                                      int threads) {
@@ -249,7 +246,7 @@ void walk_rule(const PlaceRule& rule, int ri, std::uint64_t seed, const ClassGri
         if (c >= n) continue;
         const int x = static_cast<int>(c % static_cast<std::uint64_t>(w));
         const int y = static_cast<int>(c / static_cast<std::uint64_t>(w));
-        if (anchor_ok(rule, classes, slopes, result.places, x, y)) take(c);
+        if (anchor_ok(rule, classes, slopes, x, y)) take(c);
     }
     if (result.placed.back() >= rule.count || rank >= domain) return;
     const GridCells<std::uint8_t> marks =
