@@ -183,7 +183,8 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     // Per cell: a place's footprint (1, place_mask), road (kRoadCell), bridge span (kBridgeCell),
     // the footprint of a place routed to (kTarget): one map-sized grid for the four (memory:
     // reachability's preparation runs beside the routes).
-    constexpr std::uint8_t kFootprint = 1, kRoadCell = 2, kBridgeCell = 4, kTarget = 8;
+    constexpr std::uint8_t kFootprint = 1, kRoadCell = 2, kBridgeCell = 4, kTarget = 8,
+                           kNetwork = 16;
     GridCells<std::uint8_t> mark = place_mask(classes.width(), classes.height(), places);
     // The place a network cell belongs to (road cells: the place their road ends on); a map, as
     // the network is a few thousand cells of the map's millions.
@@ -198,6 +199,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     footprint(members[0], [&](std::uint32_t c) {
         sources.push_back(c);
         owner[c] = members[0];
+        mark[c] |= kNetwork;
     });
     std::vector<bool> joined(places.size(), false);
     joined[members[0]] = true;
@@ -214,7 +216,19 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         boxes.clear();
         for (int m : members)
             if (!joined[m]) boxes.push_back(box_of(m));
-        Route r = router.route(grid, sources, mark, boxes, kRoadWeight, kTarget);
+        // From the side with fewer cells to start at: the network, or the places not joined yet
+        // (then towards the network's cells, by their distance lattice). The same bound either way.
+        std::vector<std::uint32_t> ends;
+        for (int m : members)
+            if (!joined[m]) footprint(m, [&](std::uint32_t c) { ends.push_back(c); });
+        Route r;
+        if (ends.size() < sources.size()) {
+            std::sort(ends.begin(), ends.end());
+            const DistanceLattice toward(grid.width, grid.height, sources);
+            r = router.route_back(grid, ends, mark, toward, kRoadWeight, kNetwork);
+        } else {
+            r = router.route(grid, sources, mark, boxes, kRoadWeight, kTarget);
+        }
         if (!r.found) break;
         const std::uint32_t end = r.cells.back();
         int reached = -1;
@@ -230,6 +244,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
         joined[reached] = true;
         footprint(reached, [&](std::uint32_t c) {
             mark[c] &= static_cast<std::uint8_t>(~kTarget);
+            mark[c] |= kNetwork;
             sources.push_back(c);
             owner[c] = reached;
         });
@@ -245,6 +260,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             } else {
                 sources.push_back(c);
                 owner[c] = reached;
+                mark[c] |= kNetwork;
             }
         }
         Road road;

@@ -8,10 +8,13 @@
 // place when it is one), each step routes (route.hpp: weighted A* with kRoadWeight, ties by the
 // bucket queue's order) from every cell of the network so far (road cells and connected
 // footprints; not bridge spans) to the nearest footprint of a place not yet connected (nearest
-// within kRoadWeight: see below), and adds that route. Then `extra_links` loops: place i (in
-// order of hash(seed, i)) routes to the nearest connected place that is not its neighbour in the
-// tree, over costs where road cells cost road_discount times as much, so the loop merges into
-// existing road where that is cheap.
+// within kRoadWeight: see below), and adds that route. The search starts from the side with fewer
+// cells: the network (Router::route) or, once the network is larger, the footprints not yet
+// connected (Router::route_back, towards the network by its DistanceLattice); either gives a
+// route from the network to one of those footprints within the same bound. Then `extra_links`
+// loops: place i (in order of hash(seed, i)) routes to the nearest connected place that is not its
+// neighbour in the tree, over costs where road cells cost road_discount times as much, so the loop
+// merges into existing road where that is cheap.
 // Invariants: each road costs at most kRoadWeight (13/10) times the least cost from the cells it
 // could start on to the footprints it could end on, so at most 13/10 times the least-cost path
 // between its two ends on the grid it was routed on (issue 17 asks 1.3); road cells are

@@ -52,25 +52,30 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
     return {lo, hi};
 }
 
-Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
-                    std::span<const std::uint8_t> target, const std::vector<Box>& boxes,
-                    RouteWeight weight, std::uint8_t target_bits) {
+namespace {
+
+// The search of Router::route (kBackward false) and Router::route_back (true). `distance(x, y)`:
+// the heuristic's count of cells, 0 on every target (consistent: it changes by at most 1 between
+// 4-neighbours); `astar` false: Dijkstra (distance unused).
+template <bool kBackward, class Distance>
+Route search(BucketQueue& queue_, std::uint64_t& explored_, CostGrid& grid,
+             const std::vector<std::uint32_t>& sources, std::span<const std::uint8_t> target,
+             bool astar, const Distance& distance, RouteWeight weight, std::uint8_t target_bits) {
     explored_ = 0;
     std::uint16_t lo = grid.min_cost, hi = grid.max_cost;
     if (lo == 0 || hi == 0) std::tie(lo, hi) = cost_bounds(grid);
-    // The heuristic: per cell of Manhattan distance to the nearest box, the least a move can cost
-    // per cell it advances (a step: a cell's cost; a jump over k cells: k * bridge_cost + a
-    // cell's cost for k + 1 cells). Consistent, so with weight 1 each cell is settled once at its
-    // least cost; the keys use it times the weight (RouteWeight::per_cell).
-    const bool astar = !boxes.empty() && boxes.size() <= 64;
+    // The heuristic: per cell of `distance` (the Manhattan distance to the nearest target box, or
+    // a lower bound on it), the least a move can cost per cell it advances (a step: a cell's cost;
+    // a jump over k cells: k * bridge_cost + a cell's cost for k + 1 cells; backward, the cell
+    // left is one of those). Consistent, so with weight 1 each cell is settled once at its least
+    // cost; the keys use it times the weight (RouteWeight::per_cell).
     const std::uint64_t least_per_cell =
         astar ? (grid.max_bridge > 0 ? std::min<std::uint64_t>(lo, grid.bridge_cost) : lo) : 0;
     const std::uint64_t per_cell = weight.per_cell(least_per_cell);
     const int w = grid.width, h = grid.height;
-    const BoxDistance box_distance(astar ? std::span<const Box>(boxes) : std::span<const Box>());
     const auto heuristic = [&](int x, int y) -> std::uint64_t {
         if (!astar) return 0;
-        return per_cell * static_cast<std::uint64_t>(box_distance(x, y));
+        return per_cell * static_cast<std::uint64_t>(distance(x, y));
     };
     const auto heuristic_of = [&](std::uint32_t c) {
         return heuristic(static_cast<int>(c % static_cast<std::uint32_t>(w)),
@@ -157,7 +162,9 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
             // d < 2^31, a jump's spans cost < 2^22 and a cell < 2^16: no 32-bit overflow. The
             // move is kept when it is cheaper than the cell's cost so far (not reached by this
             // call: 2^31 or more; closed: 0) and than kCostLimit (a dearer route is not found).
-            const std::uint32_t nd = d + grid.bridge_cost * k + next.cost;
+            // Forward, a move costs the cell it enters; backward (a route searched from its end),
+            // the cell it leaves, which the route enters.
+            const std::uint32_t nd = d + grid.bridge_cost * k + (kBackward ? cell.cost : next.cost);
             if (nd >= std::min(next.dist - base, kCostLimit)) return;
             reach(nc, nd, static_cast<std::uint8_t>(dir | (k << 2)));
             queue_.push(nd + heuristic(nx, ny), nc);
@@ -191,8 +198,10 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
             y -= kRouteDy[dir];
             c = static_cast<std::uint32_t>(y * w + x);
         }
-        std::reverse(r.cells.begin(), r.cells.end());
-        std::reverse(r.bridged.begin(), r.bridged.end());
+        if (!kBackward) { // back along the parents is the route's own order when backward
+            std::reverse(r.cells.begin(), r.cells.end());
+            std::reverse(r.bridged.begin(), r.bridged.end());
+        }
     }
     // The next call's base lies past every value stored; when it would reach kCostLimit, every
     // cell is made unreached again (after about 2^31 / (a route's cost) calls).
@@ -204,6 +213,25 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
         grid.search_base = base + most + 1;
     }
     return r;
+}
+
+} // namespace
+
+Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
+                    std::span<const std::uint8_t> target, const std::vector<Box>& boxes,
+                    RouteWeight weight, std::uint8_t target_bits) {
+    const bool astar = !boxes.empty() && boxes.size() <= 64;
+    const BoxDistance box_distance(astar ? std::span<const Box>(boxes) : std::span<const Box>());
+    return search<false>(queue_, explored_, grid, sources, target, astar, box_distance, weight,
+                         target_bits);
+}
+
+Route Router::route_back(CostGrid& grid, const std::vector<std::uint32_t>& ends,
+                         std::span<const std::uint8_t> network, const DistanceLattice& toward,
+                         RouteWeight weight, std::uint8_t network_bits) {
+    const auto lower_bound = [&toward](int x, int y) { return toward.lower_bound(x, y); };
+    return search<true>(queue_, explored_, grid, ends, network, true, lower_bound, weight,
+                        network_bits);
 }
 
 } // namespace tilegen

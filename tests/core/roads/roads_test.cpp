@@ -177,6 +177,99 @@ TEST_CASE("route: weighted A* (the roads' weight, and 2) within its bound of the
     CHECK(two > 0); // the weight is used (a weight 3 times the stated one fails the bounds)
 }
 
+namespace {
+
+// route_back's cases: a random grid, a network (a few scattered cells and a straight run of open
+// cells) and 1-3 ends; the route must be one route() could give from the network to the ends:
+// network cell first, an end last, valid moves, its cost the cells entered after the first, between
+// the textbook Dijkstra's least cost from the network and weight times it. Returns how many cases
+// cost more than the least.
+int check_back_routes(RouteWeight weight) {
+    int dearer = 0;
+    const bool exact = weight.num == weight.den;
+    Router router;
+    for (std::uint64_t seed = 1; seed <= 120; ++seed) {
+        // Up to 140 x 99 cells: routes long enough for the lattice's bound (which gives away
+        // about a spacing, 16 cells) to steer the search.
+        const int w = 20 + static_cast<int>(seed % 9) * 15,
+                  h = 15 + static_cast<int>(seed % 4) * 28;
+        const int n = w * h;
+        CostGrid g;
+        g.max_bridge = static_cast<int>(seed % 4);
+        g.bridge_cost = static_cast<std::uint32_t>(8 + seed % 30);
+        g.reset(w, h);
+        for (int i = 0; i < n; ++i) {
+            const std::uint64_t r = hash_values(seed, i, 11);
+            const int kind = static_cast<int>(r % 10);
+            g.span(i) = kind < 2 ? 1 : 0;
+            g.cost(i) = kind == 2 ? kBlocked : static_cast<std::uint16_t>(16 + (r >> 8) % 40);
+        }
+        std::vector<std::uint8_t> network(n, 0), is_end(n, 0);
+        std::vector<std::uint32_t> network_cells, ends;
+        const auto open_up = [&](std::uint32_t c) { // network and end cells: land, enterable
+            g.span(c) = 0;
+            if (g.cost(c) == kBlocked) g.cost(c) = 16;
+        };
+        for (int i = 0; i < 1 + static_cast<int>(seed % 4); ++i)
+            network_cells.push_back(static_cast<std::uint32_t>(hash_values(seed, i, 12) % n));
+        const int row = static_cast<int>(hash_values(seed, 13) % h);
+        for (int x = w / 4; x < w / 2; ++x) // a road's straight run
+            network_cells.push_back(static_cast<std::uint32_t>(row * w + x));
+        for (const std::uint32_t c : network_cells) {
+            open_up(c);
+            network[c] = 2; // the bit route_back is given
+        }
+        for (int i = 0; i < 1 + static_cast<int>(seed % 3); ++i) {
+            const auto c = static_cast<std::uint32_t>(hash_values(seed, i, 14) % n);
+            if (network[c]) continue;
+            open_up(c);
+            is_end[c] = 1;
+            ends.push_back(c);
+        }
+        if (ends.empty()) continue;
+        std::sort(ends.begin(), ends.end());
+        const DistanceLattice toward(w, h, network_cells);
+        const Route r = router.route_back(g, ends, network, toward, weight, 2);
+        const std::uint64_t ref = reference_cost(g, network_cells, is_end);
+        REQUIRE(r.found == (ref != std::numeric_limits<std::uint64_t>::max()));
+        if (!r.found) continue;
+        if (exact) CHECK(r.cost == ref);
+        CHECK(r.cost >= ref);
+        CHECK(r.cost * weight.den <= ref * weight.num);
+        dearer += r.cost > ref ? 1 : 0;
+        CHECK(network[r.cells.front()] == 2);
+        CHECK(is_end[r.cells.back()] == 1);
+        std::uint64_t cost = 0;
+        int span = 0;
+        for (std::size_t i = 1; i < r.cells.size(); ++i) {
+            const int ax = r.cells[i - 1] % w, ay = r.cells[i - 1] / w;
+            const int bx = r.cells[i] % w, by = r.cells[i] / w;
+            CHECK(std::abs(ax - bx) + std::abs(ay - by) == 1); // 4-connected
+            if (r.bridged[i]) {
+                CHECK(g.span(r.cells[i]) == 1);
+                cost += g.bridge_cost;
+                CHECK(++span <= g.max_bridge);
+            } else {
+                CHECK(g.span(r.cells[i]) == 0);
+                CHECK(g.cost(r.cells[i]) != kBlocked);
+                cost += g.cost(r.cells[i]);
+                span = 0;
+            }
+        }
+        CHECK(cost == r.cost);
+    }
+    return dearer;
+}
+
+} // namespace
+
+TEST_CASE("route_back: from the ends towards a network, the route route() would give from the "
+          "network (exact, and within the roads' weight), against a textbook Dijkstra") {
+    CHECK(check_back_routes({}) == 0);
+    check_back_routes(kRoadWeight);
+    CHECK(check_back_routes({3, 1}) > 0); // the weight is used (keys fall below the current one)
+}
+
 TEST_CASE("places: on their classes, apart, flat, facing, deterministic") {
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
         const ClassGrid g = blobby_classes(64, 48, seed, 4);
