@@ -90,6 +90,32 @@ ConstraintSettings one_region(ReachPolicy policy) {
 
 namespace {
 
+// A route's cost recounted from its cells (the cells entered after the first: a bridged cell
+// costs bridge_cost, any other its own cost), checking each move: 4-neighbours, bridged cells
+// spannable and at most max_bridge in a row, the others open land.
+std::uint64_t recounted_cost(const CostGrid& g, const Route& r) {
+    const int w = g.width;
+    std::uint64_t cost = 0;
+    int span = 0;
+    for (std::size_t i = 1; i < r.cells.size(); ++i) {
+        const int ax = static_cast<int>(r.cells[i - 1]) % w,
+                  ay = static_cast<int>(r.cells[i - 1]) / w;
+        const int bx = static_cast<int>(r.cells[i]) % w, by = static_cast<int>(r.cells[i]) / w;
+        CHECK(std::abs(ax - bx) + std::abs(ay - by) == 1); // 4-connected
+        if (r.bridged[i]) {
+            CHECK(g.span(r.cells[i]) == 1);
+            cost += g.bridge_cost;
+            CHECK(++span <= g.max_bridge);
+        } else {
+            CHECK(g.span(r.cells[i]) == 0);
+            CHECK(g.cost(r.cells[i]) != kBlocked);
+            cost += g.cost(r.cells[i]);
+            span = 0;
+        }
+    }
+    return cost;
+}
+
 // Runs the route cases below with `weight`: exact least cost when it is 1, else a cost between the
 // least and weight times it (weighted A* with a consistent heuristic, route.hpp). Cell costs are
 // least_cost .. least_cost + 49 (16: a recipe cost of 1, where the weight changes the keys).
@@ -139,26 +165,7 @@ int check_routes(RouteWeight weight, std::uint16_t least_cost) {
         CHECK(r.cells.front() == sources[0]);
         CHECK(target[r.cells.back()] == 1);
         if (boxes.empty()) CHECK(r.cells.back() == t);
-        // Recount the cost and the moves from the cells.
-        std::uint64_t cost = 0;
-        int span = 0;
-        for (std::size_t i = 1; i < r.cells.size(); ++i) {
-            const int ax = r.cells[i - 1] % w, ay = r.cells[i - 1] / w;
-            const int bx = r.cells[i] % w, by = r.cells[i] / w;
-            CHECK(std::abs(ax - bx) + std::abs(ay - by) == 1); // 4-connected
-            if (r.bridged[i]) {
-                CHECK(g.span(r.cells[i]) == 1);
-                cost += g.bridge_cost;
-                ++span;
-                CHECK(span <= g.max_bridge);
-            } else {
-                CHECK(g.span(r.cells[i]) == 0);
-                CHECK(g.cost(r.cells[i]) != kBlocked);
-                cost += g.cost(r.cells[i]);
-                span = 0;
-            }
-        }
-        CHECK(cost == r.cost);
+        CHECK(recounted_cost(g, r) == r.cost);
     }
     return dearer;
 }
@@ -239,24 +246,7 @@ int check_back_routes(RouteWeight weight) {
         dearer += r.cost > ref ? 1 : 0;
         CHECK(network[r.cells.front()] == 2);
         CHECK(is_end[r.cells.back()] == 1);
-        std::uint64_t cost = 0;
-        int span = 0;
-        for (std::size_t i = 1; i < r.cells.size(); ++i) {
-            const int ax = r.cells[i - 1] % w, ay = r.cells[i - 1] / w;
-            const int bx = r.cells[i] % w, by = r.cells[i] / w;
-            CHECK(std::abs(ax - bx) + std::abs(ay - by) == 1); // 4-connected
-            if (r.bridged[i]) {
-                CHECK(g.span(r.cells[i]) == 1);
-                cost += g.bridge_cost;
-                CHECK(++span <= g.max_bridge);
-            } else {
-                CHECK(g.span(r.cells[i]) == 0);
-                CHECK(g.cost(r.cells[i]) != kBlocked);
-                cost += g.cost(r.cells[i]);
-                span = 0;
-            }
-        }
-        CHECK(cost == r.cost);
+        CHECK(recounted_cost(g, r) == r.cost);
     }
     return dearer;
 }
