@@ -67,9 +67,10 @@ struct RoadsResult {
 };
 
 // The weight of the roads' weighted A* (route.hpp): 13/10, the most issue 17 allows. At 4096x4096
-// (the default overworld, seed 7) its two longest routes settle 8.1 million cells where exact A*
-// (w = 1) settles 10.6 million and w = 6/5 8.8 million, for roads that cost at most a few units
-// more (docs/places-and-roads.md, "Measured").
+// (the default overworld, seed 7), searched from the network, the two longest routes settle 8.1
+// million cells where exact A* (w = 1) settles 10.6 million and w = 6/5 8.8 million, for roads that
+// cost at most a few units more (docs/places-and-roads.md, "Session 16": searched from the places
+// instead, as build_roads now does, they settle 6.0 million).
 inline constexpr RouteWeight kRoadWeight{13, 10};
 
 // 16 cost units per unit of recipe cost.
