@@ -15,8 +15,8 @@ DistanceLattice::DistanceLattice(int width, int height, std::span<const std::uin
     // The Manhattan distance is separable: from (x_i, y) to the nearest cell of map row y' it is
     // |x_i - nx| for that row's nearest cell nx, plus |y - y'|. So a pass down the map's rows
     // carries, for every lattice column at once, the least of that over the rows above
-    // (`down`: one more per row, lowered by each row's cells), a pass up the same from below, and
-    // a lattice point takes the lesser of the two at its row.
+    // (`carried`: one more per row, lowered by each row's cells), a pass up the same from below,
+    // and a lattice point takes the lesser of the two at its row.
     std::vector<std::size_t> row_start(static_cast<std::size_t>(height) + 1, 0);
     const auto w = static_cast<std::uint32_t>(width);
     for (const std::uint32_t c : cells)
@@ -30,7 +30,7 @@ DistanceLattice::DistanceLattice(int width, int height, std::span<const std::uin
             xs[at[c / w]++] = static_cast<std::int32_t>(c % w);
     }
     const auto lanes = static_cast<std::size_t>(cols_);
-    std::vector<std::int32_t> lane_x(lanes), carried(lanes), to_row(lanes);
+    std::vector<std::int32_t> lane_x(lanes), carried(lanes);
     for (std::size_t i = 0; i < lanes; ++i)
         lane_x[i] = static_cast<std::int32_t>(i) * kSpacing;
     // One row's step: carry one row further, then take the row's cells.

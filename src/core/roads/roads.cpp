@@ -213,9 +213,6 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     std::vector<Router::Box> boxes;
     for (std::size_t step = 1; step < members.size(); ++step) {
         std::sort(sources.begin(), sources.end());
-        boxes.clear();
-        for (int m : members)
-            if (!joined[m]) boxes.push_back(box_of(m));
         // From the side with fewer cells to start at: the network, or the places not joined yet
         // (then towards the network's cells, by their distance lattice). The same bound either way.
         std::vector<std::uint32_t> ends;
@@ -227,6 +224,9 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             const DistanceLattice toward(grid.width, grid.height, sources);
             r = router.route_back(grid, ends, mark, toward, kRoadWeight, kNetwork);
         } else {
+            boxes.clear();
+            for (int m : members)
+                if (!joined[m]) boxes.push_back(box_of(m));
             r = router.route(grid, sources, mark, boxes, kRoadWeight, kTarget);
         }
         if (!r.found) break;
