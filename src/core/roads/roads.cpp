@@ -11,6 +11,7 @@
 
 #include "core/hash.hpp"
 #include "core/parallel.hpp"
+#include "core/roads/cost_potential.hpp"
 
 namespace tilegen {
 
@@ -58,29 +59,51 @@ struct ClassCosts {
     std::array<std::uint8_t, 256> costed{};
 };
 
-// Cells [begin, end) of the roads' cost grid, and the least and largest cost written (kBlocked
-// and 0 when none). `slopes`: null when the slope adds nothing; `discount_at`: null when no cell
-// is discounted. The inputs are parameters, held in registers: captured in a closure, they would
-// be read again after every cell's store (a store of byte fields may alias any object).
+// Rows [y0, y1) of the roads' cost grid (`width` cells each), and the least and largest cost
+// written (kBlocked and 0 when none). `slopes`: null when the slope adds nothing; `discount_at`:
+// null when no cell is discounted. `row_least` (null: not wanted): per row of the band and lattice
+// square column i (LeastMoveCosts), the least move cost of the row's cells x in [i * s, (i + 1) *
+// s] (s = kSpacing; a cell's cost, `water` for water a bridge may span, else kBlocked), taken from
+// each row's move costs once it is written. The inputs are parameters, held in registers: captured
+// in a closure, they would be read again after every cell's store (a store of byte fields may
+// alias any object).
 std::pair<std::uint16_t, std::uint16_t>
-write_cost_cells(const ClassId* cells, SearchCell* out, std::size_t begin, std::size_t end,
+write_cost_cells(const ClassId* cells, SearchCell* out, int width, int y0, int y1,
                  const ClassCosts& costs, const float* slopes, double slope_cost,
-                 const std::uint8_t* discount_at, double discount) {
+                 const std::uint8_t* discount_at, double discount, std::uint16_t* row_least,
+                 std::uint16_t water) {
+    constexpr int kSpacing = LeastMoveCosts::kSpacing;
+    const int squares = LeastMoveCosts::squares_along(width);
+    std::vector<std::uint16_t> moves(row_least ? static_cast<std::size_t>(width) : 0);
     std::uint16_t lo = kBlocked, hi = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-        const ClassId c = cells[i];
-        SearchCell cell = costs.cell[c];
-        if (costs.costed[c]) {
-            double cost = costs.cost[c]; // CellCost's sum, in its order
-            if (slopes) cost += slope_cost * slopes[i];
-            if (cost >= 0) {
-                if (discount_at && discount_at[i]) cost *= discount;
-                cell.cost = cost_units(cost);
-                lo = std::min(lo, cell.cost);
-                hi = std::max(hi, cell.cost);
+    for (int y = y0; y < y1; ++y) {
+        const std::size_t row = static_cast<std::size_t>(y) * width;
+        for (std::size_t i = row; i < row + width; ++i) {
+            const ClassId c = cells[i];
+            SearchCell cell = costs.cell[c];
+            if (costs.costed[c]) {
+                double cost = costs.cost[c]; // CellCost's sum, in its order
+                if (slopes) cost += slope_cost * slopes[i];
+                if (cost >= 0) {
+                    if (discount_at && discount_at[i]) cost *= discount;
+                    cell.cost = cost_units(cost);
+                    lo = std::min(lo, cell.cost);
+                    hi = std::max(hi, cell.cost);
+                }
             }
+            std::memcpy(out + i, &cell, sizeof cell); // one 8-byte store (a copy was 3)
+            if (row_least) moves[i - row] = (cell.span & kSpanWater) ? water : cell.cost;
         }
-        std::memcpy(out + i, &cell, sizeof cell); // one 8-byte store (a copy was 3)
+        if (!row_least) continue;
+        // Each square's closed piece of the row: its kSpacing cells and the next one's first.
+        for (int s = 0; s < squares; ++s) {
+            const int x0 = s * kSpacing, x1 = std::min(x0 + kSpacing, width - 1);
+            std::uint16_t least = kBlocked;
+            for (int x = x0; x <= x1; ++x)
+                least = std::min(least, moves[x]);
+            row_least[s] = least;
+        }
+        row_least += squares;
     }
     return {lo, hi};
 }
@@ -90,7 +113,7 @@ write_cost_cells(const ClassId* cells, SearchCell* out, std::size_t begin, std::
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const RoadSettings& settings,
                         const std::vector<bool>& walkable, std::span<const std::uint8_t> discounted,
-                        int threads) {
+                        int threads, LeastMoveCosts* least_moves) {
     CostGrid g;
     g.reset_unset(classes.width(), classes.height()); // every cell written below
     g.max_bridge = settings.max_bridge;
@@ -118,10 +141,18 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
     const int w = classes.width(), h = classes.height();
     const float* slopes = cell_cost.use_slope ? cell_cost.slope : nullptr;
     const std::uint8_t* discount_at = discounted.empty() ? nullptr : discounted.data();
+    // Per row and lattice square column, the least move cost of the row's piece (least_moves).
+    const int squares_x = LeastMoveCosts::squares_along(w);
+    std::vector<std::uint16_t> row_least;
+    if (least_moves) row_least.resize(static_cast<std::size_t>(h) * squares_x);
+    const auto water = static_cast<std::uint16_t>(
+        settings.max_bridge > 0 ? std::min<std::uint32_t>(g.bridge_cost, kBlocked - 1) : kBlocked);
     const auto band_bounds = parallel_bands(h, threads, [&](int y0, int y1) {
-        return write_cost_cells(cells, out, static_cast<std::size_t>(y0) * w,
-                                static_cast<std::size_t>(y1) * w, costs, slopes,
-                                cell_cost.slope_cost, discount_at, settings.road_discount);
+        return write_cost_cells(
+            cells, out, w, y0, y1, costs, slopes, cell_cost.slope_cost, discount_at,
+            settings.road_discount,
+            least_moves ? row_least.data() + static_cast<std::size_t>(y0) * squares_x : nullptr,
+            water);
     });
     std::uint16_t lo = kBlocked, hi = 0;
     for (const auto& [band_lo, band_hi] : band_bounds) {
@@ -148,6 +179,41 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
     if (any_joins) {
         lo = std::min(lo, units(1));
         hi = std::max(hi, units(1));
+    }
+    if (least_moves) {
+        // The row pieces holding a footprint's cells, taken again from the grid's cells now.
+        const auto move_cost = [&](std::size_t i) {
+            return (g.span(i) & kSpanWater) ? water : g.cost(i);
+        };
+        for (const Place& p : places)
+            for (int y = p.y; y < p.y + p.h; ++y) {
+                std::uint16_t* r = row_least.data() + static_cast<std::size_t>(y) * squares_x;
+                const int s0 = std::max(0, (p.x - 1) >> LeastMoveCosts::kShift);
+                const int s1 = (p.x + p.w - 1) >> LeastMoveCosts::kShift;
+                for (int s = s0; s <= s1 && s < squares_x; ++s) {
+                    const int x0 = s * LeastMoveCosts::kSpacing;
+                    const int x1 = std::min(x0 + LeastMoveCosts::kSpacing, w - 1);
+                    r[s] = kBlocked;
+                    for (int x = x0; x <= x1; ++x)
+                        r[s] = std::min(r[s], move_cost(static_cast<std::size_t>(y) * w + x));
+                }
+            }
+        // Each square: the least of its rows' pieces (its closed rows).
+        const int squares_y = LeastMoveCosts::squares_along(h);
+        std::vector<std::uint16_t> square_least(static_cast<std::size_t>(squares_x) * squares_y,
+                                                kBlocked);
+        for (int y = 0; y < h; ++y) {
+            const std::uint16_t* r = row_least.data() + static_cast<std::size_t>(y) * squares_x;
+            const int j = y >> LeastMoveCosts::kShift;
+            const auto fold = [&](int sj) {
+                std::uint16_t* o = square_least.data() + static_cast<std::size_t>(sj) * squares_x;
+                for (int i = 0; i < squares_x; ++i)
+                    o[i] = std::min(o[i], r[i]);
+            };
+            fold(j);
+            if (j > 0 && (y & (LeastMoveCosts::kSpacing - 1)) == 0) fold(j - 1);
+        }
+        *least_moves = LeastMoveCosts(w, h, square_least);
     }
     if (rescan)
         std::tie(g.min_cost, g.max_cost) = cost_bounds(g);
@@ -178,7 +244,9 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     std::stable_partition(members.begin(), members.end(), [&](int i) {
         return places[i].rule < static_cast<int>(rules.size()) && rules[places[i].rule].start;
     });
-    CostGrid grid = road_cost_grid(classes, slope, places, settings, walkable, {}, threads);
+    LeastMoveCosts least_moves;
+    CostGrid grid =
+        road_cost_grid(classes, slope, places, settings, walkable, {}, threads, &least_moves);
     if (after_cost_grid) after_cost_grid();
     // Per cell: a place's footprint (1, place_mask), road (kRoadCell), bridge span (kBridgeCell),
     // the footprint of a place routed to (kTarget): one map-sized grid for the four (memory:
@@ -206,28 +274,22 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
     for (std::size_t k = 1; k < members.size(); ++k)
         footprint(members[k], [&](std::uint32_t c) { mark[c] |= kTarget; });
     std::set<std::pair<int, int>> tree_edges;
-    const auto box_of = [&](int pi) {
-        const Place& p = places[pi];
-        return Router::Box{p.x, p.y, p.x + p.w, p.y + p.h};
-    };
-    std::vector<Router::Box> boxes;
     for (std::size_t step = 1; step < members.size(); ++step) {
         std::sort(sources.begin(), sources.end());
         // From the side with fewer cells to start at: the network, or the places not joined yet
-        // (then towards the network's cells, by their distance lattice). The same bound either way.
+        // (then towards the network's cells). Either way A* by the potential of the cells the
+        // search goes to, settled as far as the cells it starts from need.
         std::vector<std::uint32_t> ends;
         for (int m : members)
             if (!joined[m]) footprint(m, [&](std::uint32_t c) { ends.push_back(c); });
+        std::sort(ends.begin(), ends.end());
         Route r;
         if (ends.size() < sources.size()) {
-            std::sort(ends.begin(), ends.end());
-            const DistanceLattice toward(grid.width, grid.height, sources);
+            const CostPotential toward(least_moves, sources, ends);
             r = router.route_back(grid, ends, mark, toward, kRoadWeight, kNetwork);
         } else {
-            boxes.clear();
-            for (int m : members)
-                if (!joined[m]) boxes.push_back(box_of(m));
-            r = router.route(grid, sources, mark, boxes, kRoadWeight, kTarget);
+            const CostPotential toward(least_moves, ends, sources);
+            r = router.route(grid, sources, mark, toward, kRoadWeight, kTarget);
         }
         if (!r.found) break;
         const std::uint32_t end = r.cells.back();
@@ -299,6 +361,7 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             } else {
                 looped.cost(c) = units(cell_cost(c) * settings.road_discount);
                 road_min = std::min(road_min, looped.cost(c));
+                least_moves.lower(static_cast<int>(c % w), static_cast<int>(c / w), looped.cost(c));
             }
         };
         // The road cells are the tree roads' cells (patch is the same however often a cell is
@@ -318,32 +381,32 @@ RoadsResult build_roads(const ClassGrid& classes, const Grid<float>& slope,
             for (int m : members) // targets are only ever members' footprints
                 footprint(m,
                           [&](std::uint32_t c) { mark[c] &= static_cast<std::uint8_t>(~kTarget); });
-            boxes.clear();
-            bool any = false;
+            std::vector<std::uint32_t> targets; // the footprints of the places it may join
             for (int m : order) {
                 if (m == from) continue;
                 const bool neighbour = tree_edges.count({std::min(from, m), std::max(from, m)});
                 footprint(m, [&](std::uint32_t c) {
-                    if (neighbour)
+                    if (neighbour) {
                         looped.cost(c) = kBlocked;
-                    else
+                    } else {
                         mark[c] |= kTarget;
+                        targets.push_back(c);
+                    }
                 });
-                if (!neighbour) boxes.push_back(box_of(m));
-                any = any || !neighbour;
             }
             const auto unblock = [&] { // the neighbours' footprints cost what a member's does again
                 for (int m : order)
                     if (m != from)
                         footprint(m, [&](std::uint32_t c) { looped.cost(c) = units(1); });
             };
-            if (!any) {
+            if (targets.empty()) {
                 unblock();
                 continue;
             }
             std::vector<std::uint32_t> start;
             footprint(from, [&](std::uint32_t c) { start.push_back(c); });
-            Route r = router.route(looped, start, mark, boxes, kRoadWeight, kTarget);
+            const CostPotential toward(least_moves, targets, start);
+            Route r = router.route(looped, start, mark, toward, kRoadWeight, kTarget);
             unblock();
             if (!r.found) continue;
             int reached = -1;

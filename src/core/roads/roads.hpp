@@ -10,11 +10,13 @@
 // footprints; not bridge spans) to the nearest footprint of a place not yet connected (nearest
 // within kRoadWeight: see below), and adds that route. The search starts from the side with fewer
 // cells: the network (Router::route) or, once the network is larger, the footprints not yet
-// connected (Router::route_back, towards the network by its DistanceLattice); either gives a
-// route from the network to one of those footprints within the same bound. Then `extra_links`
-// loops: place i (in order of hash(seed, i)) routes to the nearest connected place that is not its
-// neighbour in the tree, over costs where road cells cost road_discount times as much, so the loop
-// merges into existing road where that is cheap.
+// connected (Router::route_back); either gives a route from the network to one of those
+// footprints within the same bound. Each search is A* by the CostPotential (cost_potential.hpp) of
+// the cells it goes to, from the grid's LeastMoveCosts (made in road_cost_grid's pass). Then
+// `extra_links` loops: place i (in order of hash(seed, i)) routes to the nearest connected place
+// that is not its neighbour in the tree, over costs where road cells cost road_discount times as
+// much (their squares' least move costs lowered alike), so the loop merges into existing road
+// where that is cheap.
 // Invariants: each road costs at most kRoadWeight (13/10) times the least cost from the cells it
 // could start on to the footprints it could end on, so at most 13/10 times the least-cost path
 // between its two ends on the grid it was routed on (issue 17 asks 1.3); road cells are
@@ -31,6 +33,7 @@
 #include "core/classes/terrain_classes.hpp"
 #include "core/grid.hpp"
 #include "core/places/places.hpp"
+#include "core/roads/cost_potential.hpp"
 #include "core/roads/route.hpp"
 
 namespace tilegen {
@@ -90,11 +93,12 @@ inline std::uint16_t cost_units(double cost) {
 // units of 1/16, clamped to 1..65534; the footprints of `connect` places cost 16, other places are
 // blocked; cells marked in `discounted` (may be empty) cost road_discount times as much. Its
 // min_cost and max_cost are exactly the least and dearest open cell's cost (cost_bounds).
-// `threads`: bands of rows; the grid never depends on it.
+// `least_moves` (may be null): set to the grid's LeastMoveCosts, taken in the same pass (what
+// LeastMoveCosts(grid) gives). `threads`: bands of rows; neither result depends on it.
 CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                         const std::vector<Place>& places, const RoadSettings& settings,
                         const std::vector<bool>& walkable, std::span<const std::uint8_t> discounted,
-                        int threads = 1);
+                        int threads = 1, LeastMoveCosts* least_moves = nullptr);
 
 // `after_cost_grid`, when set, is called once, after the cost grid (a pass on `threads`) is made
 // and before the routes (one thread's work) start: the caller starts work beside the routes there.

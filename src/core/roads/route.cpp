@@ -1,5 +1,7 @@
 #include "core/roads/route.hpp"
 
+#include "core/roads/cost_potential.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <tuple>
@@ -54,47 +56,40 @@ std::pair<std::uint16_t, std::uint16_t> cost_bounds(const CostGrid& grid) {
 
 namespace {
 
-// The search of Router::route (kBackward false) and Router::route_back (true). `distance(x, y)`:
-// the heuristic's count of cells, 0 on every target (consistent: it changes by at most 1 between
-// 4-neighbours); `astar` false: Dijkstra (distance unused).
-template <bool kBackward, class Distance>
+// The search of Router::route (kBackward false) and Router::route_back (true). `bound.key(x, y)`:
+// the weighted A* bound of cell (x, y), 0 on every target, kNoPath where no target can be reached
+// (the cell is never entered); `bound.max_rise`: the most a key's bound part can rise over one
+// move. With bound.key 0 everywhere, Dijkstra.
+constexpr std::uint64_t kNoPath = ~std::uint64_t{0};
+
+template <bool kBackward, class Bound>
 Route search(BucketQueue& queue_, std::uint64_t& explored_, CostGrid& grid,
              const std::vector<std::uint32_t>& sources, std::span<const std::uint8_t> target,
-             bool astar, const Distance& distance, RouteWeight weight, std::uint8_t target_bits) {
+             const Bound& bound, std::uint8_t target_bits) {
     explored_ = 0;
-    std::uint16_t lo = grid.min_cost, hi = grid.max_cost;
-    if (lo == 0 || hi == 0) std::tie(lo, hi) = cost_bounds(grid);
-    // The heuristic: per cell of `distance` (the Manhattan distance to the nearest target box, or
-    // a lower bound on it), the least a move can cost per cell it advances (a step: a cell's cost;
-    // a jump over k cells: k * bridge_cost + a cell's cost for k + 1 cells; backward, the cell
-    // left is one of those). Consistent, so with weight 1 each cell is settled once at its least
-    // cost; the keys use it times the weight (RouteWeight::per_cell).
-    const std::uint64_t least_per_cell =
-        astar ? (grid.max_bridge > 0 ? std::min<std::uint64_t>(lo, grid.bridge_cost) : lo) : 0;
-    const std::uint64_t per_cell = weight.per_cell(least_per_cell);
+    std::uint16_t hi = grid.max_cost;
+    if (grid.min_cost == 0 || hi == 0) hi = cost_bounds(grid).second;
     const int w = grid.width, h = grid.height;
-    const auto heuristic = [&](int x, int y) -> std::uint64_t {
-        if (!astar) return 0;
-        return per_cell * static_cast<std::uint64_t>(distance(x, y));
-    };
+    const auto heuristic = [&](int x, int y) -> std::uint64_t { return bound.key(x, y); };
     const auto heuristic_of = [&](std::uint32_t c) {
         return heuristic(static_cast<int>(c % static_cast<std::uint32_t>(w)),
                          static_cast<int>(c / static_cast<std::uint32_t>(w)));
     };
     // The largest move: a step onto the dearest cell after the longest bridge; the key (cost plus
-    // weighted heuristic) grows by at most that plus the weighted heuristic of max_bridge + 1
-    // cells (the queue grows if a key goes further).
+    // weighted heuristic) grows by at most that plus the bound's rise (the queue grows if a key
+    // goes further).
     const std::uint64_t max_move = static_cast<std::uint64_t>(hi) +
                                    static_cast<std::uint64_t>(grid.max_bridge) * grid.bridge_cost +
-                                   per_cell * static_cast<std::uint64_t>(grid.max_bridge + 1);
+                                   bound.max_rise;
     // The sources enter with keys first..last (their heuristics): the ring must hold that spread
     // too, or a far source's key would wrap onto a nearer bucket and come out too early.
     std::uint64_t first = ~std::uint64_t{0}, last = 0;
     for (std::uint32_t s : sources) {
+        if (heuristic_of(s) == kNoPath) continue;
         first = std::min(first, heuristic_of(s));
         last = std::max(last, heuristic_of(s));
     }
-    if (sources.empty()) first = last = 0;
+    if (first > last) first = last = 0;
     queue_.reset(first, last - first + max_move + 2);
     SearchCell* cells = grid.cells.data();
     // This call's costs so far are stored as base + cost: a cell whose dist - base (mod 2^32) is
@@ -109,7 +104,8 @@ Route search(BucketQueue& queue_, std::uint64_t& explored_, CostGrid& grid,
         most = std::max(most, d);
     };
     for (std::uint32_t s : sources) {
-        if (cells[s].dist == base) continue; // a source listed twice
+        if (cells[s].dist == base) continue;      // a source listed twice
+        if (heuristic_of(s) == kNoPath) continue; // no target beyond it
         reach(s, 0, kSource);
         queue_.push(heuristic_of(s), s);
     }
@@ -166,8 +162,10 @@ Route search(BucketQueue& queue_, std::uint64_t& explored_, CostGrid& grid,
             // the cell it leaves, which the route enters.
             const std::uint32_t nd = d + grid.bridge_cost * k + (kBackward ? cell.cost : next.cost);
             if (nd >= std::min(next.dist - base, kCostLimit)) return;
+            const std::uint64_t rest = heuristic(nx, ny);
+            if (rest == kNoPath) return;
             reach(nc, nd, static_cast<std::uint8_t>(dir | (k << 2)));
-            queue_.push(nd + heuristic(nx, ny), nc);
+            queue_.push(nd + rest, nc);
             prefetch_cell_and_rows(nc, w, cells);
         };
         // The four directions in kRouteDx/kRouteDy's order: +x, -x, +y, -y.
@@ -215,23 +213,71 @@ Route search(BucketQueue& queue_, std::uint64_t& explored_, CostGrid& grid,
     return r;
 }
 
+// The A* bound of Router::route: the Manhattan distance to the nearest target box times the least
+// a move can cost per cell it advances (a step: a cell's cost; a jump over k cells: k *
+// bridge_cost + a cell's cost for k + 1 cells; backward, the cell left is one of those), times the
+// weight. Consistent, so with weight 1 each cell is settled once at its least cost.
+struct BoxBound {
+    BoxDistance distance;
+    std::uint64_t per_cell = 0;
+    std::uint64_t max_rise = 0;
+    std::uint64_t key(int x, int y) const {
+        return per_cell * static_cast<std::uint64_t>(distance(x, y));
+    }
+};
+
+// The A* bound of Router::route_back by a CostPotential, times the weight.
+struct PotentialBound {
+    const CostPotential& potential;
+    RouteWeight weight;
+    std::uint64_t max_rise = 0;
+    std::uint64_t key(int x, int y) const {
+        const std::uint64_t p = potential.at(x, y);
+        return p >= CostPotential::kFar ? kNoPath : weight.per_cell(p);
+    }
+};
+
+// The bound by `toward`, whose key rises over a move by at most the weight times the move's cost
+// (and one for the rounding).
+PotentialBound potential_bound(const CostGrid& grid, const CostPotential& toward,
+                               RouteWeight weight) {
+    std::uint16_t hi = grid.max_cost;
+    if (grid.min_cost == 0 || hi == 0) hi = cost_bounds(grid).second;
+    const std::uint64_t most_move =
+        hi + static_cast<std::uint64_t>(grid.max_bridge) * grid.bridge_cost;
+    return PotentialBound{toward, weight, weight.per_cell(most_move) + 1};
+}
+
 } // namespace
 
 Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     std::span<const std::uint8_t> target, const std::vector<Box>& boxes,
                     RouteWeight weight, std::uint8_t target_bits) {
     const bool astar = !boxes.empty() && boxes.size() <= 64;
-    const BoxDistance box_distance(astar ? std::span<const Box>(boxes) : std::span<const Box>());
-    return search<false>(queue_, explored_, grid, sources, target, astar, box_distance, weight,
-                         target_bits);
+    BoxBound bound{BoxDistance(astar ? std::span<const Box>(boxes) : std::span<const Box>())};
+    if (astar) {
+        std::uint16_t lo = grid.min_cost;
+        if (lo == 0 || grid.max_cost == 0) lo = cost_bounds(grid).first;
+        const std::uint64_t least_per_cell =
+            grid.max_bridge > 0 ? std::min<std::uint64_t>(lo, grid.bridge_cost) : lo;
+        bound.per_cell = weight.per_cell(least_per_cell);
+        bound.max_rise = bound.per_cell * static_cast<std::uint64_t>(grid.max_bridge + 1);
+    }
+    return search<false>(queue_, explored_, grid, sources, target, bound, target_bits);
+}
+
+Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
+                    std::span<const std::uint8_t> target, const CostPotential& toward,
+                    RouteWeight weight, std::uint8_t target_bits) {
+    return search<false>(queue_, explored_, grid, sources, target,
+                         potential_bound(grid, toward, weight), target_bits);
 }
 
 Route Router::route_back(CostGrid& grid, const std::vector<std::uint32_t>& ends,
-                         std::span<const std::uint8_t> network, const DistanceLattice& toward,
+                         std::span<const std::uint8_t> network, const CostPotential& toward,
                          RouteWeight weight, std::uint8_t network_bits) {
-    const auto lower_bound = [&toward](int x, int y) { return toward.lower_bound(x, y); };
-    return search<true>(queue_, explored_, grid, ends, network, true, lower_bound, weight,
-                        network_bits);
+    return search<true>(queue_, explored_, grid, ends, network,
+                        potential_bound(grid, toward, weight), network_bits);
 }
 
 } // namespace tilegen

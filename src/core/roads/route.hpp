@@ -31,7 +31,6 @@
 #include <vector>
 
 #include "core/grid.hpp"
-#include "core/roads/distance_lattice.hpp"
 
 namespace tilegen {
 
@@ -295,6 +294,8 @@ class BoxDistance {
     int x0_[kMaxBoxes], x_last_[kMaxBoxes], y0_[kMaxBoxes], y_last_[kMaxBoxes];
 };
 
+class CostPotential; // cost_potential.hpp
+
 class Router {
   public:
     // The cheapest route from `sources` to a cell whose target[] has a bit of `target_bits` set
@@ -310,18 +311,24 @@ class Router {
                               std::span<const std::uint8_t> target,
                               const std::vector<Box>& boxes = {}, RouteWeight weight = {},
                               std::uint8_t target_bits = 0xFF);
+    // The same, A* by the bound `toward`: a CostPotential of the target cells (of the grid's
+    // LeastMoveCosts, or of one taken before cells were blocked), whose values past its cap are
+    // still lower bounds. With weight w, at most w times the least cost.
+    [[nodiscard]] Route route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
+                              std::span<const std::uint8_t> target, const CostPotential& toward,
+                              RouteWeight weight = {}, std::uint8_t target_bits = 0xFF);
 
     // The same search run from the other end: the cheapest route from a cell whose network[] has
     // a bit of `network_bits` set to any of `ends`, found by searching from `ends` (each move
     // costing the cell it leaves, which the route enters), towards the network's cells by the
-    // bound `toward` (a DistanceLattice of those cells, or of fewer cells nearer every cell).
+    // bound `toward` (a CostPotential of those cells, as for route()).
     // The result is as route()'s from the network cells to `ends`: network cell first, an end
     // last, the cost of the cells entered after the first; with weight w at most w times the least
     // such cost. For a grown network (many cells) and a few small places: route() from the
     // network starts a search at every network cell, this one at the places' cells only.
     [[nodiscard]] Route route_back(CostGrid& grid, const std::vector<std::uint32_t>& ends,
                                    std::span<const std::uint8_t> network,
-                                   const DistanceLattice& toward, RouteWeight weight = {},
+                                   const CostPotential& toward, RouteWeight weight = {},
                                    std::uint8_t network_bits = 0xFF);
 
     // The queue route() uses, lent to a search of its own (reachability's connect search) so a
