@@ -226,26 +226,39 @@ struct BoxBound {
     }
 };
 
-// The A* bound of Router::route_back by a CostPotential, times the weight.
+// The A* bound by a CostPotential, times the weight, and at most `ceiling` (the least of two
+// consistent lower bounds is one).
 struct PotentialBound {
     const CostPotential& potential;
     RouteWeight weight;
+    std::uint64_t ceiling = 0;
     std::uint64_t max_rise = 0;
     std::uint64_t key(int x, int y) const {
         const std::uint64_t p = potential.at(x, y);
-        return p >= CostPotential::kFar ? kNoPath : weight.per_cell(p);
+        return p >= CostPotential::kFar ? kNoPath : weight.per_cell(std::min(p, ceiling));
     }
 };
 
-// The bound by `toward`, whose key rises over a move by at most the weight times the move's cost
-// (and one for the rounding).
+// How far apart, in cost units, the bounds of a search's sources may lie: the sources enter the
+// bucket ring with keys that far apart, so the ring holds that spread. A source's bound above the
+// least source's plus this is taken as that (no bound reaches it on any map tilegen makes: 16 384
+// cells of the least cost 16 are 262 144; extreme costs could make it billions).
+constexpr std::uint64_t kSourceSpread = std::uint64_t{1} << 22;
+
+// The bound by `toward` for a search from `sources`, whose key rises over a move by at most the
+// weight times the move's cost (and one for the rounding).
 PotentialBound potential_bound(const CostGrid& grid, const CostPotential& toward,
-                               RouteWeight weight) {
+                               RouteWeight weight, const std::vector<std::uint32_t>& sources) {
     std::uint16_t hi = grid.max_cost;
     if (grid.min_cost == 0 || hi == 0) hi = cost_bounds(grid).second;
     const std::uint64_t most_move =
         hi + static_cast<std::uint64_t>(grid.max_bridge) * grid.bridge_cost;
-    return PotentialBound{toward, weight, weight.per_cell(most_move) + 1};
+    std::uint64_t least = CostPotential::kFar;
+    const auto w = static_cast<std::uint32_t>(grid.width);
+    for (const std::uint32_t s : sources)
+        if (w > 0)
+            least = std::min(least, toward.at(static_cast<int>(s % w), static_cast<int>(s / w)));
+    return PotentialBound{toward, weight, least + kSourceSpread, weight.per_cell(most_move) + 1};
 }
 
 } // namespace
@@ -270,14 +283,14 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     std::span<const std::uint8_t> target, const CostPotential& toward,
                     RouteWeight weight, std::uint8_t target_bits) {
     return search<false>(queue_, explored_, grid, sources, target,
-                         potential_bound(grid, toward, weight), target_bits);
+                         potential_bound(grid, toward, weight, sources), target_bits);
 }
 
 Route Router::route_back(CostGrid& grid, const std::vector<std::uint32_t>& ends,
                          std::span<const std::uint8_t> network, const CostPotential& toward,
                          RouteWeight weight, std::uint8_t network_bits) {
     return search<true>(queue_, explored_, grid, ends, network,
-                        potential_bound(grid, toward, weight), network_bits);
+                        potential_bound(grid, toward, weight, ends), network_bits);
 }
 
 } // namespace tilegen

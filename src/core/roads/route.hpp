@@ -129,6 +129,8 @@ class BucketQueue {
         ++size_;
     }
     bool empty() const { return size_ == 0; }
+    // Buckets in the ring (it grows to hold every key pushed): for tests of its memory.
+    std::size_t buckets() const { return heads_.size(); }
     // The entry of the least key (must not be empty).
     std::pair<std::uint64_t, std::uint32_t> pop() {
         while (heads_[cur_ & mask_] == kNone)
@@ -313,7 +315,9 @@ class Router {
                               std::uint8_t target_bits = 0xFF);
     // The same, A* by the bound `toward`: a CostPotential of the target cells (of the grid's
     // LeastMoveCosts, or of one taken before cells were blocked), whose values past its cap are
-    // still lower bounds. With weight w, at most w times the least cost.
+    // still lower bounds; taken at most 2^22 cost units above the least source's (so the bucket
+    // ring never holds a wider spread of the sources' keys). With weight w, at most w times the
+    // least cost.
     [[nodiscard]] Route route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                               std::span<const std::uint8_t> target, const CostPotential& toward,
                               RouteWeight weight = {}, std::uint8_t target_bits = 0xFF);

@@ -259,3 +259,35 @@ TEST_CASE("CostPotential: settled only as far as the starts need, still a consis
         CHECK(same > 0);
     }
 }
+
+TEST_CASE("route_back by a CostPotential on the dearest costs: the ends' bounds far apart do not "
+          "size the bucket ring by their spread, and the route is still within the weight") {
+    // Every cell costs 65 534 (the most a cost can be): the potentials of an end beside the network
+    // and one at the far corner differ by about 550 cells' worth, 36 million units, which the ring
+    // would have to hold.
+    const int w = 300, h = 300;
+    CostGrid g;
+    g.reset(w, h);
+    g.max_bridge = 0;
+    for (std::size_t i = 0; i < g.size(); ++i)
+        g.cost(i) = 65534;
+    std::vector<std::uint8_t> network(g.size(), 0), is_end(g.size(), 0);
+    std::vector<std::uint32_t> network_cells, ends = {0, static_cast<std::uint32_t>(w * h - 1)};
+    for (int x = 10; x < 30; ++x) { // a short road near the first corner
+        const auto c = static_cast<std::uint32_t>(10 * w + x);
+        network_cells.push_back(c);
+        network[c] = 1;
+    }
+    for (const std::uint32_t e : ends)
+        is_end[e] = 1;
+    const LeastMoveCosts least(g);
+    const CostPotential toward(least, network_cells); // whole: the far end's bound not capped
+    Router router;
+    const Route r = router.route_back(g, ends, network, toward, kRoadWeight, 1);
+    REQUIRE(r.found);
+    const std::vector<std::uint64_t> to_network = least_cost_to(g, network_cells, false);
+    const std::uint64_t best = std::min(to_network[ends[0]], to_network[ends[1]]);
+    CHECK(r.cost >= best);
+    CHECK(r.cost * kRoadWeight.den <= best * kRoadWeight.num);
+    CHECK(router.queue().buckets() <= (std::size_t{1} << 23)); // 2^26 without the ceiling
+}
