@@ -61,20 +61,22 @@ struct ClassCosts {
 
 // Rows [y0, y1) of the roads' cost grid (`width` cells each), and the least and largest cost
 // written (kBlocked and 0 when none). `slopes`: null when the slope adds nothing; `discount_at`:
-// null when no cell is discounted. `row_least` (null: not wanted): per row of the band and lattice
-// square column i (LeastMoveCosts), the least move cost of the row's cells x in [i * s, (i + 1) *
-// s] (s = kSpacing; a cell's cost, `water` for water a bridge may span, else kBlocked), taken from
-// each row's move costs once it is written. The inputs are parameters, held in registers: captured
-// in a closure, they would be read again after every cell's store (a store of byte fields may
-// alias any object).
+// null when no cell is discounted. `open_least` and `top_least` (null: not wanted), per lattice
+// square row j and column i (LeastMoveCosts): the least move cost (a cell's cost, `water` for water
+// a bridge may span, else kBlocked) of the cells x in [i * s, (i + 1) * s] (s = kSpacing) of rows
+// [j * s, (j + 1) * s) (lowered by each row of the band), and of row j * s alone (set when the band
+// has that row); taken from each row's move costs once it is written. The inputs are parameters,
+// held in registers: captured in a closure, they would be read again after every cell's store (a
+// store of byte fields may alias any object).
 std::pair<std::uint16_t, std::uint16_t>
 write_cost_cells(const ClassId* cells, SearchCell* out, int width, int y0, int y1,
                  const ClassCosts& costs, const float* slopes, double slope_cost,
-                 const std::uint8_t* discount_at, double discount, std::uint16_t* row_least,
-                 std::uint16_t water) {
+                 const std::uint8_t* discount_at, double discount, std::uint16_t* open_least,
+                 std::uint16_t* top_least, std::uint16_t water) {
     constexpr int kSpacing = LeastMoveCosts::kSpacing;
     const int squares = LeastMoveCosts::squares_along(width);
-    std::vector<std::uint16_t> moves(row_least ? static_cast<std::size_t>(width) : 0);
+    const bool least = open_least != nullptr;
+    std::vector<std::uint16_t> moves(least ? static_cast<std::size_t>(width) : 0);
     std::uint16_t lo = kBlocked, hi = 0;
     for (int y = y0; y < y1; ++y) {
         const std::size_t row = static_cast<std::size_t>(y) * width;
@@ -92,18 +94,21 @@ write_cost_cells(const ClassId* cells, SearchCell* out, int width, int y0, int y
                 }
             }
             std::memcpy(out + i, &cell, sizeof cell); // one 8-byte store (a copy was 3)
-            if (row_least) moves[i - row] = (cell.span & kSpanWater) ? water : cell.cost;
+            if (least) moves[i - row] = (cell.span & kSpanWater) ? water : cell.cost;
         }
-        if (!row_least) continue;
+        if (!least) continue;
         // Each square's closed piece of the row: its kSpacing cells and the next one's first.
+        const std::size_t j = static_cast<std::size_t>(y >> LeastMoveCosts::kShift);
+        std::uint16_t* open = open_least + j * squares;
+        std::uint16_t* top = (y & (kSpacing - 1)) == 0 ? top_least + j * squares : nullptr;
         for (int s = 0; s < squares; ++s) {
             const int x0 = s * kSpacing, x1 = std::min(x0 + kSpacing, width - 1);
-            std::uint16_t least = kBlocked;
+            std::uint16_t piece = kBlocked;
             for (int x = x0; x <= x1; ++x)
-                least = std::min(least, moves[x]);
-            row_least[s] = least;
+                piece = std::min(piece, moves[x]);
+            open[s] = std::min(open[s], piece);
+            if (top) top[s] = piece;
         }
-        row_least += squares;
     }
     return {lo, hi};
 }
@@ -141,18 +146,23 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
     const int w = classes.width(), h = classes.height();
     const float* slopes = cell_cost.use_slope ? cell_cost.slope : nullptr;
     const std::uint8_t* discount_at = discounted.empty() ? nullptr : discounted.data();
-    // Per row and lattice square column, the least move cost of the row's piece (least_moves).
+    // Per lattice square, the least move cost of its open rows and of its first row (least_moves):
+    // the bands are whole rows of squares, each writing its own.
     const int squares_x = LeastMoveCosts::squares_along(w);
-    std::vector<std::uint16_t> row_least;
-    if (least_moves) row_least.resize(static_cast<std::size_t>(h) * squares_x);
+    const int squares_y = LeastMoveCosts::squares_along(h);
+    std::vector<std::uint16_t> open_least, top_least;
+    if (least_moves) {
+        open_least.assign(static_cast<std::size_t>(squares_x) * squares_y, kBlocked);
+        top_least.assign(open_least.size(), kBlocked);
+    }
     const auto water = static_cast<std::uint16_t>(
         settings.max_bridge > 0 ? std::min<std::uint32_t>(g.bridge_cost, kBlocked - 1) : kBlocked);
-    const auto band_bounds = parallel_bands(h, threads, [&](int y0, int y1) {
-        return write_cost_cells(
-            cells, out, w, y0, y1, costs, slopes, cell_cost.slope_cost, discount_at,
-            settings.road_discount,
-            least_moves ? row_least.data() + static_cast<std::size_t>(y0) * squares_x : nullptr,
-            water);
+    const auto band_bounds = parallel_bands(squares_y, threads, [&](int j0, int j1) {
+        return write_cost_cells(cells, out, w, j0 * LeastMoveCosts::kSpacing,
+                                std::min(h, j1 * LeastMoveCosts::kSpacing), costs, slopes,
+                                cell_cost.slope_cost, discount_at, settings.road_discount,
+                                least_moves ? open_least.data() : nullptr,
+                                least_moves ? top_least.data() : nullptr, water);
     });
     std::uint16_t lo = kBlocked, hi = 0;
     for (const auto& [band_lo, band_hi] : band_bounds) {
@@ -181,37 +191,32 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
         hi = std::max(hi, units(1));
     }
     if (least_moves) {
-        // The row pieces holding a footprint's cells, taken again from the grid's cells now.
-        const auto move_cost = [&](std::size_t i) {
-            return (g.span(i) & kSpanWater) ? water : g.cost(i);
-        };
-        for (const Place& p : places)
-            for (int y = p.y; y < p.y + p.h; ++y) {
-                std::uint16_t* r = row_least.data() + static_cast<std::size_t>(y) * squares_x;
-                const int s0 = std::max(0, (p.x - 1) >> LeastMoveCosts::kShift);
-                const int s1 = (p.x + p.w - 1) >> LeastMoveCosts::kShift;
-                for (int s = s0; s <= s1 && s < squares_x; ++s) {
-                    const int x0 = s * LeastMoveCosts::kSpacing;
-                    const int x1 = std::min(x0 + LeastMoveCosts::kSpacing, w - 1);
-                    r[s] = kBlocked;
-                    for (int x = x0; x <= x1; ++x)
-                        r[s] = std::min(r[s], move_cost(static_cast<std::size_t>(y) * w + x));
-                }
+        // Each square: its open rows' least and the next square row's first row's (its closed
+        // rows); then the squares holding a footprint's cells, taken again from the cells now.
+        std::vector<std::uint16_t> square_least(open_least.size());
+        for (int j = 0; j < squares_y; ++j)
+            for (int i = 0; i < squares_x; ++i) {
+                const std::size_t k = static_cast<std::size_t>(j) * squares_x + i;
+                square_least[k] = j + 1 < squares_y
+                                      ? std::min(open_least[k], top_least[k + squares_x])
+                                      : open_least[k];
             }
-        // Each square: the least of its rows' pieces (its closed rows).
-        const int squares_y = LeastMoveCosts::squares_along(h);
-        std::vector<std::uint16_t> square_least(static_cast<std::size_t>(squares_x) * squares_y,
-                                                kBlocked);
-        for (int y = 0; y < h; ++y) {
-            const std::uint16_t* r = row_least.data() + static_cast<std::size_t>(y) * squares_x;
-            const int j = y >> LeastMoveCosts::kShift;
-            const auto fold = [&](int sj) {
-                std::uint16_t* o = square_least.data() + static_cast<std::size_t>(sj) * squares_x;
-                for (int i = 0; i < squares_x; ++i)
-                    o[i] = std::min(o[i], r[i]);
-            };
-            fold(j);
-            if (j > 0 && (y & (LeastMoveCosts::kSpacing - 1)) == 0) fold(j - 1);
+        constexpr int kSpacing = LeastMoveCosts::kSpacing;
+        for (const Place& p : places) {
+            const int i0 = std::max(0, (p.x - 1) >> LeastMoveCosts::kShift);
+            const int i1 = std::min(squares_x - 1, (p.x + p.w - 1) >> LeastMoveCosts::kShift);
+            const int j0 = std::max(0, (p.y - 1) >> LeastMoveCosts::kShift);
+            const int j1 = std::min(squares_y - 1, (p.y + p.h - 1) >> LeastMoveCosts::kShift);
+            for (int j = j0; j <= j1; ++j)
+                for (int i = i0; i <= i1; ++i) {
+                    std::uint16_t least = kBlocked;
+                    for (int y = j * kSpacing; y <= std::min(h - 1, (j + 1) * kSpacing); ++y)
+                        for (int x = i * kSpacing; x <= std::min(w - 1, (i + 1) * kSpacing); ++x) {
+                            const std::size_t c = static_cast<std::size_t>(y) * w + x;
+                            least = std::min(least, (g.span(c) & kSpanWater) ? water : g.cost(c));
+                        }
+                    square_least[static_cast<std::size_t>(j) * squares_x + i] = least;
+                }
         }
         *least_moves = LeastMoveCosts(w, h, square_least);
     }
