@@ -5,27 +5,37 @@
 
 namespace tilegen {
 
-LeastMoveCosts::LeastMoveCosts(const CostGrid& grid) : width_(grid.width), height_(grid.height) {
-    if (width_ <= 0 || height_ <= 0) return;
-    squares_x_ = squares_along(width_);
-    squares_y_ = squares_along(height_);
-    least_.assign(static_cast<std::size_t>(squares_x_) * squares_y_, kNoMove);
-    for (int j = 0; j < squares_y_; ++j)
-        for (int i = 0; i < squares_x_; ++i) {
-            std::uint32_t least = kNoMove;
-            for (int y = j * kSpacing; y <= std::min(height_ - 1, (j + 1) * kSpacing); ++y)
-                for (int x = i * kSpacing; x <= std::min(width_ - 1, (i + 1) * kSpacing); ++x) {
-                    const SearchCell& c = grid.cells[static_cast<std::size_t>(y) * width_ + x];
-                    if (c.cost != kBlocked)
-                        least = std::min<std::uint32_t>(least, c.cost);
-                    else if (c.span & kSpanWater)
-                        least = std::min(least, grid.bridge_cost);
-                }
-            least_[static_cast<std::size_t>(j) * squares_x_ + i] =
-                least == kNoMove ? kNoMove : std::max<std::uint32_t>(least, 1) - 1;
+std::uint32_t LeastMoveCosts::square_move_cost(const CostGrid& grid, int i, int j) {
+    std::uint32_t least = kNoMove;
+    for (int y = j * kSpacing; y <= std::min(grid.height - 1, (j + 1) * kSpacing); ++y)
+        for (int x = i * kSpacing; x <= std::min(grid.width - 1, (i + 1) * kSpacing); ++x) {
+            const SearchCell& c = grid.cells[static_cast<std::size_t>(y) * grid.width + x];
+            if (c.cost != kBlocked)
+                least = std::min<std::uint32_t>(least, c.cost);
+            else if (c.span & kSpanWater)
+                least = std::min(least, grid.bridge_cost);
         }
-    make_edges();
+    return least;
 }
+
+namespace {
+
+// Every square's square_move_cost, as LeastMoveCosts' second constructor takes them.
+std::vector<std::uint16_t> square_move_costs(const CostGrid& grid) {
+    const int sx = LeastMoveCosts::squares_along(grid.width);
+    const int sy = LeastMoveCosts::squares_along(grid.height);
+    std::vector<std::uint16_t> out(static_cast<std::size_t>(std::max(sx, 0)) * std::max(sy, 0));
+    for (int j = 0; j < sy; ++j)
+        for (int i = 0; i < sx; ++i)
+            out[static_cast<std::size_t>(j) * sx + i] = static_cast<std::uint16_t>(
+                std::min<std::uint32_t>(LeastMoveCosts::square_move_cost(grid, i, j), kBlocked));
+    return out;
+}
+
+} // namespace
+
+LeastMoveCosts::LeastMoveCosts(const CostGrid& grid)
+    : LeastMoveCosts(grid.width, grid.height, square_move_costs(grid)) {}
 
 LeastMoveCosts::LeastMoveCosts(int width, int height, std::span<const std::uint16_t> square_least)
     : width_(width), height_(height) {

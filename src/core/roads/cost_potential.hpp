@@ -54,6 +54,10 @@ class LeastMoveCosts {
     LeastMoveCosts(int width, int height, std::span<const std::uint16_t> square_least);
 
     static int squares_along(int cells) { return ((cells - 1) >> kShift) + 1; }
+    // The least move cost of the cells of closed square (i, j) of `grid` (a cell's cost when not
+    // blocked, bridge_cost for water a bridge may span), before the one unit is taken off;
+    // kNoMove when it has none.
+    static std::uint32_t square_move_cost(const CostGrid& grid, int i, int j);
 
     int width() const { return width_; }
     int height() const { return height_; }

@@ -155,8 +155,8 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
         open_least.assign(static_cast<std::size_t>(squares_x) * squares_y, kBlocked);
         top_least.assign(open_least.size(), kBlocked);
     }
-    const auto water = static_cast<std::uint16_t>(
-        settings.max_bridge > 0 ? std::min<std::uint32_t>(g.bridge_cost, kBlocked - 1) : kBlocked);
+    // A move over water a bridge may span (only marked so when max_bridge > 0).
+    const auto water = static_cast<std::uint16_t>(std::min<std::uint32_t>(g.bridge_cost, kBlocked));
     const auto band_bounds = parallel_bands(squares_y, threads, [&](int j0, int j1) {
         return write_cost_cells(cells, out, w, j0 * LeastMoveCosts::kSpacing,
                                 std::min(h, j1 * LeastMoveCosts::kSpacing), costs, slopes,
@@ -201,22 +201,16 @@ CostGrid road_cost_grid(const ClassGrid& classes, const Grid<float>& slope,
                                       ? std::min(open_least[k], top_least[k + squares_x])
                                       : open_least[k];
             }
-        constexpr int kSpacing = LeastMoveCosts::kSpacing;
         for (const Place& p : places) {
             const int i0 = std::max(0, (p.x - 1) >> LeastMoveCosts::kShift);
             const int i1 = std::min(squares_x - 1, (p.x + p.w - 1) >> LeastMoveCosts::kShift);
             const int j0 = std::max(0, (p.y - 1) >> LeastMoveCosts::kShift);
             const int j1 = std::min(squares_y - 1, (p.y + p.h - 1) >> LeastMoveCosts::kShift);
             for (int j = j0; j <= j1; ++j)
-                for (int i = i0; i <= i1; ++i) {
-                    std::uint16_t least = kBlocked;
-                    for (int y = j * kSpacing; y <= std::min(h - 1, (j + 1) * kSpacing); ++y)
-                        for (int x = i * kSpacing; x <= std::min(w - 1, (i + 1) * kSpacing); ++x) {
-                            const std::size_t c = static_cast<std::size_t>(y) * w + x;
-                            least = std::min(least, (g.span(c) & kSpanWater) ? water : g.cost(c));
-                        }
-                    square_least[static_cast<std::size_t>(j) * squares_x + i] = least;
-                }
+                for (int i = i0; i <= i1; ++i)
+                    square_least[static_cast<std::size_t>(j) * squares_x + i] =
+                        static_cast<std::uint16_t>(std::min<std::uint32_t>(
+                            LeastMoveCosts::square_move_cost(g, i, j), kBlocked));
         }
         *least_moves = LeastMoveCosts(w, h, square_least);
     }

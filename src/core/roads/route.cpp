@@ -62,13 +62,12 @@ namespace {
 // move. With bound.key 0 everywhere, Dijkstra.
 constexpr std::uint64_t kNoPath = ~std::uint64_t{0};
 
+// `hi`: at least the dearest open cell's cost (known_cost_bounds).
 template <bool kBackward, class Bound>
 Route search(BucketQueue& queue_, std::uint64_t& explored_, CostGrid& grid,
              const std::vector<std::uint32_t>& sources, std::span<const std::uint8_t> target,
-             const Bound& bound, std::uint8_t target_bits) {
+             const Bound& bound, std::uint16_t hi, std::uint8_t target_bits) {
     explored_ = 0;
-    std::uint16_t hi = grid.max_cost;
-    if (grid.min_cost == 0 || hi == 0) hi = cost_bounds(grid).second;
     const int w = grid.width, h = grid.height;
     const auto heuristic = [&](int x, int y) -> std::uint64_t { return bound.key(x, y); };
     const auto heuristic_of = [&](std::uint32_t c) {
@@ -245,12 +244,16 @@ struct PotentialBound {
 // cells of the least cost 16 are 262 144; extreme costs could make it billions).
 constexpr std::uint64_t kSourceSpread = std::uint64_t{1} << 22;
 
+// The grid's min_cost and max_cost, or, when they are not known (0), a scan's (cost_bounds).
+std::pair<std::uint16_t, std::uint16_t> known_cost_bounds(const CostGrid& grid) {
+    if (grid.min_cost == 0 || grid.max_cost == 0) return cost_bounds(grid);
+    return {grid.min_cost, grid.max_cost};
+}
+
 // The bound by `toward` for a search from `sources`, whose key rises over a move by at most the
-// weight times the move's cost (and one for the rounding).
-PotentialBound potential_bound(const CostGrid& grid, const CostPotential& toward,
+// weight times the move's cost (and one for the rounding); `hi` as for search().
+PotentialBound potential_bound(const CostGrid& grid, std::uint16_t hi, const CostPotential& toward,
                                RouteWeight weight, const std::vector<std::uint32_t>& sources) {
-    std::uint16_t hi = grid.max_cost;
-    if (grid.min_cost == 0 || hi == 0) hi = cost_bounds(grid).second;
     const std::uint64_t most_move =
         hi + static_cast<std::uint64_t>(grid.max_bridge) * grid.bridge_cost;
     std::uint64_t least = CostPotential::kFar;
@@ -268,29 +271,30 @@ Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     RouteWeight weight, std::uint8_t target_bits) {
     const bool astar = !boxes.empty() && boxes.size() <= 64;
     BoxBound bound{BoxDistance(astar ? std::span<const Box>(boxes) : std::span<const Box>())};
+    const auto [lo, hi] = known_cost_bounds(grid);
     if (astar) {
-        std::uint16_t lo = grid.min_cost;
-        if (lo == 0 || grid.max_cost == 0) lo = cost_bounds(grid).first;
         const std::uint64_t least_per_cell =
             grid.max_bridge > 0 ? std::min<std::uint64_t>(lo, grid.bridge_cost) : lo;
         bound.per_cell = weight.per_cell(least_per_cell);
         bound.max_rise = bound.per_cell * static_cast<std::uint64_t>(grid.max_bridge + 1);
     }
-    return search<false>(queue_, explored_, grid, sources, target, bound, target_bits);
+    return search<false>(queue_, explored_, grid, sources, target, bound, hi, target_bits);
 }
 
 Route Router::route(CostGrid& grid, const std::vector<std::uint32_t>& sources,
                     std::span<const std::uint8_t> target, const CostPotential& toward,
                     RouteWeight weight, std::uint8_t target_bits) {
+    const std::uint16_t hi = known_cost_bounds(grid).second;
     return search<false>(queue_, explored_, grid, sources, target,
-                         potential_bound(grid, toward, weight, sources), target_bits);
+                         potential_bound(grid, hi, toward, weight, sources), hi, target_bits);
 }
 
 Route Router::route_back(CostGrid& grid, const std::vector<std::uint32_t>& ends,
                          std::span<const std::uint8_t> network, const CostPotential& toward,
                          RouteWeight weight, std::uint8_t network_bits) {
+    const std::uint16_t hi = known_cost_bounds(grid).second;
     return search<true>(queue_, explored_, grid, ends, network,
-                        potential_bound(grid, toward, weight, ends), network_bits);
+                        potential_bound(grid, hi, toward, weight, ends), hi, network_bits);
 }
 
 } // namespace tilegen
