@@ -1,9 +1,11 @@
 #include "core/hydrology/basin_flood.hpp"
+#include "/tmp/tprobe.hpp"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include "core/byte_bits.hpp"
@@ -58,7 +60,7 @@ struct LastPair {
 // (scan order), in chunks of kChunk pairs handed out in turn from segments of `segment` pairs
 // (from the grid pool), a segment more whenever they are used up: the pairs' memory grows with
 // their number (about 2.7 M pairs in 3 segments of 16 MiB at 4096 x 4096), nothing is copied.
-// for_each sorts one bucket at a time by the low byte (a stable counting sort into a buffer of
+// for_each_pair sorts one bucket at a time by the low byte (a stable counting sort into a buffer of
 // the bucket's size), so the pairs come in Kruskal's order without a second buffer of them all.
 class PairBuckets {
   public:
@@ -76,30 +78,14 @@ class PairBuckets {
         return cur_[hi];
     }
     void advance(std::uint16_t cost, std::uint32_t keep) { cur_[cost >> 8u] += keep; }
-    // Calls visit(pair) on every pair by cost, then in the order they came, until it returns
-    // false.
-    template <class Visit> void for_each(Visit&& visit) const {
-        std::vector<BasinPair> sorted;
-        for (unsigned hi = 0; hi < 256; ++hi) {
-            const std::vector<std::uint32_t>& chunks = chunks_[hi];
-            if (chunks.empty()) continue;
-            auto each = [&](auto&& body) {
-                for (std::uint32_t k : chunks) {
-                    const BasinPair* begin = chunk(k);
-                    const BasinPair* end = k == chunks.back() ? cur_[hi] : begin + kChunk;
-                    for (const BasinPair* e = begin; e != end; ++e)
-                        body(*e);
-                }
-            };
-            std::array<std::uint32_t, 256> at{};
-            each([&](const BasinPair& e) { ++at[e.cost & 0xffu]; });
-            std::uint32_t sum = 0;
-            for (std::uint32_t& a : at)
-                sum += std::exchange(a, sum);
-            sorted.resize(sum);
-            each([&](const BasinPair& e) { sorted[at[e.cost & 0xffu]++] = e; });
-            for (const BasinPair& e : sorted)
-                if (!visit(e)) return;
+    // Calls body(pair) on the pairs of bucket `hi`, in the order they came.
+    template <class Body> void each_in_bucket(unsigned hi, Body&& body) const {
+        const std::vector<std::uint32_t>& chunks = chunks_[hi];
+        for (std::uint32_t k : chunks) {
+            const BasinPair* begin = chunk(k);
+            const BasinPair* end = k == chunks.back() ? cur_[hi] : begin + kChunk;
+            for (const BasinPair* e = begin; e != end; ++e)
+                body(*e);
         }
     }
 
@@ -124,6 +110,27 @@ class PairBuckets {
     std::array<std::vector<std::uint32_t>, 256> chunks_{}; // per bucket its chunks, in order
     std::array<BasinPair*, 256> cur_, end_;                // per bucket: its next slot, chunk end
 };
+
+// Calls visit(pair) on every pair of `bands` (the pairs of bands of rows, in row order) by cost,
+// then in the order they came (band after band), until it returns false: one bucket at a time,
+// sorted by the low byte of the cost (a stable counting sort into a buffer of the bucket's size).
+template <class Visit> void for_each_pair(std::span<const PairBuckets> bands, Visit&& visit) {
+    std::vector<BasinPair> sorted;
+    for (unsigned hi = 0; hi < 256; ++hi) {
+        std::array<std::uint32_t, 256> at{};
+        for (const PairBuckets& band : bands)
+            band.each_in_bucket(hi, [&](const BasinPair& e) { ++at[e.cost & 0xffu]; });
+        std::uint32_t sum = 0;
+        for (std::uint32_t& a : at)
+            sum += std::exchange(a, sum);
+        if (sum == 0) continue;
+        sorted.resize(sum);
+        for (const PairBuckets& band : bands)
+            band.each_in_bucket(hi, [&](const BasinPair& e) { sorted[at[e.cost & 0xffu]++] = e; });
+        for (const BasinPair& e : sorted)
+            if (!visit(e)) return;
+    }
+}
 
 // Writes the pair (a, b) of cell p into its bucket and keeps it (advances the bucket) when it is
 // kept after `last` (see basin_pairs: unless the last kept pair of the same basins cost no more),
@@ -368,19 +375,21 @@ std::uint32_t label_basins_of_levels(const Grid<std::uint16_t>& level,
 
 namespace {
 
-// The pairs (basin_pairs) in their buckets.
-PairBuckets bucket_pairs(const Grid<std::uint16_t>& level_grid,
-                         const Grid<std::uint32_t>& basin_grid) {
+// The pairs (basin_pairs) of rows [y0, y1) in their buckets: horizontal pairs, and vertical
+// pairs to the next row where there is one.
+PairBuckets bucket_pairs_of_rows(const Grid<std::uint16_t>& level_grid,
+                                 const Grid<std::uint32_t>& basin_grid, std::uint32_t y0,
+                                 std::uint32_t y1) {
     const std::uint32_t uw = static_cast<std::uint32_t>(level_grid.width());
     const std::uint32_t h = static_cast<std::uint32_t>(level_grid.height());
     const std::uint16_t* lv = level_grid.cells().data();
     const std::uint32_t* basin = basin_grid.cells().data();
-    PairBuckets pairs(level_grid.size() / 16);
+    PairBuckets pairs(static_cast<std::size_t>(y1 - y0) * uw / 16);
     // A pair is left out when the last pair kept for the same two basins (along the row for
     // vertical pairs, down the column for horizontal ones) cost no more: that one comes first in
     // Kruskal's order and joins the two basins, so the result is the same with fewer pairs.
     std::vector<LastPair> column(uw);
-    for (std::uint32_t y = 0; y < h; ++y) {
+    for (std::uint32_t y = y0; y < y1; ++y) {
         const std::size_t row = static_cast<std::size_t>(y) * uw;
         if (y + 1 < h)
             row_pairs<true>(basin, lv, row, uw, column.data(), pairs);
@@ -390,13 +399,25 @@ PairBuckets bucket_pairs(const Grid<std::uint16_t>& level_grid,
     return pairs;
 }
 
+// The pairs of the whole grid, by bands of rows on `threads` threads, in row order. Each band
+// leaves out pairs as one scan does within it (bucket_pairs_of_rows), so a few pairs more are
+// kept at the bands' borders: each comes after a kept pair of the same two basins costing no more,
+// so Kruskal's algorithm passes over it and the tree is the same at any thread count.
+std::vector<PairBuckets> bucket_pairs(const Grid<std::uint16_t>& level,
+                                      const Grid<std::uint32_t>& basin, int threads) {
+    return parallel_bands(level.height(), threads, [&](int y0, int y1) {
+        return bucket_pairs_of_rows(level, basin, static_cast<std::uint32_t>(y0),
+                                    static_cast<std::uint32_t>(y1));
+    });
+}
+
 } // namespace
 
 std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
-                                   const Grid<std::uint32_t>& basin) {
+                                   const Grid<std::uint32_t>& basin, int threads) {
     std::vector<BasinPair> out;
     if (level.empty()) return out;
-    bucket_pairs(level, basin).for_each([&](const BasinPair& e) {
+    for_each_pair(bucket_pairs(level, basin, threads), [&](const BasinPair& e) {
         out.push_back(e);
         return true;
     });
@@ -404,7 +425,8 @@ std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
 }
 
 FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
-                       const std::function<void()>& before_pairs) {
+                       const std::function<void()>& before_pairs, int pair_threads) {
+    if (pair_threads <= 0) pair_threads = threads;
     FlowField f;
     const int w = level.width(), h = level.height();
     const std::size_t n = level.size();
@@ -422,10 +444,13 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     // row of the descent as it reaches it and the grid is made after the pairs are freed, so it
     // is never alive with them or with that work's temporaries (a byte per cell less at the peak).
     const bool lean = static_cast<bool>(before_pairs);
+    Lap lap;
     if (!lean) f.down = descend(level, threads);
+    lap("descend");
     const std::uint32_t basins = lean ? label_basins_of_levels(level, f.basin, threads)
                                       : label_basins(f.down, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
+    lap("labels");
     if (before_pairs) before_pairs();
 
     // 3. Kruskal over the pairs. The pairs (the stage's largest temporary) are freed as soon as
@@ -436,7 +461,8 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     tree.reserve(basins);
     std::vector<std::uint16_t> water(basins, 0);
     {
-        const PairBuckets pairs = bucket_pairs(level, f.basin);
+        const std::vector<PairBuckets> pairs = bucket_pairs(level, f.basin, pair_threads);
+        lap("pairs");
         std::vector<std::uint32_t> parent(basins), size(basins, 1);
         for (std::uint32_t b = 0; b < basins; ++b)
             parent[b] = b;
@@ -447,7 +473,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
             }
             return b;
         };
-        pairs.for_each([&](const BasinPair& e) {
+        for_each_pair(pairs, [&](const BasinPair& e) {
             if (tree.size() + 1 >= basins) return false;
             const std::uint32_t a = find(e.a), b = find(e.b);
             if (a == b) return true;
@@ -460,6 +486,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
             return true;
         });
     }
+    lap("kruskal");
     if (lean) f.down = descend(level, threads);
     std::uint8_t* down = f.down.cells().data();
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
@@ -499,6 +526,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
         }
     }
 
+    lap("rooting");
     // 4. Breaching: reverse each pit basin's descent path from its outlet cell to its pit.
     auto towards = [&](std::uint32_t from, std::uint32_t to) -> std::uint8_t {
         const std::int64_t d = static_cast<std::int64_t>(to) - from;
@@ -524,6 +552,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
         }
     }
 
+    lap("breaching");
     // Allocated only now: the pairs' memory (freed above) serves it.
     if (with_filled) {
         f.filled = Grid<std::uint16_t>::uninitialised(w, h);
@@ -549,6 +578,7 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     for (std::uint32_t b = 0; b < basins; ++b)
         groups.parent[b] = groups.find(b);
     f.depression = std::move(groups.parent);
+    lap("depressions");
     f.water = std::move(water);
     f.level = std::move(level);
     f.basins = basins;

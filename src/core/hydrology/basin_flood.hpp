@@ -68,8 +68,10 @@ struct BasinPair {
 // flood_basins takes them straight from buckets by the high byte of their cost (PairBuckets in
 // basin_flood.cpp, each bucket sorted by the low byte as Kruskal's algorithm reaches it: no copy
 // of all the pairs); this gives the same pairs in the same order as one list.
+// `threads`: bands of rows listed on that many threads; a few pairs more are kept at the bands'
+// borders (each after a kept pair of the same two basins costing no more: the same tree).
 std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
-                                   const Grid<std::uint32_t>& basin);
+                                   const Grid<std::uint32_t>& basin, int threads = 1);
 
 // The whole flood. The FlowField also gets each basin's water level, depression (the lowest
 // basin of its group, see step 5) and pit. Without `with_filled`, `filled` is left empty (a
@@ -80,8 +82,10 @@ std::vector<BasinPair> basin_pairs(const Grid<std::uint16_t>& level,
 // Without it the descent grid is made first and the labels read it; with it (memory is shared
 // with that work) the labels' scan makes each descent row as it reaches it, and the grid is made
 // after the pairs are freed: a map pass more, a byte per cell less. The same flood either way.
+// `pair_threads`: the threads the pairs are listed on (0: `threads`; the work beside the flood has
+// ended by then, so run_hydrology_in_place gives them all). The same flood at any thread counts.
 FlowField flood_basins(Grid<std::uint16_t> level, int threads = 1, bool with_filled = true,
-                       const std::function<void()>& before_pairs = {});
+                       const std::function<void()>& before_pairs = {}, int pair_threads = 0);
 
 // Flow accumulation: each cell's rain (all 1 when `rain` is empty) plus everything draining into
 // it. Without rain on maps of at most 2^24 cells every sum is a whole number below 2^24 (exact in

@@ -131,46 +131,51 @@ TEST_CASE("basin flood: pairs in Kruskal's order, none needed left out") {
         CAPTURE(trial);
         Grid<std::uint32_t> basin;
         (void)label_basins(descend(level), basin);
-        const std::vector<BasinPair> pairs = basin_pairs(level, basin);
-        const auto& lv = level.cells();
-        const auto& b = basin.cells();
-        // Every pair of neighbours in different basins, in scan order (horizontal first).
-        struct Plain {
-            std::uint32_t p, q;
-            std::uint8_t vertical;
-        };
-        std::vector<Plain> all;
-        for (std::uint32_t c = 0; c < level.size(); ++c) {
-            if (c % w + 1 < w && b[c] != b[c + 1]) all.push_back({c, c + 1, 0});
-            if (c + w < level.size() && b[c] != b[c + w]) all.push_back({c, c + w, 1});
-        }
-        auto key = [](std::uint16_t cost, std::uint32_t p, std::uint8_t vertical) {
-            return (static_cast<std::uint64_t>(cost) << 33) | (std::uint64_t{p} << 1) | vertical;
-        };
-        std::map<std::uint64_t, std::size_t> position; // key -> index in `pairs`
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-            const BasinPair& e = pairs[i];
-            const std::uint32_t q = e.p + (e.down ? w : 1u);
-            REQUIRE(q < level.size());
-            CHECK(e.a == b[e.p]);
-            CHECK(e.b == b[q]);
-            CHECK(e.a != e.b);
-            CHECK(e.cost == std::max(lv[e.p], lv[q]));
-            position[key(e.cost, e.p, e.down)] = i;
-            if (i > 0)
-                CHECK(key(pairs[i - 1].cost, pairs[i - 1].p, pairs[i - 1].down) <
-                      key(e.cost, e.p, e.down));
-        }
-        // A pair left out has a listed pair of the same two basins before it, costing no more.
-        for (const Plain& pl : all) {
-            const std::uint16_t cost = std::max(lv[pl.p], lv[pl.q]);
-            const std::uint64_t k = key(cost, pl.p, pl.vertical);
-            if (position.count(k)) continue;
-            bool covered = false;
-            for (const BasinPair& e : pairs)
-                covered =
-                    covered || (e.a == b[pl.p] && e.b == b[pl.q] && key(e.cost, e.p, e.down) < k);
-            CHECK(covered);
+        // By bands of rows on 1, 2 and 3 threads: the same properties (a few more pairs kept).
+        for (int threads : {1, 2, 3}) {
+            CAPTURE(threads);
+            const std::vector<BasinPair> pairs = basin_pairs(level, basin, threads);
+            const auto& lv = level.cells();
+            const auto& b = basin.cells();
+            // Every pair of neighbours in different basins, in scan order (horizontal first).
+            struct Plain {
+                std::uint32_t p, q;
+                std::uint8_t vertical;
+            };
+            std::vector<Plain> all;
+            for (std::uint32_t c = 0; c < level.size(); ++c) {
+                if (c % w + 1 < w && b[c] != b[c + 1]) all.push_back({c, c + 1, 0});
+                if (c + w < level.size() && b[c] != b[c + w]) all.push_back({c, c + w, 1});
+            }
+            auto key = [](std::uint16_t cost, std::uint32_t p, std::uint8_t vertical) {
+                return (static_cast<std::uint64_t>(cost) << 33) | (std::uint64_t{p} << 1) |
+                       vertical;
+            };
+            std::map<std::uint64_t, std::size_t> position; // key -> index in `pairs`
+            for (std::size_t i = 0; i < pairs.size(); ++i) {
+                const BasinPair& e = pairs[i];
+                const std::uint32_t q = e.p + (e.down ? w : 1u);
+                REQUIRE(q < level.size());
+                CHECK(e.a == b[e.p]);
+                CHECK(e.b == b[q]);
+                CHECK(e.a != e.b);
+                CHECK(e.cost == std::max(lv[e.p], lv[q]));
+                position[key(e.cost, e.p, e.down)] = i;
+                if (i > 0)
+                    CHECK(key(pairs[i - 1].cost, pairs[i - 1].p, pairs[i - 1].down) <
+                          key(e.cost, e.p, e.down));
+            }
+            // A pair left out has a listed pair of the same two basins before it, costing no more.
+            for (const Plain& pl : all) {
+                const std::uint16_t cost = std::max(lv[pl.p], lv[pl.q]);
+                const std::uint64_t k = key(cost, pl.p, pl.vertical);
+                if (position.count(k)) continue;
+                bool covered = false;
+                for (const BasinPair& e : pairs)
+                    covered = covered ||
+                              (e.a == b[pl.p] && e.b == b[pl.q] && key(e.cost, e.p, e.down) < k);
+                CHECK(covered);
+            }
         }
     }
 }
@@ -297,6 +302,15 @@ TEST_CASE("basin flood: the passes by blocks of rows give the same at 1, 2 and 3
             CHECK(many.basin == one.basin);
             CHECK(many.water == one.water);
             CHECK(many.depression == one.depression);
+            CHECK(many.pit == one.pit);
+            // Beside other work (a hook before the pairs: the lean order), the pairs listed on
+            // `threads` threads by bands of rows: the same flood.
+            const FlowField beside = flood_basins(level, 1, true, [] {}, threads);
+            CHECK(beside.down == one.down);
+            CHECK(beside.filled == one.filled);
+            CHECK(beside.water == one.water);
+            CHECK(beside.pit == one.pit);
+            CHECK(beside.depression == one.depression);
             CHECK(count_upstream(one.down, threads) == counted);
         }
     }
