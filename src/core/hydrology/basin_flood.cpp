@@ -1,10 +1,10 @@
 #include "core/hydrology/basin_flood.hpp"
-#include "/tmp/tprobe.hpp"
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <utility>
 
@@ -405,10 +405,19 @@ PairBuckets bucket_pairs_of_rows(const Grid<std::uint16_t>& level_grid,
 // so Kruskal's algorithm passes over it and the tree is the same at any thread count.
 std::vector<PairBuckets> bucket_pairs(const Grid<std::uint16_t>& level,
                                       const Grid<std::uint32_t>& basin, int threads) {
-    return parallel_bands(level.height(), threads, [&](int y0, int y1) {
-        return bucket_pairs_of_rows(level, basin, static_cast<std::uint32_t>(y0),
-                                    static_cast<std::uint32_t>(y1));
+    const auto h = static_cast<std::uint32_t>(level.height());
+    const auto bands =
+        static_cast<std::uint32_t>(std::clamp(threads, 1, std::max(1, level.height())));
+    std::vector<std::optional<PairBuckets>> of_band(bands);
+    parallel_for(static_cast<int>(bands), static_cast<int>(bands), [&](int b0, int b1) {
+        for (auto b = static_cast<std::uint32_t>(b0); b < static_cast<std::uint32_t>(b1); ++b)
+            of_band[b].emplace(
+                bucket_pairs_of_rows(level, basin, h * b / bands, h * (b + 1) / bands));
     });
+    std::vector<PairBuckets> pairs;
+    for (std::optional<PairBuckets>& band : of_band)
+        pairs.push_back(std::move(*band));
+    return pairs;
 }
 
 } // namespace
@@ -444,13 +453,10 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     // row of the descent as it reaches it and the grid is made after the pairs are freed, so it
     // is never alive with them or with that work's temporaries (a byte per cell less at the peak).
     const bool lean = static_cast<bool>(before_pairs);
-    Lap lap;
     if (!lean) f.down = descend(level, threads);
-    lap("descend");
     const std::uint32_t basins = lean ? label_basins_of_levels(level, f.basin, threads)
                                       : label_basins(f.down, f.basin, threads);
     const std::uint32_t* basin = f.basin.cells().data();
-    lap("labels");
     if (before_pairs) before_pairs();
 
     // 3. Kruskal over the pairs. The pairs (the stage's largest temporary) are freed as soon as
@@ -462,7 +468,6 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     std::vector<std::uint16_t> water(basins, 0);
     {
         const std::vector<PairBuckets> pairs = bucket_pairs(level, f.basin, pair_threads);
-        lap("pairs");
         std::vector<std::uint32_t> parent(basins), size(basins, 1);
         for (std::uint32_t b = 0; b < basins; ++b)
             parent[b] = b;
@@ -486,7 +491,6 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
             return true;
         });
     }
-    lap("kruskal");
     if (lean) f.down = descend(level, threads);
     std::uint8_t* down = f.down.cells().data();
     // Root the tree at basin 0: each basin drains through the pair linking it to its parent.
@@ -526,7 +530,6 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
         }
     }
 
-    lap("rooting");
     // 4. Breaching: reverse each pit basin's descent path from its outlet cell to its pit.
     auto towards = [&](std::uint32_t from, std::uint32_t to) -> std::uint8_t {
         const std::int64_t d = static_cast<std::int64_t>(to) - from;
@@ -552,7 +555,6 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
         }
     }
 
-    lap("breaching");
     // Allocated only now: the pairs' memory (freed above) serves it.
     if (with_filled) {
         f.filled = Grid<std::uint16_t>::uninitialised(w, h);
@@ -578,7 +580,6 @@ FlowField flood_basins(Grid<std::uint16_t> level, int threads, bool with_filled,
     for (std::uint32_t b = 0; b < basins; ++b)
         groups.parent[b] = groups.find(b);
     f.depression = std::move(groups.parent);
-    lap("depressions");
     f.water = std::move(water);
     f.level = std::move(level);
     f.basins = basins;
