@@ -1,5 +1,4 @@
 #include "core/pipeline.hpp"
-#include "/tmp/tprobe.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -887,16 +886,12 @@ void route_water(Run& run) {
         // the prediction, hydrology.cpp); there the histogram pass stays as it was.
         const bool range_wanted = run.options.threads < 2;
         std::pair<float, float> range;
-        Lap lap;
         res.thresholds =
             thresholds_of_maps(recipe, res.maps, threads, range_wanted ? &range : nullptr);
-        lap("p.thresholds");
         ClassGrid predicted = classes_with_thresholds(recipe, res.maps, res.thresholds, threads);
         run.uncarved = predicted;
-        lap("p.classes");
         if (cleanup_wanted(recipe))
             (void)clean_up_classes(predicted, recipe.cleanup, overlay_mask(recipe), threads);
-        lap("p.cleanup");
         parallel_for(predicted.height(), threads, [&](int y0, int y1) {
             for (int y = y0; y < y1; ++y)
                 mark_into_classes(predicted.row(y), static_cast<std::size_t>(predicted.width()),

@@ -1,5 +1,4 @@
 #include "core/hydrology/hydrology.hpp"
-#include "/tmp/tprobe.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -45,10 +44,8 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     auto wet = [&](std::size_t c) {
         return (into[c] | into[c - uw] | into[c - 1] | into[c + 1] | into[c + uw]) != 0;
     };
-    Lap lk;
     // Marks the cells flooded (1), then keeps the mark on the lakes' cells only.
     out.lake_mask = Grid<std::uint8_t>(w, h, 0);
-    lk("lakes.mask");
     std::uint8_t* mask = out.lake_mask.cells().data();
     std::vector<std::uint8_t> group_wet(basins, 0);
     std::vector<std::uint64_t> area(basins, 0);
@@ -90,8 +87,6 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
             group_wet[g] = 1;
         flooded.push_back({b, begin, cells.size(), whole});
     }
-    lk("lakes.floods");
-    if (getenv("TPROBE")) fprintf(stderr, "flooded %zu cells %zu\n", flooded.size(), cells.size());
     // Lakes: the dry groups of at least min_area cells. Per lake its open cells (not `into`: the
     // ones the lake class takes; none, as it holds no `into` cell) and its first cell.
     constexpr std::uint32_t kNone = 0xffffffffu;
@@ -356,9 +351,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    Lap lap;
     if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
-    lap("lakes");
     // Only the drainage is read from here on: the rest's memory serves the accumulation.
     f.basin = Grid<std::uint32_t>();
     f.level = Grid<std::uint16_t>();
@@ -388,7 +381,6 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     if (!rain)
         acc_grid = words ? count_upstream(f.down, threads, kUpstreamBand, false)
                          : flow_accumulation(f, nullptr, threads);
-    lap("accumulation");
     const float* acc = acc_grid.cells().data();
     auto flow = [acc, words](std::size_t c) { return words ? upstream_count(acc + c) : acc[c]; };
 
@@ -397,10 +389,8 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     const std::size_t wanted = s.has_count ? static_cast<std::size_t>(river_count(s, seed))
                                            : std::numeric_limits<std::size_t>::max();
     // The cells where a river may end do not depend on the threshold: found once.
-    Lap rv;
     const std::vector<std::uint32_t> ends =
         river_end_cells(f.down, into, lakes ? out.lake_mask.cells().data() : into, threads);
-    rv("rivers.ends");
     double used = s.threshold;
     for (;;) {
         out.rivers.clear();
@@ -416,7 +406,6 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
         for (std::uint32_t c : r.stem)
             r.width.push_back(width_of(flow(c), used, largest, s));
     if (keep_flow) out.flow = std::move(acc_grid);
-    lap("rivers");
 }
 
 // River agents (shared/reference/003, 4.4): from a coast cell (a hash of seed and attempt) climb
@@ -551,14 +540,9 @@ HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* 
         // is made. One thread: `into` first, then the flood (as the grids alive at once were).
         FlowField f;
         if (threads < 2) {
-            Lap lap;
             IntoGrid made = into(1);
-            lap("into");
             out.into = std::move(made.cells);
-            auto q = quantise_heights(heights, 1, made.heights_range);
-            lap("quantise");
-            f = flood_basins(std::move(q), 1, false);
-            lap("flood_basins");
+            f = flood_basins(quantise_heights(heights, 1, made.heights_range), 1, false);
         } else {
             const int into_threads = threads / 2, flood_threads = threads - into_threads;
             std::future<IntoGrid> pending =
@@ -578,7 +562,6 @@ HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* 
             flow_rivers(heights, rain, settings, seed, keep_flow, threads, std::move(f), out);
     }
     if (settings.method == RiverMethod::agents) agent_rivers(heights, settings, seed, out);
-    TP("carve");
     carve_and_widen(heights, settings, out);
     return out;
 }

@@ -305,7 +305,8 @@ TEST_CASE("basin flood: the passes by blocks of rows give the same at 1, 2 and 3
             CHECK(many.pit == one.pit);
             // Beside other work (a hook before the pairs: the lean order), the pairs listed on
             // `threads` threads by bands of rows: the same flood.
-            const FlowField beside = flood_basins(level, 1, true, [] {}, threads);
+            const FlowField beside = flood_basins(
+                level, 1, true, [] {}, threads);
             CHECK(beside.down == one.down);
             CHECK(beside.filled == one.filled);
             CHECK(beside.water == one.water);
