@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TILEGEN_HAVE_AVX2_SCAN 1
 #endif
 
 #include "core/parallel.hpp"
@@ -176,11 +181,56 @@ std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, cons
     return i;
 }
 
+#if defined(TILEGEN_HAVE_AVX2_SCAN)
+// scan_bit_ranges sixteen cells a step (AVX2, run only where the processor has it): the same
+// compares on vectors twice as wide, so the same cells kept in the same order.
+template <std::size_t W, class Keep>
+[[gnu::target("avx2")]] std::size_t scan_bit_ranges_avx2(const float* v, std::size_t i0,
+                                                         std::size_t i1, const BitRange* ranges,
+                                                         const Keep& keep) {
+    __m256i first[W], size[W];
+    for (std::size_t r = 0; r < W; ++r) {
+        first[r] = _mm256_set1_epi32(static_cast<int>(ranges[r].first ^ 0x80000000u));
+        size[r] = _mm256_set1_epi32(static_cast<int>(ranges[r].size ^ 0x80000000u));
+    }
+    std::size_t i = i0;
+    for (; i + 16 <= i1; i += 16) {
+        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + i));
+        const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + i + 8));
+        __m256i in0 = _mm256_cmpgt_epi32(size[0], _mm256_sub_epi32(x0, first[0]));
+        __m256i in1 = _mm256_cmpgt_epi32(size[0], _mm256_sub_epi32(x1, first[0]));
+        for (std::size_t r = 1; r < W; ++r) {
+            in0 = _mm256_or_si256(in0, _mm256_cmpgt_epi32(size[r], _mm256_sub_epi32(x0, first[r])));
+            in1 = _mm256_or_si256(in1, _mm256_cmpgt_epi32(size[r], _mm256_sub_epi32(x1, first[r])));
+        }
+        unsigned lanes = static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in0))) |
+                         static_cast<unsigned>(_mm256_movemask_ps(_mm256_castsi256_ps(in1))) << 8;
+        for (; lanes != 0; lanes &= lanes - 1)
+            keep(i + static_cast<std::size_t>(std::countr_zero(lanes)));
+    }
+    return i;
+}
+#endif
+
 constexpr std::size_t kRangesPerScan = 4;
 
 template <class Keep>
 std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1,
                             std::span<const BitRange> ranges, const Keep& keep) {
+#if defined(TILEGEN_HAVE_AVX2_SCAN)
+    if (__builtin_cpu_supports("avx2")) {
+        switch (ranges.size()) {
+        case 1:
+            return scan_bit_ranges_avx2<1>(v, i0, i1, ranges.data(), keep);
+        case 2:
+            return scan_bit_ranges_avx2<2>(v, i0, i1, ranges.data(), keep);
+        case 3:
+            return scan_bit_ranges_avx2<3>(v, i0, i1, ranges.data(), keep);
+        default:
+            return scan_bit_ranges_avx2<kRangesPerScan>(v, i0, i1, ranges.data(), keep);
+        }
+    }
+#endif
     switch (ranges.size()) {
     case 1:
         return scan_bit_ranges<1>(v, i0, i1, ranges.data(), keep);
