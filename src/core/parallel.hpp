@@ -15,6 +15,12 @@
 
 namespace tilegen {
 
+// The items per block of parallel_for (the last block may hold fewer): blocks start at multiples.
+inline int items_per_block(int n, int threads) {
+    threads = std::clamp(threads, 1, std::max(1, n));
+    return std::max(1, (n + threads - 1) / threads);
+}
+
 // threads <= 1 runs inline. `body(begin, end)` handles items begin..end-1.
 inline void parallel_for(int n, int threads, const std::function<void(int, int)>& body) {
     threads = std::clamp(threads, 1, std::max(1, n));
@@ -24,7 +30,7 @@ inline void parallel_for(int n, int threads, const std::function<void(int, int)>
     }
     std::vector<std::thread> pool;
     pool.reserve(static_cast<std::size_t>(threads - 1));
-    const int per = (n + threads - 1) / threads;
+    const int per = items_per_block(n, threads);
     for (int t = 1; t < threads; ++t) {
         const int begin = t * per, end = std::min(n, begin + per);
         if (begin < end) pool.emplace_back(body, begin, end);
@@ -37,15 +43,18 @@ inline void parallel_for(int n, int threads, const std::function<void(int, int)>
 // parallel_for over rows 0..n-1 where each band of rows makes a value: body(y0, y1) returns it.
 // The values come back in band order (rows ascending), so whatever combines them in that order
 // gets the same answer at any thread count.
+// One slot per band (a band's first row is a multiple of items_per_block), not per row: values may
+// be large (the hydrology's pair buckets are 10 KiB each).
 template <class Body>
 auto parallel_bands(int n, int threads, Body&& body) -> std::vector<decltype(body(0, 0))> {
     using Value = decltype(body(0, 0));
-    std::vector<std::optional<Value>> by_first_row(static_cast<std::size_t>(std::max(n, 0)));
+    const int per = items_per_block(n, threads);
+    std::vector<std::optional<Value>> of_band(static_cast<std::size_t>(std::max(n, 0) / per + 1));
     parallel_for(n, threads, [&](int y0, int y1) {
-        by_first_row[static_cast<std::size_t>(y0)].emplace(body(y0, y1));
+        of_band[static_cast<std::size_t>(y0 / per)].emplace(body(y0, y1));
     });
     std::vector<Value> values;
-    for (std::optional<Value>& v : by_first_row)
+    for (std::optional<Value>& v : of_band)
         if (v) values.push_back(std::move(*v));
     return values;
 }

@@ -1,13 +1,37 @@
 // run_concurrently and start_task (parallel.hpp): both pieces run, with the promised thread
 // shares, on another thread only when there are threads to spare, and errors come back.
+// parallel_bands: one value per band, in row order, the bands covering the rows once.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/parallel.hpp"
 
 namespace tilegen {
+
+TEST_CASE("parallel_bands: one value per band, in row order, covering every row once") {
+    for (int n : {0, 1, 2, 5, 7, 100, 4096})
+        for (int threads : {0, 1, 2, 3, 7, 200}) {
+            CAPTURE(n);
+            CAPTURE(threads);
+            const std::vector<std::pair<int, int>> bands =
+                parallel_bands(n, threads, [](int y0, int y1) {
+                    return std::pair{y0, y1};
+                });
+            CHECK(bands.size() <= static_cast<std::size_t>(std::max(1, threads)));
+            int next = 0;
+            for (const auto& [y0, y1] : bands) {
+                CHECK(y0 == next);
+                CHECK(y1 > y0);
+                next = y1;
+            }
+            CHECK(next == n);
+            if (n > 0 && threads <= 1) CHECK(bands.size() == 1);
+        }
+}
 
 TEST_CASE("run_concurrently: thread shares, where each piece runs, errors") {
     for (int threads : {0, 1, 2, 3, 8}) {

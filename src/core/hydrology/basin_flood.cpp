@@ -4,7 +4,6 @@
 #include <array>
 #include <bit>
 #include <cstring>
-#include <optional>
 #include <span>
 #include <utility>
 
@@ -405,19 +404,10 @@ PairBuckets bucket_pairs_of_rows(const Grid<std::uint16_t>& level_grid,
 // so Kruskal's algorithm passes over it and the tree is the same at any thread count.
 std::vector<PairBuckets> bucket_pairs(const Grid<std::uint16_t>& level,
                                       const Grid<std::uint32_t>& basin, int threads) {
-    const auto h = static_cast<std::uint32_t>(level.height());
-    const auto bands =
-        static_cast<std::uint32_t>(std::clamp(threads, 1, std::max(1, level.height())));
-    std::vector<std::optional<PairBuckets>> of_band(bands);
-    parallel_for(static_cast<int>(bands), static_cast<int>(bands), [&](int b0, int b1) {
-        for (auto b = static_cast<std::uint32_t>(b0); b < static_cast<std::uint32_t>(b1); ++b)
-            of_band[b].emplace(
-                bucket_pairs_of_rows(level, basin, h * b / bands, h * (b + 1) / bands));
+    return parallel_bands(level.height(), threads, [&](int y0, int y1) {
+        return bucket_pairs_of_rows(level, basin, static_cast<std::uint32_t>(y0),
+                                    static_cast<std::uint32_t>(y1));
     });
-    std::vector<PairBuckets> pairs;
-    for (std::optional<PairBuckets>& band : of_band)
-        pairs.push_back(std::move(*band));
-    return pairs;
 }
 
 } // namespace
