@@ -26,8 +26,10 @@ namespace {
 // falling), so a flood from the pit over the basin's raised cells finds them. Each basin is
 // flooded until one of its cells is wet (in or beside an `into` cell: its group is no lake; sea
 // basins stop at their pit), so only the dry depressions (a few % of the cells) are read whole,
-// never the whole map. Single-threaded, basins in order: the same at any thread count.
-void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
+// never the whole map. Ranges of basins on `threads` threads: a basin's flood marks its own cells
+// only; a range skips the basins of groups it found wet, so ranges may flood more basins than one
+// pass, whose cells are unmarked again like any other of a wet group: the same lakes at any count.
+void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int threads) {
     const int w = f.level.width(), h = f.level.height();
     const std::size_t basins = f.basins;
     const std::uint16_t* lv = f.level.cells().data();
@@ -42,70 +44,93 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out) {
     // Only interior cells are flooded (the edge cells are all of basin 0): their 4-neighbours
     // lie on the map.
     auto wet = [&](std::size_t c) {
-        return (into[c] | into[c - uw] | into[c - 1] | into[c + 1] | into[c + uw]) != 0;
+        return (into[c] | into[c - uw] | into[c - 1] | into[c + uw] | into[c + 1]) != 0;
     };
     // Marks the cells flooded (1), then keeps the mark on the lakes' cells only.
     out.lake_mask = Grid<std::uint8_t>(w, h, 0);
     std::uint8_t* mask = out.lake_mask.cells().data();
-    std::vector<std::uint8_t> group_wet(basins, 0);
-    std::vector<std::uint64_t> area(basins, 0);
-    std::vector<std::uint32_t> cells; // flooded cells, basin after basin
     struct Flooded {
         std::uint32_t basin;
         std::size_t begin, end; // its cells in `cells`
         bool whole;             // all its raised cells (no wet one met)
     };
-    std::vector<Flooded> flooded;
-    for (std::uint32_t b = 1; b < basins; ++b) {
-        const std::uint32_t g = group[b], pit = f.pit[b];
-        const std::uint16_t wb = water[b];
-        if (group_wet[g] || !(wb > lv[pit])) continue;
-        const std::size_t begin = cells.size();
-        cells.push_back(pit);
-        mask[pit] = 1;
-        bool whole = true;
-        for (std::size_t k = begin; k < cells.size(); ++k) {
-            const std::size_t c = cells[k];
-            if (wet(c)) {
-                whole = false;
-                break;
-            }
-            auto visit = [&](std::size_t q) {
-                if (!mask[q] && basin[q] == b && wb > lv[q]) {
-                    mask[q] = 1;
-                    cells.push_back(static_cast<std::uint32_t>(q));
+    struct Floods {
+        std::vector<std::uint8_t> group_wet; // per group: a basin of it met a wet cell
+        std::vector<std::uint64_t> area;     // per group: the cells of its whole floods
+        std::vector<std::uint32_t> cells;    // flooded cells, basin after basin
+        std::vector<Flooded> flooded;
+    };
+    // Basins 1.. in `parts` ranges, one per thread.
+    const int parts = std::max(1, threads);
+    auto range_start = [&](int p) {
+        return static_cast<std::uint32_t>(1 + (basins - 1) * static_cast<std::size_t>(p) /
+                                                  static_cast<std::size_t>(parts));
+    };
+    const std::vector<Floods> ranges = parallel_bands(parts, parts, [&](int p0, int p1) {
+        Floods r{
+            std::vector<std::uint8_t>(basins, 0), std::vector<std::uint64_t>(basins, 0), {}, {}};
+        for (std::uint32_t b = range_start(p0); b < range_start(p1); ++b) {
+            const std::uint32_t g = group[b], pit = f.pit[b];
+            const std::uint16_t wb = water[b];
+            if (r.group_wet[g] || !(wb > lv[pit])) continue;
+            const std::size_t begin = r.cells.size();
+            r.cells.push_back(pit);
+            mask[pit] = 1;
+            bool whole = true;
+            for (std::size_t k = begin; k < r.cells.size(); ++k) {
+                const std::size_t c = r.cells[k];
+                if (wet(c)) {
+                    whole = false;
+                    break;
                 }
-            };
-            visit(c - uw);
-            visit(c - 1);
-            visit(c + 1);
-            visit(c + uw);
+                auto visit = [&](std::size_t q) {
+                    if (!mask[q] && basin[q] == b && wb > lv[q]) {
+                        mask[q] = 1;
+                        r.cells.push_back(static_cast<std::uint32_t>(q));
+                    }
+                };
+                visit(c - uw);
+                visit(c - 1);
+                visit(c + 1);
+                visit(c + uw);
+            }
+            if (whole)
+                r.area[g] += r.cells.size() - begin;
+            else
+                r.group_wet[g] = 1;
+            r.flooded.push_back({b, begin, r.cells.size(), whole});
         }
-        if (whole)
-            area[g] += cells.size() - begin;
-        else
-            group_wet[g] = 1;
-        flooded.push_back({b, begin, cells.size(), whole});
-    }
+        return r;
+    });
+    // The ranges' findings joined: a group is wet when any range found it so; the area of a dry
+    // group is the sum of its basins' floods (no range skipped one of them).
+    std::vector<std::uint8_t> group_wet(basins, 0);
+    std::vector<std::uint64_t> area(basins, 0);
+    for (const Floods& r : ranges)
+        for (std::size_t g = 0; g < basins; ++g) {
+            group_wet[g] |= r.group_wet[g];
+            area[g] += r.area[g];
+        }
     // Lakes: the dry groups of at least min_area cells. Per lake its open cells (not `into`: the
     // ones the lake class takes; none, as it holds no `into` cell) and its first cell.
     constexpr std::uint32_t kNone = 0xffffffffu;
     std::vector<std::uint32_t> first(basins, kNone);
     std::vector<std::uint64_t> open(basins, 0);
-    for (const Flooded& fl : flooded) {
-        const std::uint32_t g = group[fl.basin];
-        const bool lake =
-            fl.whole && !group_wet[g] && area[g] >= static_cast<std::uint64_t>(min_area);
-        for (std::size_t k = fl.begin; k < fl.end; ++k) {
-            const std::uint32_t c = cells[k];
-            if (!lake) {
-                mask[c] = 0;
-                continue;
+    for (const Floods& r : ranges)
+        for (const Flooded& fl : r.flooded) {
+            const std::uint32_t g = group[fl.basin];
+            const bool lake =
+                fl.whole && !group_wet[g] && area[g] >= static_cast<std::uint64_t>(min_area);
+            for (std::size_t k = fl.begin; k < fl.end; ++k) {
+                const std::uint32_t c = r.cells[k];
+                if (!lake) {
+                    mask[c] = 0;
+                    continue;
+                }
+                first[g] = std::min(first[g], c);
+                open[g] += into[c] ? 0 : 1;
             }
-            first[g] = std::min(first[g], c);
-            open[g] += into[c] ? 0 : 1;
         }
-    }
     for (std::size_t g = 0; g < basins; ++g)
         if (first[g] != kNone) out.lakes.push_back({first[g], open[g]});
     std::sort(out.lakes.begin(), out.lakes.end(),
@@ -351,7 +376,7 @@ void flow_rivers(const Grid<float>& heights, const Grid<float>* rain, const Rive
     auto is_into = [into](std::size_t c) { return into[c] != 0; };
     const int w = heights.width(), h = heights.height();
     const std::size_t n = heights.size();
-    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out);
+    if (s.lake_min_area > 0) find_lakes(f, s.lake_min_area, out, threads);
     // Only the drainage is read from here on: the rest's memory serves the accumulation.
     f.basin = Grid<std::uint32_t>();
     f.level = Grid<std::uint16_t>();
@@ -557,7 +582,7 @@ HydrologyResult run_hydrology_in_place(Grid<float>& heights, const Grid<float>* 
             if (!collected) collect();
         }
         if (settings.method == RiverMethod::agents)
-            find_lakes(f, settings.lake_min_area, out);
+            find_lakes(f, settings.lake_min_area, out, threads);
         else
             flow_rivers(heights, rain, settings, seed, keep_flow, threads, std::move(f), out);
     }
