@@ -27,7 +27,8 @@
 // towards the stem cell belongs to the same river (so each river stays one 4-connected piece).
 // Invariants: no randomness beyond hashes of the seed, the cell-by-cell passes (quantising, the
 // descent after Kruskal, final basin labels, filling, in-degrees, the cells where rivers may end,
-// the basins' pairs) on `threads` threads by blocks of rows and the rest single-threaded
+// the basins' pairs) on `threads` threads by blocks of rows, the lakes' floods by ranges of
+// basins, and the rest single-threaded
 // (run_hydrology_in_place makes its `into` grid beside the flood's first steps, which do not read
 // it): identical on every run and at any thread count; along every stem and from each bank cell to
 // the cell it drains into, the carved height never rises; stems are 4-connected and disjoint;
