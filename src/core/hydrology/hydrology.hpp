@@ -28,15 +28,14 @@
 // Invariants: no randomness beyond hashes of the seed, the cell-by-cell passes (quantising, the
 // descent after Kruskal, final basin labels, filling, in-degrees, the cells where rivers may end,
 // the basins' pairs) on `threads` threads by blocks of rows, the lakes' floods by ranges of
-// basins, and the rest single-threaded
-// (run_hydrology_in_place makes its `into` grid beside the flood's first steps, which do not read
-// it): identical on every run and at any thread count; along every stem and from each bank cell to
-// the cell it drains into, the carved height never rises; stems are 4-connected and disjoint;
-// widths never shrink downstream. Cost: O(n) (bucket queue over 16-bit levels) plus O(r log r) for
-// the r river cells. Memory: at most about 10 bytes per cell of map-sized temporaries at once
-// (levels 2, basins 4, the descent 1 and the pairs' buckets about 3; 9 with threads >= 2, where
-// `into` runs beside the flood and the descent is made again after the pairs, basin_flood.hpp); the
-// heights are carved in place.
+// basins, and the rest single-threaded (run_hydrology_in_place makes its `into` grid beside the
+// flood's first steps, which do not read it): identical on every run and at any thread count; along
+// every stem and from each bank cell to the cell it drains into, the carved height never rises;
+// stems are 4-connected and disjoint; widths never shrink downstream. Cost: O(n) (bucket queue over
+// 16-bit levels) plus O(r log r) for the r river cells. Memory: at most about 10 bytes per cell of
+// map-sized temporaries at once (levels 2, basins 4, the descent 1 and the pairs' buckets about 3;
+// 9 with threads >= 2, where `into` runs beside the flood and the descent is made again after the
+// pairs, basin_flood.hpp); the heights are carved in place.
 #pragma once
 
 #include <cstddef>
