@@ -44,7 +44,7 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int thre
     // Only interior cells are flooded (the edge cells are all of basin 0): their 4-neighbours
     // lie on the map.
     auto wet = [&](std::size_t c) {
-        return (into[c] | into[c - uw] | into[c - 1] | into[c + uw] | into[c + 1]) != 0;
+        return (into[c] | into[c - uw] | into[c - 1] | into[c + 1] | into[c + uw]) != 0;
     };
     // Marks the cells flooded (1), then keeps the mark on the lakes' cells only.
     out.lake_mask = Grid<std::uint8_t>(w, h, 0);
@@ -83,8 +83,9 @@ void find_lakes(const FlowField& f, int min_area, HydrologyResult& out, int thre
                     whole = false;
                     break;
                 }
+                // The basin first: another range's thread may be marking a cell of another basin.
                 auto visit = [&](std::size_t q) {
-                    if (!mask[q] && basin[q] == b && wb > lv[q]) {
+                    if (basin[q] == b && !mask[q] && wb > lv[q]) {
                         mask[q] = 1;
                         r.cells.push_back(static_cast<std::uint32_t>(q));
                     }
