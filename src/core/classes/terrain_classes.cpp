@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -214,33 +215,32 @@ template <std::size_t W, class Keep>
 
 constexpr std::size_t kRangesPerScan = 4;
 
+// scan_bit_ranges (AVX2 where the processor has it, else SSE2) for 1 to kRangesPerScan ranges.
 template <class Keep>
 std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1,
                             std::span<const BitRange> ranges, const Keep& keep) {
-#if defined(TILEGEN_HAVE_AVX2_SCAN)
-    if (__builtin_cpu_supports("avx2")) {
+    // Calls scan(integral_constant W) with W the number of ranges (at most kRangesPerScan).
+    const auto by_count = [&](const auto& scan) {
         switch (ranges.size()) {
         case 1:
-            return scan_bit_ranges_avx2<1>(v, i0, i1, ranges.data(), keep);
+            return scan(std::integral_constant<std::size_t, 1>{});
         case 2:
-            return scan_bit_ranges_avx2<2>(v, i0, i1, ranges.data(), keep);
+            return scan(std::integral_constant<std::size_t, 2>{});
         case 3:
-            return scan_bit_ranges_avx2<3>(v, i0, i1, ranges.data(), keep);
+            return scan(std::integral_constant<std::size_t, 3>{});
         default:
-            return scan_bit_ranges_avx2<kRangesPerScan>(v, i0, i1, ranges.data(), keep);
+            return scan(std::integral_constant<std::size_t, kRangesPerScan>{});
         }
-    }
+    };
+#if defined(TILEGEN_HAVE_AVX2_SCAN)
+    if (__builtin_cpu_supports("avx2"))
+        return by_count([&](auto w) {
+            return scan_bit_ranges_avx2<decltype(w)::value>(v, i0, i1, ranges.data(), keep);
+        });
 #endif
-    switch (ranges.size()) {
-    case 1:
-        return scan_bit_ranges<1>(v, i0, i1, ranges.data(), keep);
-    case 2:
-        return scan_bit_ranges<2>(v, i0, i1, ranges.data(), keep);
-    case 3:
-        return scan_bit_ranges<3>(v, i0, i1, ranges.data(), keep);
-    default:
-        return scan_bit_ranges<kRangesPerScan>(v, i0, i1, ranges.data(), keep);
-    }
+    return by_count([&](auto w) {
+        return scan_bit_ranges<decltype(w)::value>(v, i0, i1, ranges.data(), keep);
+    });
 }
 #endif
 

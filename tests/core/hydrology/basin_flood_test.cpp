@@ -131,26 +131,25 @@ TEST_CASE("basin flood: pairs in Kruskal's order, none needed left out") {
         CAPTURE(trial);
         Grid<std::uint32_t> basin;
         (void)label_basins(descend(level), basin);
+        const auto& lv = level.cells();
+        const auto& b = basin.cells();
+        // Every pair of neighbours in different basins, in scan order (horizontal first).
+        struct Plain {
+            std::uint32_t p, q;
+            std::uint8_t vertical;
+        };
+        std::vector<Plain> all;
+        for (std::uint32_t c = 0; c < level.size(); ++c) {
+            if (c % w + 1 < w && b[c] != b[c + 1]) all.push_back({c, c + 1, 0});
+            if (c + w < level.size() && b[c] != b[c + w]) all.push_back({c, c + w, 1});
+        }
+        auto key = [](std::uint16_t cost, std::uint32_t p, std::uint8_t vertical) {
+            return (static_cast<std::uint64_t>(cost) << 33) | (std::uint64_t{p} << 1) | vertical;
+        };
         // By bands of rows on 1, 2 and 3 threads: the same properties (a few more pairs kept).
         for (int threads : {1, 2, 3}) {
             CAPTURE(threads);
             const std::vector<BasinPair> pairs = basin_pairs(level, basin, threads);
-            const auto& lv = level.cells();
-            const auto& b = basin.cells();
-            // Every pair of neighbours in different basins, in scan order (horizontal first).
-            struct Plain {
-                std::uint32_t p, q;
-                std::uint8_t vertical;
-            };
-            std::vector<Plain> all;
-            for (std::uint32_t c = 0; c < level.size(); ++c) {
-                if (c % w + 1 < w && b[c] != b[c + 1]) all.push_back({c, c + 1, 0});
-                if (c + w < level.size() && b[c] != b[c + w]) all.push_back({c, c + w, 1});
-            }
-            auto key = [](std::uint16_t cost, std::uint32_t p, std::uint8_t vertical) {
-                return (static_cast<std::uint64_t>(cost) << 33) | (std::uint64_t{p} << 1) |
-                       vertical;
-            };
             std::map<std::uint64_t, std::size_t> position; // key -> index in `pairs`
             for (std::size_t i = 0; i < pairs.size(); ++i) {
                 const BasinPair& e = pairs[i];
