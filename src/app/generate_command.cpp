@@ -745,8 +745,9 @@ int run_generate(const Args& args) {
                       << "\n";
         if (reduction > 1)
             print_diagnostics({run_note("the map is too large for a full-size PNG; the preview "
-                                        "shows every " +
-                                        std::to_string(reduction) + "th pixel")});
+                                        "is 1/" +
+                                        std::to_string(reduction) + " of its size, one pixel of " +
+                                        std::to_string(reduction) + " along each side")});
         std::cerr << "wrote " << tmx_path.string()
                   << (want_png ? " and " + png_path.string() : std::string()) << " ("
                   << result.map.width << "x" << result.map.height << ", seed " << result.seed

@@ -33,6 +33,20 @@ TEST_CASE("generate writes TMX, TSX, atlas and PNG, and a JSON summary") {
     CHECK(png->height() == 24 * 8);
 }
 
+TEST_CASE("a map wider than 16384 pixels gets a reduced preview, and the note says by how much") {
+    Fixture f; // 8-pixel tiles: 4200 cells are 33 600 pixels, a third of it fits
+    auto r = f.generate("map.toml -o out.tmx --size 4200x3");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("note: the map is too large for a full-size PNG; the preview is 1/3 of its "
+                     "size, one pixel of 3 along each side") != std::string::npos);
+    Diagnostics d;
+    auto png = io::load_image(f.dir / "out.png", d);
+    REQUIRE(png);
+    CHECK(png->width() == 4200 * 8 / 3);
+    CHECK(png->height() == 3 * 8 / 3);
+}
+
 TEST_CASE("default output goes to out/<recipe name>.tmx and .png") {
     Fixture f;
     auto r = f.generate("map.toml");
