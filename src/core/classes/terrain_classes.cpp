@@ -16,6 +16,7 @@
 #define TILEGEN_HAVE_AVX2_SCAN 1
 #endif
 
+#include "core/cpu_features.hpp"
 #include "core/parallel.hpp"
 
 namespace tilegen {
@@ -183,7 +184,7 @@ std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1, cons
 }
 
 #if defined(TILEGEN_HAVE_AVX2_SCAN)
-// scan_bit_ranges sixteen cells a step (AVX2, run only where the processor has it): the same
+// scan_bit_ranges sixteen cells a step (AVX2, run only where avx2_enabled): the same
 // compares on vectors twice as wide, so the same cells kept in the same order.
 template <std::size_t W, class Keep>
 [[gnu::target("avx2")]] std::size_t scan_bit_ranges_avx2(const float* v, std::size_t i0,
@@ -215,7 +216,7 @@ template <std::size_t W, class Keep>
 
 constexpr std::size_t kRangesPerScan = 4;
 
-// scan_bit_ranges (AVX2 where the processor has it, else SSE2) for 1 to kRangesPerScan ranges.
+// scan_bit_ranges (AVX2 where avx2_enabled, else SSE2) for 1 to kRangesPerScan ranges.
 template <class Keep>
 std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1,
                             std::span<const BitRange> ranges, const Keep& keep) {
@@ -233,7 +234,7 @@ std::size_t scan_bit_ranges(const float* v, std::size_t i0, std::size_t i1,
         }
     };
 #if defined(TILEGEN_HAVE_AVX2_SCAN)
-    if (__builtin_cpu_supports("avx2"))
+    if (avx2_enabled())
         return by_count([&](auto w) {
             return scan_bit_ranges_avx2<decltype(w)::value>(v, i0, i1, ranges.data(), keep);
         });

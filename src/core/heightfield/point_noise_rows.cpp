@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/cpu_features.hpp"
 #include "core/hash.hpp"
 #include "core/heightfield/point_noise.hpp"
 #include "core/parallel.hpp"
@@ -428,7 +429,7 @@ TILEGEN_KERNELS(4, avx2, [[gnu::target("avx2")]])
 
 bool PointNoiseRows::wide_kernels_available() {
 #if defined(TILEGEN_HAVE_AVX2_KERNELS)
-    return __builtin_cpu_supports("avx2");
+    return avx2_enabled();
 #else
     return false;
 #endif

@@ -39,7 +39,7 @@ class PointNoiseRows {
   public:
     PointNoiseRows(const NoiseSettings& s, std::uint64_t seed, int x, int width, bool wide = true);
     void row(int y, float* out);
-    static bool wide_kernels_available(); // AVX2 kernels built in and the processor has AVX2
+    static bool wide_kernels_available(); // AVX2 kernels built in and avx2_enabled()
 
   private:
     struct Octave {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/byte_bits.hpp"
+#include "core/cpu_features.hpp"
 #include "core/label_forest.hpp"
 #include "core/parallel.hpp"
 
@@ -30,13 +31,12 @@ std::uint8_t edge_drain(int x, int y, int h) {
 }
 
 // The descent of the interior cells 1..w-2 of a row: a branch-free minimum over N, W, E, S
-// (strictly lower only, the first of equals), which the compiler turns into vector code; compiled
-// twice, for AVX2 (16 cells a step, unsigned 16-bit minima: about 4x faster than the SSE2 code at
-// 4096^2) and for the build's target, and picked once by the processor (the same descent).
-[[gnu::target_clones("avx2", "default")]] void descend_row(const std::uint16_t* up,
-                                                           const std::uint16_t* mid,
-                                                           const std::uint16_t* dn,
-                                                           std::uint8_t* out, int w) {
+// (strictly lower only, the first of equals), which the compiler turns into vector code. Compiled
+// twice (descend_row): for AVX2 (16 cells a step, unsigned 16-bit minima: about 4x faster than the
+// SSE2 code at 4096^2) and for the build's target; both give the same descent.
+[[gnu::always_inline]] inline void descend_cells(const std::uint16_t* up, const std::uint16_t* mid,
+                                                 const std::uint16_t* dn, std::uint8_t* out,
+                                                 int w) {
     for (int x = 1; x < w - 1; ++x) {
         std::uint16_t best = mid[x];
         std::uint8_t d = kDrainPit;
@@ -48,6 +48,28 @@ std::uint8_t edge_drain(int x, int y, int h) {
         }
         out[x] = d;
     }
+}
+
+void descend_row_baseline(const std::uint16_t* up, const std::uint16_t* mid,
+                          const std::uint16_t* dn, std::uint8_t* out, int w) {
+    descend_cells(up, mid, dn, out, w);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+[[gnu::target("avx2")]] void descend_row_avx2(const std::uint16_t* up, const std::uint16_t* mid,
+                                              const std::uint16_t* dn, std::uint8_t* out, int w) {
+    descend_cells(up, mid, dn, out, w);
+}
+#define TILEGEN_HAVE_AVX2_DESCENT 1
+#endif
+
+// descend_row_avx2 where AVX2 is enabled (avx2_enabled), else descend_row_baseline.
+void descend_row(const std::uint16_t* up, const std::uint16_t* mid, const std::uint16_t* dn,
+                 std::uint8_t* out, int w) {
+#if defined(TILEGEN_HAVE_AVX2_DESCENT)
+    if (avx2_enabled()) return descend_row_avx2(up, mid, dn, out, w);
+#endif
+    descend_row_baseline(up, mid, dn, out, w);
 }
 
 // The last pair kept for two basins, at a column (horizontal pairs) or along a row (vertical ones).

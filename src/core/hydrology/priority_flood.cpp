@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/cpu_features.hpp"
 #include "core/parallel.hpp"
 
 #if defined(__SSE2__)
@@ -91,7 +92,7 @@ std::size_t quantise_sse2(const float* src, std::uint16_t* dst, std::size_t coun
         _mm256_min_pd(_mm256_max_pd(t, _mm256_setzero_pd()), _mm256_set1_pd(65535.0)));
 }
 
-// quantise_sse2 four doubles to a vector (AVX2, run only where the processor has it): the same
+// quantise_sse2 four doubles to a vector (AVX2, run only where avx2_enabled): the same
 // double operations in the same order, so the same levels.
 [[gnu::target("avx2")]] std::size_t quantise_avx2(const float* src, std::uint16_t* dst,
                                                   std::size_t count, float lo, double scale) {
@@ -108,11 +109,11 @@ std::size_t quantise_sse2(const float* src, std::uint16_t* dst, std::size_t coun
 }
 #endif
 
-// quantise_avx2 where the processor has AVX2, else quantise_sse2.
+// quantise_avx2 where AVX2 is enabled (avx2_enabled), else quantise_sse2.
 std::size_t quantise_wide(const float* src, std::uint16_t* dst, std::size_t count, float lo,
                           double scale) {
 #if defined(TILEGEN_HAVE_AVX2_QUANTISE)
-    if (__builtin_cpu_supports("avx2")) return quantise_avx2(src, dst, count, lo, scale);
+    if (avx2_enabled()) return quantise_avx2(src, dst, count, lo, scale);
 #endif
     return quantise_sse2(src, dst, count, lo, scale);
 }
