@@ -1,5 +1,6 @@
 // tilegen: the command-line program. Dispatches to a subcommand; see `tilegen --help`, whose usage
 // lines and command list are built from the subcommands' option tables (app/commands.hpp).
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,12 +13,15 @@ namespace {
 using namespace tilegen::app;
 
 std::string top_help() {
+    std::size_t name_width = 0; // the longest command name, then two spaces before its summary
+    for (const Command& c : all_commands())
+        name_width = std::max(name_width, c.spec().name.size() + 2);
     std::string usage, list;
     for (const Command& c : all_commands()) {
         const CommandSpec spec = c.spec();
         usage += "  " + usage_line(spec, 2) + "\n";
         std::string name = spec.name;
-        name.resize(11, ' ');
+        name.resize(name_width, ' ');
         list += "  " + name + spec.summary + "\n";
     }
     return "tilegen - 2D tile maps with autotiling\n\nUsage:\n" + usage +

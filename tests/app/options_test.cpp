@@ -224,6 +224,12 @@ TEST_CASE("options: --help of every command lists every option of its table, in 
         const app::CommandSpec spec = c.spec();
         CAPTURE(spec.name);
         CHECK(top.out.find("  tilegen " + spec.name + " " + spec.operands) != std::string::npos);
+        // The command list: the whole name, then at least two spaces and the summary.
+        const std::string entry = "\n  " + spec.name + "  ";
+        const std::size_t at = top.out.find(entry);
+        REQUIRE(at != std::string::npos);
+        const std::size_t summary = top.out.find_first_not_of(' ', at + entry.size());
+        CHECK(top.out.compare(summary, spec.summary.size(), spec.summary) == 0);
         for (const app::Option& o : spec.options)
             if (o.group == 0) CHECK_MESSAGE(has_word(top.out, o.names.front()), o.names.front());
     }
