@@ -45,6 +45,7 @@ tries included) plus "tmx" and "png".
 )";
     s.options = {
         {{"--size"}, "WxH", "map size in cells (default 1024x1024)", cell_size()},
+        recipe_seed_option(),
         {{"--threads"},
          "N",
          "worker threads (default: all hardware threads)",
@@ -74,6 +75,8 @@ int run_bench(const Args& args) {
     options.height = size.second;
     options.threads = resolve_threads(threads);
     options.keep_details = false; // as tilegen generate runs it
+    if (auto n = cl.integer("--seed")) options.seed = static_cast<std::uint64_t>(*n);
+    std::uint64_t seed = 0; // the seed the runs used
     const double cells = static_cast<double>(size.first) * size.second;
 
     std::map<std::string, std::vector<double>> samples;
@@ -81,6 +84,7 @@ int run_bench(const Args& args) {
     std::size_t tmx_bytes = 0, png_bytes = 0;
     for (int run = 0; run <= repeat; ++run) {
         GenerateResult result = generate_map(*project, options);
+        seed = result.seed;
         // The pipeline's stages, then the writers, timed by the same runner. Total: the pipeline's
         // own wall time (its stages and whatever runs between them, failed tries included), then
         // the writers.
@@ -133,7 +137,7 @@ int run_bench(const Args& args) {
         JsonWriter j;
         j.begin_object();
         j.key("recipe").value(project->recipe.path);
-        j.key("width").value(size.first).key("height").value(size.second);
+        j.key("width").value(size.first).key("height").value(size.second).key("seed").value(seed);
         j.key("threads").value(options.threads).key("repeat").value(repeat);
         j.key("stages").begin_array();
         for (const auto& stage : order) {
@@ -153,8 +157,10 @@ int run_bench(const Args& args) {
         j.end_object();
         std::cout << j.str() << "\n";
     } else {
-        std::printf("%s, %dx%d cells, %d thread(s), %d runs after a warm-up\n",
-                    project->recipe.path.c_str(), size.first, size.second, options.threads, repeat);
+        std::printf("%s, %dx%d cells, seed %llu, %d thread(s), %d run%s after a warm-up\n",
+                    project->recipe.path.c_str(), size.first, size.second,
+                    static_cast<unsigned long long>(seed), options.threads, repeat,
+                    repeat == 1 ? "" : "s");
         std::printf("%-12s %12s %12s %12s\n", "stage", "median ms", "min ms", "ns/cell");
         for (const auto& stage : order) {
             const auto& v = samples[stage];

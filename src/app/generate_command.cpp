@@ -194,7 +194,8 @@ CommandSpec generate_spec() {
         {{"--png"},
          "OUT.png|none",
          "the PNG preview (default: beside the TMX, OUT.png; \"none\": no preview). Maps larger "
-         "than 16384 pixels on a side get a reduced preview (every n-th pixel)",
+         "than 16384 pixels on a side get a preview 1/n of their size (one pixel of n along each "
+         "side, n the smallest that fits)",
          custom("a .png file or none",
                 [](const std::string& v) {
                     return v == "none" || std::filesystem::path(v).extension() == ".png";

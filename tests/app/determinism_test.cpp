@@ -58,6 +58,19 @@ TEST_CASE("bench prints every stage and valid JSON keys") {
     auto text = run_tilegen("bench --size 32x32 --repeat 1");
     CHECK(text.exit_code == 0);
     CHECK(text.out.find("peak memory") != std::string::npos);
+    // --seed: the seed is reported, and another seed times another map (its TMX is another size).
+    auto seeded = run_tilegen("bench --size 64x48 --repeat 1 --seed 11 --json");
+    REQUIRE(seeded.exit_code == 0);
+    CHECK(seeded.out.find("\"seed\":11,") != std::string::npos);
+    CHECK(r.out.find("\"seed\":7,") != std::string::npos); // the default recipe's [map] seed
+    const auto tmx_bytes = [](const std::string& out) {
+        const std::size_t at = out.find("\"tmx_bytes\":");
+        return at == std::string::npos ? std::string() : out.substr(at, out.find(',', at) - at);
+    };
+    CHECK(tmx_bytes(seeded.out) != tmx_bytes(r.out));
+    CHECK(run_tilegen("bench --size 32x32 --repeat 1 --seed 11").out.find(", seed 11, ") !=
+          std::string::npos);
+    CHECK(run_tilegen("bench --seed x").exit_code == 2);
     CHECK(run_tilegen("bench --repeat 0").exit_code == 2);
     CHECK(run_tilegen("bench --frobnicate").exit_code == 2);
 }
