@@ -724,16 +724,18 @@ void Viewer::draw_ui(sf::RenderTarget& target) {
     float right_edge = w - 8;
     if (build_) {
         const auto& layers = build_->result.map.layers;
-        std::vector<std::string> names;
-        float total = 0;
-        for (std::size_t i = 0; i < layers.size(); ++i) {
-            const bool shown = i >= 64 || ((settings_.visible_layers >> i) & 1u);
-            names.push_back((i < 9 ? std::to_string(i + 1) + ":" : "") + (shown ? "" : "(") +
-                            layers[i].name + (shown ? "" : ")"));
-            total += BitmapFont::text_width(names.back(), scale) + adv;
-        }
+        std::vector<std::string> layer_names;
+        for (const auto& layer : layers)
+            layer_names.push_back(layer.name);
         const std::string label = "layers ";
-        total += BitmapFont::text_width(label, scale);
+        // The right half of the line, less the label.
+        const std::size_t half = columns(std::max(0.0f, w / 2 - 8));
+        const std::size_t room = half > label.size() ? half - label.size() : 0;
+        const std::vector<std::string> names =
+            layer_labels(layer_names, settings_.visible_layers, settings_.focus_layer, room);
+        float total = BitmapFont::text_width(label, scale);
+        for (const std::string& name : names)
+            total += BitmapFont::text_width(name, scale) + adv;
         float x = std::max(w / 2, w - 8 - total);
         right_edge = x - adv;
         const float y = top + 4 + lh;
@@ -1014,6 +1016,27 @@ int Viewer::run(Diagnostics& diags) {
 }
 
 } // namespace
+
+std::vector<std::string> layer_labels(const std::vector<std::string>& names, std::uint64_t visible,
+                                      int focus, std::size_t columns) {
+    auto shown = [visible](std::size_t i) { return i >= 64 || ((visible >> i) & 1u) != 0; };
+    auto label = [&](std::size_t i, bool compact) {
+        const auto dim = [&](const std::string& s) { return shown(i) ? s : "(" + s + ")"; };
+        const std::string key = i < 9 ? std::to_string(i + 1) : "";
+        if (compact) return dim(key.empty() ? names[i].substr(0, 3) : key);
+        return key.empty() ? dim(names[i]) : key + ":" + dim(names[i]);
+    };
+    std::vector<std::string> labels;
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        labels.push_back(label(i, false));
+        width += labels.back().size() + 1;
+    }
+    if (width <= columns) return labels;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        if (static_cast<int>(i) != focus) labels[i] = label(i, true);
+    return labels;
+}
 
 const char* key_help() {
     return kKeyHelp;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/project.hpp"
 #include "viewer/map_renderer.hpp"
@@ -49,6 +50,15 @@ struct ViewerOptions {
 // diagnostics. Why the exit code is not 0 (no display, no window, an unwritable --frame-log or
 // --screenshot) is appended to `diags`, for the caller to print.
 [[nodiscard]] int run_viewer(const ViewerOptions& options, Project project, Diagnostics& diags);
+
+// The status bar's labels of the map's layers: "N:name" for the first nine (N: the key that shows
+// or hides it), "name" after them; a hidden layer's name (or number) in parentheses. When those
+// labels (each followed by a space) take more than `columns`, every layer but the focused one
+// (`focus`, -1: none) is labelled by its number alone (the first three letters of its name past the
+// ninth), so the focused layer's name and every layer's key still fit. visible: bit i set when
+// layer i is shown (layers from 64 on are always shown).
+std::vector<std::string> layer_labels(const std::vector<std::string>& names, std::uint64_t visible,
+                                      int focus, std::size_t columns);
 
 // The key list shown by H / F1 (and printed by `tilegen view --help`).
 const char* key_help();

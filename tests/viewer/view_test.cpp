@@ -15,6 +15,7 @@
 #include "core/image.hpp"
 #include "io/png.hpp"
 #include "test_support.hpp"
+#include "viewer/viewer.hpp"
 
 namespace {
 
@@ -249,4 +250,30 @@ cat view.rc
          at = err.find("tilegen view: generated", at + 1))
         ++count;
     CHECK(count == 2);
+}
+
+TEST_CASE("view: the status bar's layer labels keep every key and the focused layer's name when "
+          "the names do not fit") {
+    using tilegen::viewer::layer_labels;
+    const std::vector<std::string> nine = {"deep",  "water",  "river", "sand",  "dirt",
+                                           "grass", "forest", "rock",  "bridge"};
+    const std::uint64_t all = ~std::uint64_t{0}, no_water = all & ~std::uint64_t{2};
+    // Room for all: "N:name", hidden ones in parentheses.
+    const auto labels = layer_labels(nine, no_water, 0, 200);
+    CHECK(labels == std::vector<std::string>{"1:deep", "2:(water)", "3:river", "4:sand", "5:dirt",
+                                             "6:grass", "7:forest", "8:rock", "9:bridge"});
+    // Exactly the room the full labels take (each and a space): still full; one less: compact.
+    std::size_t full = 0;
+    for (const auto& l : labels)
+        full += l.size() + 1;
+    CHECK(layer_labels(nine, no_water, 5, full) == labels);
+    const auto compact = layer_labels(nine, no_water, 5, full - 1);
+    CHECK(compact == std::vector<std::string>{"1", "(2)", "3", "4", "5", "6:grass", "7", "8", "9"});
+    // No focus: every layer by its number; past the ninth, the first three letters of the name.
+    std::vector<std::string> eleven = nine;
+    eleven.push_back("decoration");
+    eleven.push_back("top");
+    const auto many = layer_labels(eleven, all & ~(std::uint64_t{1} << 9), -1, 10);
+    CHECK(many ==
+          std::vector<std::string>{"1", "2", "3", "4", "5", "6", "7", "8", "9", "(dec)", "top"});
 }
