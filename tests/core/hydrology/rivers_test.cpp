@@ -206,9 +206,9 @@ void check_map(const Project& project, std::uint64_t seed, Tally& tally) {
 } // namespace
 
 TEST_CASE("rivers: 200 seeds of overworld and archipelago flow downhill into the sea or lakes") {
-    for (const char* name : {"samples/overworld.toml", "samples/archipelago.toml",
-                             "samples/overworld-corners.toml",
-                             "tests/data/rivers/overworld-agents.toml"}) {
+    for (const char* name :
+         {"samples/overworld.toml", "samples/archipelago.toml", "samples/overworld-corners.toml",
+          "tests/data/rivers/overworld-agents.toml"}) {
         const auto project = rivers_recipe(name);
         REQUIRE(project);
         Tally tally;
