@@ -23,7 +23,7 @@ std::string where(const Rule& r) {
 CommandSpec check_spec() {
     CommandSpec s;
     s.name = "check";
-    s.summary = "Lint a recipe's rules: errors, uncovered neighbourhoods, shadowed and duplicates.";
+    s.summary = "Lint rules: errors, uncovered neighbourhoods, shadowed and duplicate rules.";
     s.operands = "[RECIPE]";
     s.about =
         R"(Lints the recipe's rule files without generating a map (no RECIPE: the built-in default):
