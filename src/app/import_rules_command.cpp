@@ -24,6 +24,8 @@ neighbour), tiles of one colour only become that colour's fallback, tiles with t
 its weighted alternatives (their Tiled probability). The colour a tile stands on is its 'terrain'
 property (tilegen writes one) or the one colour the blob convention allows. Symbols are the
 recipe's (--recipe: colours must be named like its terrains) or the colour names' first letters.
+A corner set (Wang set type "corner") becomes a corner layer: each tile the 2x2 rule of its four
+corner colours, standing where those four cells meet.
 )";
     s.options = {
         {{"-o", "--output"},

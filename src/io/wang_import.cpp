@@ -163,6 +163,10 @@ std::optional<WangImport> import_wang_rules(std::string_view tsx_text, const std
         used.insert(symbol[i]);
     }
     if (diags.size() > errors_before) return std::nullopt;
+    // A corner set (Tiled's type "corner": colours on the tile's corners only) becomes a corner
+    // layer: each tile sits where four cells meet and its corner colours are those cells.
+    const char* set_type = set->Attribute("type");
+    const bool corner_set = set_type && std::string_view(set_type) == "corner";
     auto colour_of_terrain = [&](const std::string& v) -> int {
         for (std::size_t i = 0; i < color_names.size(); ++i)
             if (color_names[i] == v || (v.size() == 1 && symbol[i] == v[0]))
@@ -211,6 +215,10 @@ std::optional<WangImport> import_wang_rules(std::string_view tsx_text, const std
             continue;
         }
         std::copy(values.begin(), values.end(), t.colors.begin());
+        if (corner_set) { // no centre: the tile stands on the corner, between four cells
+            tiles.push_back(t);
+            continue;
+        }
         const std::string terrain = property_of(element_of(t.id), "terrain");
         if (!terrain.empty()) t.centre = colour_of_terrain(terrain);
         if (!t.centre) {
@@ -239,17 +247,30 @@ std::optional<WangImport> import_wang_rules(std::string_view tsx_text, const std
     std::vector<std::set<int>> lower(static_cast<std::size_t>(ncolors) + 1);
     for (const auto& t : tiles)
         for (int c : t.colors)
-            if (c && c != t.centre) lower[static_cast<std::size_t>(t.centre)].insert(c);
+            if (!corner_set && c && c != t.centre)
+                lower[static_cast<std::size_t>(t.centre)].insert(c);
 
     auto sym = [&](int c) { return std::string(1, symbol[static_cast<std::size_t>(c - 1)]); };
     // Rules in tile order; equal patterns gather their tiles.
     std::vector<std::string> patterns;
     std::vector<std::vector<std::pair<std::string, double>>> targets;
+    // A corner tile's 2x2 pattern: its top-left, top-right, bottom-left and bottom-right colours
+    // (Wang id positions 7, 1, 5 and 3; 0, unset, is `?`).
+    auto corner_pattern = [&](const WangTile& t) {
+        auto at = [&](int pos) {
+            const int colour = t.colors[static_cast<std::size_t>(pos)];
+            return colour ? sym(colour) : std::string("?");
+        };
+        return at(7) + at(1) + " " + at(5) + at(3);
+    };
     for (const auto& t : tiles) {
-        const bool plain = std::all_of(t.colors.begin(), t.colors.end(),
-                                       [&](int c) { return c == 0 || c == t.centre; });
+        const bool plain = !corner_set && std::all_of(t.colors.begin(), t.colors.end(), [&](int c) {
+            return c == 0 || c == t.centre;
+        });
         std::string pattern;
-        if (plain) {
+        if (corner_set) {
+            pattern = corner_pattern(t);
+        } else if (plain) {
             pattern = sym(t.centre);
         } else {
             std::string cell[3][3];
@@ -304,7 +325,12 @@ std::optional<WangImport> import_wang_rules(std::string_view tsx_text, const std
                 " by tilegen import-rules.\n# Classes (Wang colours):";
     for (std::size_t i = 0; i < color_names.size(); ++i)
         out.rules += std::string(" ") + symbol[i] + "=" + color_names[i];
-    out.rules += "\n# A tile stands on its centre colour; a plain tile is its colour's fallback.\n";
+    out.rules += corner_set
+                     ? "\n# A corner layer (the Wang set's type is corner): each tile stands where "
+                       "four cells meet,\n# its corners' colours the classes of those cells "
+                       "(docs/rules.md, Corner layers).\n"
+                     : "\n# A tile stands on its centre colour; a plain tile is its colour's "
+                       "fallback.\n";
     std::size_t width = 0;
     for (const auto& p : patterns)
         width = std::max(width, p.size());

@@ -16,7 +16,9 @@
 //           set has no tile for. Tiles with the same rule are one rule with their Tiled
 //           `probability` as weights. Rules are written in tile order (tilegen then tries the
 //           most specific first). Tiles with transformations, and colour 0 (unset) positions,
-//           leave that position `?`.
+//           leave that position `?`. A set of type "corner" (colours on the tiles' corners only)
+//           becomes a corner layer instead: each tile the 2x2 rule of its top-left, top-right,
+//           bottom-left and bottom-right colours (`?` where unset), with no centre colour.
 //   invariants  pure: the same text gives the same rules.
 #pragma once
 

@@ -368,9 +368,15 @@ TEST_CASE("export-rules: the rules applied as Tiled applies them draw tilegen's 
     }
 }
 
-TEST_CASE("import-rules: the two-terrain Wang set tilegen writes reproduces the hand-written map") {
+namespace {
+
+// generate writes `sample`'s map with its Wang set; import-rules reads the set back (`tiles` Wang
+// tiles); the sample's recipe with the imported rules and manifest in place of `rules` and
+// `manifest` then draws the same tiles (by name, with the same flips) on every layer cell.
+void check_import_round_trip(const std::string& sample, const std::string& rules,
+                             const std::string& manifest, int tiles) {
     test::TempDir dir;
-    const fs::path recipe = test::source_dir() / "samples" / "two-terrain.toml";
+    const fs::path recipe = test::source_dir() / "samples" / sample;
     auto r = test::run_tilegen("generate " + test::shell_quote(recipe.string()) + " -o " +
                                test::shell_quote((dir / "tt.tmx").string()));
     REQUIRE(r.exit_code == 0);
@@ -381,7 +387,7 @@ TEST_CASE("import-rules: the two-terrain Wang set tilegen writes reproduces the 
     for (const auto& x : d)
         FAIL_CHECK(format_diagnostic(x));
     REQUIRE(imported);
-    CHECK(imported->tiles == 17);
+    CHECK(imported->tiles == tiles);
     test::write_text(dir / "tt.rules", imported->rules);
     test::write_text(dir / "tt-import.toml", imported->manifest);
     // The sample's recipe with the imported rules and manifest.
@@ -391,8 +397,8 @@ TEST_CASE("import-rules: the two-terrain Wang set tilegen writes reproduces the 
         REQUIRE(at != std::string::npos);
         text.replace(at, from.size(), to);
     };
-    replace("\"../rules/two-terrain-17.rules\"", "\"tt.rules\"");
-    replace("\"../tilesets/two-terrain/tileset.toml\"", "\"tt-import.toml\"");
+    replace("\"" + rules + "\"", "\"tt.rules\"");
+    replace("\"" + manifest + "\"", "\"tt-import.toml\"");
     test::write_text(dir / "imported.toml", text);
     Diagnostics d1, d2;
     auto original = io::load_project(recipe, io::DiskFiles{}, d1);
@@ -410,17 +416,47 @@ TEST_CASE("import-rules: the two-terrain Wang set tilegen writes reproduces the 
         REQUIRE(a.map.layers.size() == 1);
         REQUIRE(b.map.layers.size() == 1);
         CHECK(b.unmatched == 0);
-        // Same tile names cell for cell (the two atlases index the same image slots).
+        // Same tile names cell for cell (the two atlases index the same image slots); a corner
+        // layer has a tile more each way than the map has cells.
+        const Grid<Gid>& ta = a.map.layers[0].tiles;
+        const Grid<Gid>& tb = b.map.layers[0].tiles;
+        REQUIRE(tb.width() == ta.width());
+        REQUIRE(tb.height() == ta.height());
         int differ = 0;
-        for (int y = 0; y < a.map.height; ++y)
-            for (int x = 0; x < a.map.width; ++x) {
-                const Gid ga = a.map.layers[0].tiles(x, y), gb = b.map.layers[0].tiles(x, y);
+        for (int y = 0; y < ta.height(); ++y)
+            for (int x = 0; x < ta.width(); ++x) {
+                const Gid ga = ta(x, y), gb = tb(x, y);
                 differ += a.map.atlas.names[static_cast<std::size_t>(atlas_index_of(ga))] !=
                               b.map.atlas.names[static_cast<std::size_t>(atlas_index_of(gb))] ||
                           (ga & kFlipMask) != (gb & kFlipMask);
             }
         CHECK(differ == 0);
     }
+}
+
+} // namespace
+
+TEST_CASE("import-rules: the two-terrain Wang set tilegen writes reproduces the hand-written map") {
+    check_import_round_trip("two-terrain.toml", "../rules/two-terrain-17.rules",
+                            "../tilesets/two-terrain/tileset.toml", 17);
+}
+
+TEST_CASE("import-rules: a corner Wang set becomes a corner layer that reproduces the map") {
+    check_import_round_trip("two-terrain-corners.toml", "../rules/two-terrain-corners.rules",
+                            "../tilesets/two-terrain-corners/tileset.toml", 16);
+    // Unset corners are `?`; the rules say the layer is a corner layer.
+    Diagnostics d;
+    const std::string set =
+        "<tileset tilewidth=\"16\" tileheight=\"16\"><image source=\"t.png\"/>\n"
+        "<wangsets>\n"
+        "<wangset name=\"t\" type=\"corner\">\n"
+        "<wangcolor name=\"water\"/>\n<wangcolor name=\"grass\"/>\n"
+        "<wangtile tileid=\"3\" wangid=\"0,2,0,0,0,1,0,2\"/>\n"
+        "</wangset></wangsets></tileset>\n";
+    const auto one = io::import_wang_rules(set, "e.tsx", nullptr, "", "", d);
+    REQUIRE(one);
+    CHECK(one->rules.find("\ngg w?   tile-3\n") != std::string::npos);
+    CHECK(one->rules.find("# A corner layer") != std::string::npos);
 }
 
 TEST_CASE("import-rules: bad Wang sets are refused at their line") {
