@@ -459,6 +459,25 @@ TEST_CASE("import-rules: a corner Wang set becomes a corner layer that reproduce
     CHECK(one->rules.find("# A corner layer") != std::string::npos);
 }
 
+TEST_CASE("import-rules: a bad corner set exits 1 at its line and writes nothing, clobbering "
+          "nothing") {
+    test::TempDir dir;
+    test::write_text(dir / "bad.tsx",
+                     "<tileset tilewidth=\"16\" tileheight=\"16\"><image source=\"t.png\"/>\n"
+                     "<wangsets>\n"
+                     "<wangset name=\"t\" type=\"corner\">\n"
+                     "<wangcolor name=\"water\"/>\n<wangcolor name=\"grass\"/>\n"
+                     "<wangtile tileid=\"0\" wangid=\"0,1,0,3,0,1,0,1\"/>\n" // colour 3 of 2
+                     "</wangset></wangsets></tileset>\n");
+    test::write_text(dir / "keep.rules", "keep\n");
+    const auto r =
+        test::run_tilegen("import-rules bad.tsx -o keep.rules --manifest m.toml", dir.path());
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("bad.tsx:6:1: error: bad <wangtile>") != std::string::npos);
+    CHECK(test::read_text(dir / "keep.rules") == "keep\n");
+    CHECK_FALSE(fs::exists(dir / "m.toml"));
+}
+
 TEST_CASE("import-rules: bad Wang sets are refused at their line") {
     Diagnostics d;
     CHECK_FALSE(
